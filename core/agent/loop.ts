@@ -1,0 +1,287 @@
+/**
+ * The agent loop: turns of (stream an assistant message → run its tool calls) until the model
+ * stops, with steering and follow-up queues and abort at any moment.
+ *
+ * The loop knows no tool by name and no hook by name: everything it needs comes through
+ * `AgentLoopConfig` (the session wires the kernel's hooks and registries into it). Every event
+ * is awaited through `emit`, so a slow consumer slows the loop instead of growing memory.
+ */
+import type {
+  AgentEvent,
+  AgentMessage,
+  AgentToolResult,
+  AnyModel,
+  AssistantMessage,
+  Message,
+  ToolCall,
+  ToolDefinition,
+  ToolResultMessage,
+} from "../types.js";
+import type { AssistantStream } from "../kernel.js";
+import { syntheticAssistant } from "./messages.js";
+import { validateToolArguments } from "./validate.js";
+
+export interface LlmContext {
+  systemPrompt: string;
+  messages: Message[];
+  tools: Array<{ name: string; description: string; parameters: unknown }>;
+}
+
+export interface AgentLoopConfig {
+  model: AnyModel;
+  systemPrompt: string;
+  /** The active tools, already resolved (wrappers applied). */
+  tools: ToolDefinition[];
+  /** Open one provider stream. */
+  stream(model: AnyModel, context: LlmContext, signal: AbortSignal): AssistantStream | Promise<AssistantStream>;
+  /** The `context` hook and the conversion to LLM messages. */
+  buildContext(messages: AgentMessage[]): Promise<Message[]>;
+  /** The `tool_call` hook: may block; may change args in place. */
+  beforeToolCall(call: ToolCall, args: Record<string, unknown>): Promise<{ block?: boolean; reason?: string } | undefined>;
+  /** The `tool_result` hook. */
+  afterToolCall(call: ToolCall, args: Record<string, unknown>, result: AgentToolResult, isError: boolean): Promise<{ result: AgentToolResult; isError: boolean }>;
+  /** Dequeue steering messages (polled after each tool preflight and each turn). */
+  getSteeringMessages(): AgentMessage[];
+  /** Dequeue follow-up messages (polled when the agent would stop). */
+  getFollowUpMessages(): AgentMessage[];
+  emit(event: AgentEvent): Promise<void>;
+  toolExecution: "parallel" | "sequential";
+  /** The ctx handed to tool execute(). */
+  toolContext(): unknown;
+}
+
+export const SKIPPED_FOR_STEERING = "Skipped: the user sent a new message while this tool call was waiting to run.";
+
+interface Prepared {
+  call: ToolCall;
+  tool?: ToolDefinition;
+  args: Record<string, unknown>;
+  /** Set when preflight already decided the result. */
+  early?: { result: AgentToolResult; isError: boolean };
+}
+
+/**
+ * Run the loop from `prompts` (may be empty to continue from the current transcript).
+ * `transcript` is the full conversation so far; new messages are pushed onto it as they happen.
+ * Returns the messages this run added.
+ */
+export async function runAgentLoop(
+  prompts: AgentMessage[],
+  transcript: AgentMessage[],
+  config: AgentLoopConfig,
+  signal: AbortSignal,
+): Promise<AgentMessage[]> {
+  const added: AgentMessage[] = [];
+  const push = async (m: AgentMessage) => {
+    transcript.push(m);
+    added.push(m);
+    await config.emit({ type: "message_start", message: m });
+    await config.emit({ type: "message_end", message: m });
+  };
+
+  await config.emit({ type: "agent_start" });
+  let turnIndex = 0;
+  await config.emit({ type: "turn_start", turnIndex, timestamp: Date.now() });
+  for (const p of prompts) await push(p);
+
+  let pending: AgentMessage[] = prompts.length ? [] : config.getSteeringMessages();
+  let firstTurn = true;
+  outer: for (;;) {
+    let moreToolCalls = true;
+    while (moreToolCalls || pending.length) {
+      if (!firstTurn) {
+        turnIndex++;
+        await config.emit({ type: "turn_start", turnIndex, timestamp: Date.now() });
+      }
+      firstTurn = false;
+      for (const m of pending) await push(m);
+      pending = [];
+
+      const assistant = await streamAssistant(transcript, config, signal);
+      added.push(assistant);
+      if (assistant.stopReason === "error" || assistant.stopReason === "aborted") {
+        await config.emit({ type: "turn_end", turnIndex, message: assistant, toolResults: [] });
+        break outer;
+      }
+      const calls = assistant.content.filter((b): b is ToolCall => b.type === "toolCall");
+      moreToolCalls = calls.length > 0;
+      let toolResults: ToolResultMessage[] = [];
+      let steering: AgentMessage[] | undefined;
+      if (moreToolCalls) {
+        const r = await executeToolCalls(calls, config, signal, push);
+        toolResults = r.results;
+        steering = r.steering;
+      }
+      await config.emit({ type: "turn_end", turnIndex, message: assistant, toolResults });
+      pending = steering?.length ? steering : config.getSteeringMessages();
+    }
+    const followUps = config.getFollowUpMessages();
+    if (!followUps.length) break;
+    pending = followUps;
+  }
+  await config.emit({ type: "agent_end", messages: added });
+  return added;
+}
+
+async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConfig, signal: AbortSignal): Promise<AssistantMessage> {
+  const { model } = config;
+  let final: AssistantMessage | undefined;
+  let started = false;
+  if (signal.aborted) {
+    final = syntheticAssistant(model, "aborted", "Request was aborted");
+  } else {
+    try {
+      const messages = await config.buildContext(transcript);
+      const context: LlmContext = {
+        systemPrompt: config.systemPrompt,
+        messages,
+        tools: config.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+      };
+      const stream = await config.stream(model, context, signal);
+      for await (const ev of stream) {
+        if (ev.type === "done" || ev.type === "error") break;
+        if (!started) {
+          started = true;
+          await config.emit({ type: "message_start", message: ev.partial });
+          if (ev.type === "start") continue;
+        }
+        if (ev.type !== "start") {
+          await config.emit({ type: "message_update", message: ev.partial, assistantMessageEvent: ev });
+        }
+      }
+      final = await stream.result();
+    } catch (error) {
+      const msg = error instanceof Error ? error.message : String(error);
+      final = syntheticAssistant(model, signal.aborted ? "aborted" : "error", signal.aborted ? "Request was aborted" : msg);
+    }
+    if (signal.aborted && final.stopReason !== "aborted" && final.stopReason !== "error") {
+      // The provider finished although the run was aborted: keep the message, but it ends the run.
+      final = { ...final, stopReason: "aborted", errorMessage: final.errorMessage ?? "Request was aborted" };
+    }
+  }
+  transcript.push(final);
+  if (!started) await config.emit({ type: "message_start", message: final });
+  await config.emit({ type: "message_end", message: final });
+  return final;
+}
+
+function errorResult(text: string): AgentToolResult {
+  return { content: [{ type: "text", text }] };
+}
+
+async function executeToolCalls(
+  calls: ToolCall[],
+  config: AgentLoopConfig,
+  signal: AbortSignal,
+  push: (m: AgentMessage) => Promise<void>,
+): Promise<{ results: ToolResultMessage[]; steering?: AgentMessage[] }> {
+  const byName = new Map(config.tools.map((t) => [t.name, t]));
+  const prepared: Prepared[] = [];
+  let steering: AgentMessage[] | undefined;
+
+  // Preflight one call at a time, in source order.
+  for (const call of calls) {
+    await config.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
+    if (steering?.length) {
+      prepared.push({ call, args: call.arguments, early: { result: errorResult(SKIPPED_FOR_STEERING), isError: true } });
+      continue;
+    }
+    const p = await preflight(call, byName.get(call.name), config, signal);
+    prepared.push(p);
+    const s = config.getSteeringMessages();
+    if (s.length) steering = s;
+  }
+
+  // Execute; finalise and emit in source order as soon as each one (and all before it) is done.
+  const results: ToolResultMessage[] = [];
+  const runOne = (p: Prepared) => (p.early ? Promise.resolve(p.early) : runTool(p, config, signal));
+  const sequential = config.toolExecution === "sequential";
+  const settled: Array<Promise<{ result: AgentToolResult; isError: boolean }>> = [];
+  if (!sequential) {
+    const anySequentialTool = prepared.some((p) => p.tool?.executionMode === "sequential");
+    if (anySequentialTool) {
+      let chain: Promise<unknown> = Promise.resolve();
+      for (const p of prepared) {
+        const run = chain.then(() => runOne(p));
+        chain = run.catch(() => undefined);
+        settled.push(run);
+      }
+    } else {
+      for (const p of prepared) settled.push(runOne(p));
+    }
+  }
+  for (let i = 0; i < prepared.length; i++) {
+    const p = prepared[i]!;
+    const t0 = Date.now();
+    const raw = sequential ? await runOne(p) : await settled[i]!;
+    const final = p.early ? raw : await config.afterToolCall(p.call, p.args, raw.result, raw.isError);
+    await config.emit({
+      type: "tool_execution_end",
+      toolCallId: p.call.id,
+      toolName: p.call.name,
+      result: final.result,
+      isError: final.isError,
+      durationMs: Date.now() - t0,
+    });
+    const msg: ToolResultMessage = {
+      role: "toolResult",
+      toolCallId: p.call.id,
+      toolName: p.call.name,
+      content: final.result.content,
+      details: final.result.details,
+      isError: final.isError,
+      timestamp: Date.now(),
+    };
+    results.push(msg);
+    await push(msg);
+  }
+  return { results, steering };
+}
+
+async function preflight(call: ToolCall, tool: ToolDefinition | undefined, config: AgentLoopConfig, signal: AbortSignal): Promise<Prepared> {
+  if (!tool) return { call, args: call.arguments, early: { result: errorResult(`Tool ${call.name} not found`), isError: true } };
+  if (signal.aborted) return { call, tool, args: call.arguments, early: { result: errorResult("Aborted before the tool ran"), isError: true } };
+  let prepared = call;
+  if (tool.prepareArguments) {
+    try {
+      prepared = { ...call, arguments: tool.prepareArguments(call.arguments ?? {}) as Record<string, unknown> };
+    } catch (e) {
+      return { call, tool, args: call.arguments, early: { result: errorResult(e instanceof Error ? e.message : String(e)), isError: true } };
+    }
+  }
+  const v = await validateToolArguments(tool, prepared);
+  if (!v.ok) return { call, tool, args: call.arguments, early: { result: errorResult(v.error), isError: true } };
+  let decision: { block?: boolean; reason?: string } | undefined;
+  try {
+    decision = await config.beforeToolCall(call, v.args);
+  } catch (e) {
+    decision = { block: true, reason: e instanceof Error ? e.message : String(e) };
+  }
+  if (decision?.block) {
+    return { call, tool, args: v.args, early: { result: errorResult(decision.reason || "Tool execution was blocked"), isError: true } };
+  }
+  return { call, tool, args: v.args };
+}
+
+async function runTool(p: Prepared, config: AgentLoopConfig, signal: AbortSignal): Promise<{ result: AgentToolResult; isError: boolean }> {
+  const { call, tool, args } = p;
+  // Updates are emitted in order and awaited before the end event.
+  let updates: Promise<void> = Promise.resolve();
+  const onUpdate = (partialResult: AgentToolResult) => {
+    updates = updates.then(() =>
+      config.emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args, partialResult }),
+    );
+  };
+  try {
+    const result = await tool!.execute(call.id, args, signal, onUpdate, config.toolContext());
+    await updates;
+    if (!result || !Array.isArray(result.content)) {
+      return { result: errorResult(`Tool ${call.name} returned no content`), isError: true };
+    }
+    return { result, isError: !!result.isError };
+  } catch (e) {
+    await updates.catch(() => undefined);
+    const msg = e instanceof Error ? e.message : String(e);
+    return { result: errorResult(msg || `Tool ${call.name} failed`), isError: true };
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The wire form of session events (protocol.md §2): `message_update` is delta-only — no
+ * `partial`, no `message` — so bytes grow linearly with the answer. `toolcall_start` carries the
+ * call's id and tool name. Every other event goes out as it is.
+ */
+import type { AgentSessionEvent, AssistantMessageEvent, ToolCall } from "../types.js";
+
+export const PROTOCOL_VERSION = 1;
+
+export function toWireEvent(event: AgentSessionEvent): unknown {
+  if (event.type !== "message_update") return event;
+  const ame = event.assistantMessageEvent as AssistantMessageEvent & { partial?: { usage?: unknown; content?: unknown[] } };
+  const { partial, ...rest } = ame as { partial?: { usage?: unknown; content?: unknown[] } } & Record<string, unknown>;
+  const inner: Record<string, unknown> = rest;
+  if (ame.type === "toolcall_start" && partial?.content) {
+    const block = partial.content[ame.contentIndex] as ToolCall | undefined;
+    if (block) {
+      inner.id = block.id;
+      inner.toolName = block.name;
+    }
+  }
+  return { type: "message_update", usage: partial?.usage ?? (event.message as { usage?: unknown }).usage, assistantMessageEvent: inner };
+}

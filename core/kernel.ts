@@ -1,0 +1,335 @@
+/**
+ * The kernel: the hook table, the registries, diagnostics, settings and services.
+ *
+ * Plugins get a `PluginApi` (a view of the kernel scoped to the plugin's name) so every tap
+ * and registration is attributed and can be undone if the plugin fails.
+ */
+import { createHooks, tapHook, type HookHandler, type HookName, type Hooks } from "./hooks.js";
+import { Registry, type RegisterOptions } from "./registry.js";
+import { ToolRegistry, type ToolWrapper } from "./tool-registry.js";
+import { KERNEL_API_VERSION } from "./plugin.js";
+import type { AnyModel, Diagnostic, ImageContent, ToolDefinition } from "./types.js";
+import type { AssistantMessage, AssistantMessageEvent, Context, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type { SettingsManager } from "./settings.js";
+import type { AppConfig } from "./config.js";
+
+// ---- registry value types ---------------------------------------------------------------------
+
+/** An async iterable of streaming events whose `result()` is the final message (pi-ai's shape). */
+export interface AssistantStream extends AsyncIterable<AssistantMessageEvent> {
+  result(): Promise<AssistantMessage>;
+}
+export type StreamFn = (model: AnyModel, context: Context, options?: SimpleStreamOptions) => AssistantStream;
+
+/** Streaming for one wire API ("openai-completions", "anthropic-messages", a custom one). */
+export interface ApiProvider {
+  api: string;
+  /** May load its implementation lazily; called once per request. */
+  stream: StreamFn | ((...a: Parameters<StreamFn>) => Promise<AssistantStream>);
+}
+
+export interface ModelDefinition {
+  id: string;
+  name?: string;
+  api?: string;
+  reasoning?: boolean;
+  input?: ("text" | "image")[];
+  contextWindow?: number;
+  maxTokens?: number;
+  cost?: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  headers?: Record<string, string>;
+  compat?: Record<string, unknown>;
+  baseUrl?: string;
+  thinkingLevelMap?: Record<string, string | null>;
+}
+
+/** A provider's models as models.json or registerProvider() describe them. */
+export interface ProviderModels {
+  name: string;
+  baseUrl?: string;
+  api?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  authHeader?: boolean;
+  models?: ModelDefinition[];
+  /** Applied to catalog models of this provider (models.json "modelOverrides"). */
+  modelOverrides?: Record<string, Partial<ModelDefinition>>;
+  /** A custom stream function for this provider's API (registerProvider with streamSimple). */
+  streamSimple?: StreamFn;
+}
+
+export interface SlashCommand {
+  name: string;
+  description?: string;
+  source?: "builtin" | "extension" | "prompt" | "skill" | "plugin";
+  location?: "user" | "project" | "path";
+  path?: string;
+  handler(args: string, ctx: any): unknown | Promise<unknown>;
+  getArgumentCompletions?(prefix: string): unknown;
+}
+
+export interface SubcommandContext {
+  kernel: Kernel;
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+export interface Subcommand {
+  name: string;
+  description: string;
+  usage?: string;
+  aliases?: string[];
+  /** Returns the exit code. */
+  run(args: string[], ctx: SubcommandContext): Promise<number | void> | number | void;
+}
+
+export interface CliFlag {
+  name: string;
+  description: string;
+  type: "boolean" | "string" | "number" | "array";
+  alias?: string | string[];
+  default?: unknown;
+  choices?: string[];
+  hidden?: boolean;
+  /** Shown as the value placeholder in help. */
+  placeholder?: string;
+  /** Help section. */
+  group?: string;
+}
+
+export interface ModeContext {
+  kernel: Kernel;
+  argv: Record<string, unknown>;
+  /** Messages from the command line (first one already merged with @file text and stdin). */
+  messages: string[];
+  images: ImageContent[];
+  /** The session runtime (AgentSessionRuntime); typed loosely to keep core/kernel free of it. */
+  runtime: any;
+}
+export interface ModeDefinition {
+  name: string;
+  description?: string;
+  /** Returns the exit code. */
+  run(ctx: ModeContext): Promise<number>;
+}
+
+export interface MessageRenderer {
+  customType: string;
+  render: (...args: any[]) => unknown;
+}
+export interface Shortcut {
+  key: string;
+  description?: string;
+  handler: (ctx: any) => unknown;
+}
+
+// ---- diagnostics ------------------------------------------------------------------------------
+
+export class DiagnosticLog {
+  private readonly items: Diagnostic[] = [];
+  private readonly listeners = new Set<(d: Diagnostic) => void>();
+
+  report(d: Diagnostic): void {
+    this.items.push(d);
+    for (const l of this.listeners) {
+      try {
+        l(d);
+      } catch {
+        /* a failing listener must not hide the diagnostic from others */
+      }
+    }
+  }
+  list(): readonly Diagnostic[] {
+    return this.items;
+  }
+  /** Subscribe; `replay` first delivers what was reported already. */
+  subscribe(fn: (d: Diagnostic) => void, replay = false): () => void {
+    if (replay) for (const d of this.items) fn(d);
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.hook ? `${d.source} (${d.hook})` : d.source;
+  const err = d.error instanceof Error ? `: ${d.error.message}` : d.error !== undefined ? `: ${String(d.error)}` : "";
+  return `${d.level}: ${where}: ${d.message}${err}`;
+}
+
+// ---- the kernel -------------------------------------------------------------------------------
+
+export interface KernelOptions {
+  app: AppConfig;
+  cwd: string;
+  agentDir: string;
+  settings: SettingsManager;
+}
+
+export class Kernel {
+  readonly apiVersion = KERNEL_API_VERSION;
+  readonly diagnostics = new DiagnosticLog();
+  readonly hooks: Readonly<Hooks>;
+
+  readonly tools: ToolRegistry;
+  readonly providers: Registry<ApiProvider>;
+  readonly models: Registry<ProviderModels>;
+  readonly commands: Registry<SlashCommand>;
+  readonly subcommands: Registry<Subcommand>;
+  readonly flags: Registry<CliFlag>;
+  readonly modes: Registry<ModeDefinition>;
+  readonly messageRenderers: Registry<MessageRenderer>;
+  readonly shortcuts: Registry<Shortcut>;
+
+  readonly app: AppConfig;
+  readonly cwd: string;
+  readonly agentDir: string;
+  readonly settings: SettingsManager;
+
+  private readonly services = new Map<string, { value: unknown; source: string }>();
+  private binding: unknown;
+
+  constructor(opts: KernelOptions) {
+    this.app = opts.app;
+    this.cwd = opts.cwd;
+    this.agentDir = opts.agentDir;
+    this.settings = opts.settings;
+    const report = (d: Diagnostic) => this.diagnostics.report(d);
+    this.hooks = createHooks(({ plugin, hook, error }) =>
+      report({ level: "error", source: plugin, hook, message: `handler failed`, error }),
+    );
+    this.tools = new ToolRegistry(report);
+    this.providers = new Registry("provider API", report);
+    this.models = new Registry("model provider", report);
+    this.commands = new Registry("slash command", report);
+    this.subcommands = new Registry("subcommand", report);
+    this.flags = new Registry("CLI flag", report);
+    this.modes = new Registry("mode", report);
+    this.messageRenderers = new Registry("message renderer", report);
+    this.shortcuts = new Registry("shortcut", report);
+  }
+
+  /** A view of the kernel for one plugin or extension; everything it registers is attributed to `source`. */
+  scope(source: string): PluginApi {
+    return new PluginApi(this, source);
+  }
+
+  // ---- services: named values plugins provide to each other through the kernel ----
+
+  provide<T>(name: string, value: T, source: string): () => void {
+    const existing = this.services.get(name);
+    if (existing && existing.source !== source) {
+      this.diagnostics.report({
+        level: "warning",
+        source,
+        message: `service "${name}" from ${source} replaces the one from ${existing.source}`,
+      });
+    }
+    const entry = { value, source };
+    this.services.set(name, entry);
+    return () => {
+      if (this.services.get(name) === entry) this.services.delete(name);
+    };
+  }
+  service<T>(name: string): T | undefined {
+    return this.services.get(name)?.value as T | undefined;
+  }
+  hasService(name: string): boolean {
+    return this.services.has(name);
+  }
+
+  // ---- binding: the live session runtime ----
+
+  bind(binding: unknown): void {
+    this.binding = binding;
+  }
+  get isBound(): boolean {
+    return this.binding !== undefined;
+  }
+  /** The bound runtime; throws a clear error before binding. */
+  bound<T>(action: string): T {
+    if (this.binding === undefined) {
+      throw new Error(`${action} needs a live session; it cannot run during setup (the kernel is not bound yet)`);
+    }
+    return this.binding as T;
+  }
+}
+
+/**
+ * A plugin's (or an extension's) view of the kernel. It records what it registers so the host
+ * can undo it all when setup fails or an extension is reloaded.
+ */
+export class PluginApi {
+  private readonly disposers: Array<() => void> = [];
+
+  constructor(
+    readonly kernel: Kernel,
+    readonly name: string,
+  ) {}
+
+  get hooks(): Readonly<Hooks> {
+    return this.kernel.hooks;
+  }
+
+  private keep(d: (() => void) | undefined): (() => void) | undefined {
+    if (d) this.disposers.push(d);
+    return d;
+  }
+
+  /** Tap a hook; the tap is named after this plugin (errors are attributed to it). */
+  on<N extends HookName>(hook: N, handler: HookHandler<N>, opts: { stage?: number } = {}): () => void {
+    return this.keep(tapHook(this.kernel.hooks as Hooks, hook, { name: this.name, stage: opts.stage }, handler))!;
+  }
+
+  registerTool(tool: ToolDefinition, opts?: RegisterOptions) {
+    return this.keep(this.kernel.tools.register(tool, this.name, opts));
+  }
+  wrapTool(name: string, wrapper: ToolWrapper) {
+    return this.keep(this.kernel.tools.wrap(name, wrapper, this.name));
+  }
+  registerApiProvider(p: ApiProvider, opts?: RegisterOptions) {
+    return this.keep(this.kernel.providers.register(p.api, p, this.name, opts));
+  }
+  registerModels(p: ProviderModels, opts?: RegisterOptions) {
+    return this.keep(this.kernel.models.register(p.name, p, this.name, opts));
+  }
+  registerCommand(c: SlashCommand, opts?: RegisterOptions) {
+    return this.keep(this.kernel.commands.register(c.name, c, this.name, opts));
+  }
+  registerSubcommand(c: Subcommand) {
+    const d = this.keep(this.kernel.subcommands.register(c.name, c, this.name));
+    for (const a of c.aliases ?? []) this.keep(this.kernel.subcommands.register(a, c, this.name));
+    return d;
+  }
+  registerFlag(f: CliFlag) {
+    return this.keep(this.kernel.flags.register(f.name, f, this.name));
+  }
+  registerMode(m: ModeDefinition) {
+    return this.keep(this.kernel.modes.register(m.name, m, this.name));
+  }
+  registerMessageRenderer(r: MessageRenderer) {
+    return this.keep(this.kernel.messageRenderers.register(r.customType, r, this.name));
+  }
+  registerShortcut(s: Shortcut) {
+    return this.keep(this.kernel.shortcuts.register(s.key, s, this.name));
+  }
+  provide<T>(service: string, value: T) {
+    return this.keep(this.kernel.provide(service, value, this.name));
+  }
+  service<T>(service: string): T | undefined {
+    return this.kernel.service<T>(service);
+  }
+  report(level: Diagnostic["level"], message: string, error?: unknown, hook?: string): void {
+    this.kernel.diagnostics.report({ level, source: this.name, message, error, hook });
+  }
+
+  /** Undo every tap and registration made through this view. */
+  dispose(): void {
+    while (this.disposers.length) {
+      try {
+        this.disposers.pop()!();
+      } catch {
+        /* keep undoing the rest */
+      }
+    }
+  }
+}

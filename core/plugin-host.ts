@@ -1,0 +1,129 @@
+/**
+ * The plugin host: checks manifests, orders plugins by dependsOn, runs setup() and isolates
+ * failures. Built-in plugins fail fast (a broken build is a bug); user plugins fail soft: one
+ * diagnostic naming the plugin and the reason, everything it registered undone, the CLI
+ * still starts.
+ */
+import { checkManifest, type PluginManifest } from "./plugin.js";
+import type { Kernel, PluginApi } from "./kernel.js";
+import type { ModuleLoader } from "./loader.js";
+
+export interface LoadedPlugin {
+  manifest: PluginManifest;
+  api: PluginApi;
+  builtin: boolean;
+  /** Where it came from (a file path for user plugins). */
+  origin: string;
+}
+
+export interface PluginCandidate {
+  manifest: unknown;
+  origin: string;
+  builtin?: boolean;
+}
+
+export class PluginHost {
+  readonly loaded = new Map<string, LoadedPlugin>();
+  /** Per plugin: milliseconds its setup took (PI_TIMING). */
+  readonly timings: Array<{ name: string; ms: number }> = [];
+
+  constructor(private readonly kernel: Kernel) {}
+
+  private refuse(c: PluginCandidate, name: string, reason: string): void {
+    const message = `plugin ${name} refused: ${reason}`;
+    if (c.builtin) throw new Error(message);
+    this.kernel.diagnostics.report({ level: "error", source: c.origin, message });
+  }
+
+  /** Check, order and set up a batch of plugins. */
+  async load(candidates: PluginCandidate[]): Promise<void> {
+    const accepted: PluginCandidate[] = [];
+    const names = new Set<string>(this.loaded.keys());
+    for (const c of candidates) {
+      const m = c.manifest as Partial<PluginManifest> | undefined;
+      const name = typeof m?.name === "string" && m.name ? m.name : c.origin;
+      const reason = checkManifest(c.manifest, this.kernel.apiVersion);
+      if (reason) {
+        this.refuse(c, name, reason);
+        continue;
+      }
+      if (names.has(name)) {
+        this.refuse(c, name, `the name "${name}" is already taken by ${this.loaded.get(name)?.origin ?? "another plugin in this batch"}`);
+        continue;
+      }
+      names.add(name);
+      accepted.push(c);
+    }
+    for (const c of this.order(accepted)) await this.setupOne(c);
+  }
+
+  /** Topological order by dependsOn; a missing dependency or a cycle refuses the plugin. */
+  private order(batch: PluginCandidate[]): PluginCandidate[] {
+    const byName = new Map(batch.map((c) => [(c.manifest as PluginManifest).name, c]));
+    const out: PluginCandidate[] = [];
+    const state = new Map<string, "visiting" | "done" | "refused">();
+    const visit = (name: string, trail: string[]): boolean => {
+      const st = state.get(name);
+      if (st === "done") return true;
+      if (st === "refused") return false;
+      const c = byName.get(name)!;
+      if (st === "visiting") {
+        this.refuse(c, name, `dependency cycle: ${[...trail, name].join(" -> ")}`);
+        state.set(name, "refused");
+        return false;
+      }
+      state.set(name, "visiting");
+      for (const dep of (c.manifest as PluginManifest).dependsOn ?? []) {
+        if (this.loaded.has(dep)) continue;
+        if (!byName.has(dep)) {
+          this.refuse(c, name, `it depends on "${dep}", which is not installed`);
+          state.set(name, "refused");
+          return false;
+        }
+        if (!visit(dep, [...trail, name])) {
+          if (state.get(name) !== "refused") this.refuse(c, name, `its dependency "${dep}" was refused`);
+          state.set(name, "refused");
+          return false;
+        }
+      }
+      state.set(name, "done");
+      out.push(c);
+      return true;
+    };
+    for (const name of byName.keys()) visit(name, []);
+    return out;
+  }
+
+  private async setupOne(c: PluginCandidate): Promise<void> {
+    const manifest = c.manifest as PluginManifest;
+    const api = this.kernel.scope(manifest.name);
+    const t0 = performance.now();
+    try {
+      await manifest.setup(api);
+    } catch (error) {
+      api.dispose();
+      if (c.builtin) throw error;
+      const msg = error instanceof Error ? error.message : String(error);
+      this.kernel.diagnostics.report({ level: "error", source: c.origin, message: `plugin ${manifest.name} refused: setup() threw: ${msg}`, error });
+      return;
+    } finally {
+      this.timings.push({ name: manifest.name, ms: performance.now() - t0 });
+    }
+    this.loaded.set(manifest.name, { manifest, api, builtin: !!c.builtin, origin: c.origin });
+  }
+
+  /** Load user plugin modules from files (default export = manifest). */
+  async loadFiles(loader: ModuleLoader, paths: string[]): Promise<void> {
+    const candidates: PluginCandidate[] = [];
+    for (const path of paths) {
+      try {
+        const mod = await loader.import<{ default?: unknown }>(path);
+        candidates.push({ manifest: mod?.default ?? mod, origin: path });
+      } catch (error) {
+        const msg = error instanceof Error ? error.message : String(error);
+        this.kernel.diagnostics.report({ level: "error", source: path, message: `plugin refused: cannot load module: ${msg}`, error });
+      }
+    }
+    await this.load(candidates);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The plugin contract: `definePlugin({ name, version, kernel, dependsOn?, setup })`.
+ *
+ * `kernel` is a semver range checked against KERNEL_API_VERSION; a manifest that does not
+ * fit is refused with one diagnostic naming the plugin and the reason.
+ */
+import semver from "semver";
+import type { PluginApi } from "./kernel.js";
+
+/** The version of the kernel API that plugins declare a range against. */
+export const KERNEL_API_VERSION = "1.0.0";
+
+export interface PluginManifest {
+  name: string;
+  version: string;
+  /** Semver range of the kernel API this plugin works with, e.g. "^1.0.0". */
+  kernel: string;
+  description?: string;
+  dependsOn?: string[];
+  /** Register only: tap hooks, add tools, flags, commands. Actions that need a session throw until bound. */
+  setup(api: PluginApi): void | Promise<void>;
+}
+
+export function definePlugin<T extends PluginManifest>(manifest: T): T {
+  return manifest;
+}
+
+const NAME_RE = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
+
+/** Returns the reason the manifest is refused, or undefined when it is acceptable. */
+export function checkManifest(m: unknown, apiVersion = KERNEL_API_VERSION): string | undefined {
+  if (!m || typeof m !== "object") return "the module does not export a plugin manifest (use definePlugin({...}) as the default export)";
+  const p = m as Partial<PluginManifest>;
+  if (typeof p.name !== "string" || !p.name) return "manifest has no name";
+  if (!NAME_RE.test(p.name)) return `manifest name "${p.name}" is not kebab-case`;
+  if (typeof p.version !== "string" || !semver.valid(p.version)) return `manifest version ${JSON.stringify(p.version)} is not a semver version`;
+  if (typeof p.kernel !== "string" || !semver.validRange(p.kernel)) return `manifest kernel range ${JSON.stringify(p.kernel)} is not a semver range`;
+  if (!semver.satisfies(apiVersion, p.kernel)) return `it needs kernel API ${p.kernel}, but this kernel provides ${apiVersion}`;
+  if (typeof p.setup !== "function") return "manifest has no setup() function";
+  if (p.dependsOn !== undefined && (!Array.isArray(p.dependsOn) || p.dependsOn.some((d) => typeof d !== "string")))
+    return "manifest dependsOn must be an array of plugin names";
+  return undefined;
+}

@@ -1,0 +1,310 @@
+/**
+ * Layered settings: `<agentDir>/settings.json` (global) and the project's `.pi/settings.json`
+ * found through cosmiconfig (which also accepts `.pirc.json` and `pi.config.ts`), merged
+ * project over global, nested objects one level deep, over typed defaults.
+ *
+ * A malformed file is a diagnostic naming the file and the position; it never crashes the
+ * CLI and it is never rewritten (writes to a file that did not parse are refused).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Diagnostic } from "./types.js";
+
+export interface PermissionRules {
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+}
+
+export interface Settings {
+  defaultProvider?: string;
+  defaultModel?: string;
+  defaultThinkingLevel?: string;
+  hideThinkingBlock: boolean;
+  thinkingBudgets?: Record<string, number>;
+  theme: string;
+  quietStartup: boolean;
+  doubleEscapeAction: "tree" | "fork" | "none";
+  treeFilterMode: string;
+  compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number };
+  branchSummary: { reserveTokens: number; skipPrompt: boolean };
+  retry: {
+    enabled: boolean;
+    maxRetries: number;
+    baseDelayMs: number;
+    maxDelayMs: number;
+    provider?: { timeoutMs?: number; maxRetries?: number; maxRetryDelayMs?: number };
+  };
+  steeringMode: "all" | "one-at-a-time";
+  followUpMode: "all" | "one-at-a-time";
+  transport: string;
+  terminal: { showImages: boolean; imageWidthCells: number; clearOnShrink: boolean };
+  images: { autoResize: boolean; blockImages: boolean };
+  shellPath?: string;
+  shellCommandPrefix?: string;
+  npmCommand?: string[];
+  sessionDir?: string;
+  enabledModels?: string[];
+  markdown: { codeBlockIndent: string };
+  packages: Array<string | Record<string, unknown>>;
+  extensions: string[];
+  skills: string[];
+  prompts: string[];
+  themes: string[];
+  enableSkillCommands: boolean;
+  // added by this project
+  permissions: PermissionRules;
+  yolo: boolean;
+  trustedProjects: string[];
+  mcpServers: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  hideThinkingBlock: false,
+  theme: "dark",
+  quietStartup: false,
+  doubleEscapeAction: "tree",
+  treeFilterMode: "default",
+  compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },
+  branchSummary: { reserveTokens: 16384, skipPrompt: false },
+  retry: { enabled: true, maxRetries: 3, baseDelayMs: 2000, maxDelayMs: 60000 },
+  steeringMode: "one-at-a-time",
+  followUpMode: "one-at-a-time",
+  transport: "sse",
+  terminal: { showImages: true, imageWidthCells: 60, clearOnShrink: false },
+  images: { autoResize: true, blockImages: false },
+  markdown: { codeBlockIndent: "  " },
+  packages: [],
+  extensions: [],
+  skills: [],
+  prompts: [],
+  themes: [],
+  enableSkillCommands: true,
+  permissions: {},
+  yolo: false,
+  trustedProjects: [],
+  mcpServers: {},
+}) as Settings;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
+
+/** Merge `over` onto `base`: top-level keys replace, nested plain objects merge one level deep. */
+export function mergeSettings(base: Obj, over: Obj): Obj {
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    if (v === undefined) continue;
+    out[k] = isObj(v) && isObj(base[k]) ? { ...(base[k] as Obj), ...v } : v;
+  }
+  return out;
+}
+
+/** Turn a JSON.parse error into "line L, column C". */
+export function jsonErrorPosition(text: string, error: unknown): string {
+  const msg = error instanceof Error ? error.message : String(error);
+  const m = /position (\d+)/.exec(msg);
+  const lc = /line (\d+) column (\d+)/.exec(msg);
+  if (lc) return `line ${lc[1]}, column ${lc[2]}`;
+  if (!m) return msg;
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos);
+  const line = before.split("\n").length;
+  const column = pos - before.lastIndexOf("\n");
+  return `line ${line}, column ${column}`;
+}
+
+interface LayerFile {
+  path?: string;
+  data: Obj;
+  /** The file exists but did not parse: never write to it. */
+  broken: boolean;
+}
+
+export class SettingsManager {
+  private global: LayerFile;
+  private project: LayerFile;
+  private merged: Settings;
+  private overrides: Obj = {};
+  readonly diagnostics: Diagnostic[] = [];
+
+  private constructor(
+    private readonly globalPath: string | undefined,
+    project: LayerFile,
+    global: LayerFile,
+    private readonly projectDefaultPath: string | undefined,
+  ) {
+    this.global = global;
+    this.project = project;
+    this.merged = this.compute();
+  }
+
+  /** In memory only (tests, SDK hosts that do not want files). */
+  static inMemory(settings: Partial<Settings> = {}): SettingsManager {
+    return new SettingsManager(undefined, { data: {}, broken: false }, { data: settings as Obj, broken: false }, undefined);
+  }
+
+  /**
+   * Load both layers. `configDir` is the project folder name (".pi"); `name` the cosmiconfig
+   * module name ("pi" finds .pirc.json and pi.config.ts).
+   */
+  static async load(opts: {
+    agentDir: string;
+    cwd: string;
+    configDir?: string;
+    name?: string;
+    /** Imports a .ts config (the kernel's jiti loader); optional. */
+    importTs?: (path: string) => Promise<unknown>;
+    /** Skip the project layer (an untrusted project's settings can still be read: they hold no code). */
+    project?: boolean;
+  }): Promise<SettingsManager> {
+    const diagnostics: Diagnostic[] = [];
+    const globalPath = join(opts.agentDir, "settings.json");
+    const global = readJsonLayer(globalPath, diagnostics);
+    const configDir = opts.configDir ?? ".pi";
+    const name = opts.name ?? "pi";
+    let project: LayerFile = { data: {}, broken: false };
+    if (opts.project !== false) project = await loadProjectLayer(opts.cwd, configDir, name, opts.importTs, diagnostics);
+    const sm = new SettingsManager(globalPath, project, global, join(opts.cwd, configDir, "settings.json"));
+    sm.diagnostics.push(...diagnostics);
+    return sm;
+  }
+
+  get(): Settings {
+    return this.merged;
+  }
+
+  getGlobal(): Obj {
+    return this.global.data;
+  }
+
+  getProject(): Obj {
+    return this.project.data;
+  }
+
+  projectPath(): string | undefined {
+    return this.project.path;
+  }
+
+  /** Runtime-only values (CLI flags); never persisted. */
+  setOverride(key: string, value: unknown): void {
+    this.overrides[key] = value;
+    this.merged = this.compute();
+  }
+
+  /**
+   * Persist keys into one layer ("global" by default). Refuses (with a diagnostic, returning
+   * false) when that file exists but did not parse: a malformed file is never rewritten.
+   */
+  update(patch: Obj, scope: "global" | "project" = "global"): boolean {
+    const layer = scope === "global" ? this.global : this.project;
+    const path = scope === "global" ? this.globalPath : (this.project.path ?? this.projectDefaultPath);
+    if (layer.broken) {
+      this.diagnostics.push({
+        level: "warning",
+        source: path ?? "settings",
+        message: `not saving settings: ${path} did not parse; fix it by hand first`,
+      });
+      return false;
+    }
+    layer.data = mergeSettings(layer.data, patch);
+    this.merged = this.compute();
+    if (!path) return true;
+    if (scope === "project" && path.endsWith(".ts")) return false;
+    try {
+      // Re-read to keep keys another process wrote meanwhile.
+      let onDisk: Obj = {};
+      if (existsSync(path)) {
+        try {
+          const parsed = JSON.parse(readFileSync(path, "utf8"));
+          if (isObj(parsed)) onDisk = parsed;
+        } catch {
+          return false;
+        }
+      }
+      const next = mergeSettings(onDisk, patch);
+      mkdirSync(dirname(path), { recursive: true });
+      const tmp = `${path}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(next, null, 2) + "\n");
+      renameSync(tmp, path);
+      layer.path = path;
+      return true;
+    } catch (error) {
+      this.diagnostics.push({ level: "warning", source: path, message: "could not save settings", error });
+      return false;
+    }
+  }
+
+  private compute(): Settings {
+    let m = mergeSettings(DEFAULT_SETTINGS as unknown as Obj, this.global.data);
+    m = mergeSettings(m, this.project.data);
+    m = mergeSettings(m, this.overrides);
+    return m as Settings;
+  }
+}
+
+function readJsonLayer(path: string, diagnostics: Diagnostic[]): LayerFile {
+  if (!existsSync(path)) return { data: {}, broken: false };
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    diagnostics.push({ level: "error", source: path, message: "cannot read settings file", error });
+    return { path, data: {}, broken: true };
+  }
+  if (!text.trim()) return { path, data: {}, broken: false };
+  try {
+    const data = JSON.parse(text);
+    if (!isObj(data)) {
+      diagnostics.push({ level: "error", source: path, message: "settings file must hold a JSON object; ignored" });
+      return { path, data: {}, broken: true };
+    }
+    return { path, data, broken: false };
+  } catch (error) {
+    diagnostics.push({
+      level: "error",
+      source: path,
+      message: `malformed JSON at ${jsonErrorPosition(text, error)}; this file is ignored until fixed`,
+    });
+    return { path, data: {}, broken: true };
+  }
+}
+
+async function loadProjectLayer(
+  cwd: string,
+  configDir: string,
+  name: string,
+  importTs: ((path: string) => Promise<unknown>) | undefined,
+  diagnostics: Diagnostic[],
+): Promise<LayerFile> {
+  // Fast path: nothing there, no need to load cosmiconfig at all.
+  const places = [`${configDir}/settings.json`, `.${name}rc.json`, `${name}.config.ts`];
+  if (!places.some((p) => existsSync(join(cwd, p)))) return { data: {}, broken: false };
+  const { cosmiconfig } = await import("cosmiconfig");
+  const explorer = cosmiconfig(name, {
+    searchPlaces: places,
+    searchStrategy: "none",
+    cache: false,
+    loaders: {
+      ".ts": async (filepath: string) => {
+        if (!importTs) throw new Error("TypeScript config needs the plugin loader");
+        const mod = (await importTs(filepath)) as { default?: unknown };
+        return mod && typeof mod === "object" && "default" in mod ? mod.default : mod;
+      },
+    },
+  });
+  try {
+    const found = await explorer.search(cwd);
+    if (!found || found.isEmpty) return { path: found?.filepath, data: {}, broken: false };
+    if (!isObj(found.config)) {
+      diagnostics.push({ level: "error", source: found.filepath, message: "settings must be an object; ignored" });
+      return { path: found.filepath, data: {}, broken: true };
+    }
+    return { path: found.filepath, data: found.config, broken: false };
+  } catch (error) {
+    const msg = error instanceof Error ? error.message : String(error);
+    const file = places.map((p) => join(cwd, p)).find((p) => existsSync(p)) ?? cwd;
+    diagnostics.push({ level: "error", source: file, message: `cannot load project settings: ${msg.split("\n")[0]}` });
+    return { path: file, data: {}, broken: true };
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Shared types of the kernel: messages, tools, events.
+ *
+ * Message shapes are those of @mariozechner/pi-ai (imported as types only, so nothing
+ * heavy loads at run time); the coding-agent roles (custom, bashExecution, summaries)
+ * are added here the way the reference CLI adds them.
+ */
+import type {
+  Api,
+  AssistantMessage,
+  AssistantMessageEvent,
+  ImageContent,
+  Message,
+  Model,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "@mariozechner/pi-ai";
+import type { TSchema } from "typebox";
+
+export type {
+  Api,
+  AssistantMessage,
+  AssistantMessageEvent,
+  ImageContent,
+  Message,
+  Model,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+};
+
+export type AnyModel = Model<Api>;
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/** A message an extension or plugin injects into the conversation. */
+export interface CustomMessage<T = unknown> {
+  role: "custom";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  display: boolean;
+  details?: T;
+  timestamp: number;
+}
+
+/** Output of a user `!cmd` run; `!!cmd` sets excludeFromContext. */
+export interface BashExecutionMessage {
+  role: "bashExecution";
+  command: string;
+  output: string;
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+  timestamp: number;
+  excludeFromContext?: boolean;
+}
+
+export interface BranchSummaryMessage {
+  role: "branchSummary";
+  summary: string;
+  fromId: string;
+  timestamp: number;
+}
+
+export interface CompactionSummaryMessage {
+  role: "compactionSummary";
+  summary: string;
+  tokensBefore: number;
+  timestamp: number;
+}
+
+export type AgentMessage =
+  | Message
+  | CustomMessage
+  | BashExecutionMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage;
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+/** A JSON Schema object; TypeBox schemas are JSON Schema, so any TypeBox `TSchema` fits. */
+export type JsonSchema = TSchema | Record<string, unknown>;
+
+export interface AgentToolResult<TDetails = unknown> {
+  content: (TextContent | ImageContent)[];
+  details?: TDetails;
+  /** Set by the runtime when execute() threw; tools signal errors by throwing. */
+  isError?: boolean;
+}
+
+export type AgentToolUpdateCallback<TDetails = unknown> = (partial: AgentToolResult<TDetails>) => void;
+
+/**
+ * A tool as pi extensions and built-ins define it. `execute` throws to report an error
+ * the model can read.
+ */
+export interface ToolDefinition<TParams = any, TDetails = any> {
+  name: string;
+  label?: string;
+  description: string;
+  parameters: JsonSchema;
+  promptSnippet?: string;
+  promptGuidelines?: string[];
+  /** Turns older argument shapes into the current schema before validation (e.g. edit's single oldText/newText). */
+  prepareArguments?: (args: Record<string, unknown>) => unknown;
+  /** "sequential" tools never run beside another call of the same batch. */
+  executionMode?: "parallel" | "sequential";
+  execute(
+    toolCallId: string,
+    params: TParams,
+    signal: AbortSignal | undefined,
+    onUpdate: AgentToolUpdateCallback<TDetails> | undefined,
+    ctx: any,
+  ): Promise<AgentToolResult<TDetails>>;
+  renderCall?: (...args: any[]) => unknown;
+  renderResult?: (...args: any[]) => unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events (protocol.md §2). In process, message_update carries the growing message.
+
+export type AgentEvent =
+  | { type: "agent_start" }
+  | { type: "agent_end"; messages: AgentMessage[]; willRetry?: boolean }
+  | { type: "turn_start"; turnIndex: number; timestamp: number }
+  | { type: "turn_end"; turnIndex: number; message: AgentMessage; toolResults: ToolResultMessage[] }
+  | { type: "message_start"; message: AgentMessage }
+  | { type: "message_update"; message: AgentMessage; assistantMessageEvent: AssistantMessageEvent }
+  | { type: "message_end"; message: AgentMessage }
+  | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: unknown }
+  | {
+      type: "tool_execution_update";
+      toolCallId: string;
+      toolName: string;
+      args: unknown;
+      partialResult: AgentToolResult;
+    }
+  | {
+      type: "tool_execution_end";
+      toolCallId: string;
+      toolName: string;
+      result: AgentToolResult;
+      isError: boolean;
+      durationMs: number;
+    };
+
+export type SessionEvent =
+  | { type: "agent_settled"; aborted: boolean }
+  | { type: "queue_update"; steering: string[]; followUp: string[] }
+  | { type: "compaction_start"; reason: "manual" | "threshold" | "overflow" }
+  | {
+      type: "compaction_end";
+      reason: "manual" | "threshold" | "overflow";
+      result?: unknown;
+      aborted: boolean;
+      willRetry: boolean;
+      errorMessage?: string;
+    }
+  | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
+  | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+  | { type: "model_select"; model: AnyModel; previousModel: AnyModel | undefined; source: "set" | "cycle" | "restore" };
+
+export type AgentSessionEvent = AgentEvent | SessionEvent;
+export type AgentSessionEventType = AgentSessionEvent["type"];
+
+/** Attributed error, as every failure a plugin or extension causes is reported. */
+export interface Diagnostic {
+  level: "error" | "warning" | "info";
+  /** Plugin name or extension path or file that caused it. */
+  source: string;
+  /** The hook or event it happened in, when there is one. */
+  hook?: string;
+  message: string;
+  error?: unknown;
+}

@@ -1,0 +1,113 @@
+/**
+ * Print mode (`pi -p`, or stdin/stdout not a TTY) and JSON mode (`pi --mode json`):
+ * run the prompts in order, then print the last answer (text) or stream every event as one
+ * JSON line (json). Exit codes: protocol.md §3–4.
+ */
+import { definePlugin } from "../../core/plugin.js";
+import type { ModeContext } from "../../core/kernel.js";
+import { formatDiagnostic } from "../../core/kernel.js";
+import { StdoutGuard } from "../../core/io/index.js";
+import { toWireEvent, PROTOCOL_VERSION } from "../../core/io/wire.js";
+import { messageText } from "../../core/agent/messages.js";
+import type { AssistantMessage } from "../../core/types.js";
+
+export default definePlugin({
+  name: "mode-print",
+  version: "1.0.0",
+  kernel: "^1.0.0",
+  description: "print (text) and json run modes",
+  setup(api) {
+    api.registerMode({ name: "print", description: "print the final answer", run: (ctx) => runPrint(ctx, "text") });
+    api.registerMode({ name: "json", description: "stream events as JSON lines", run: (ctx) => runPrint(ctx, "json") });
+    api.on("kernel_mode_select", ({ requested }) => (requested === "print" || requested === "json" ? requested : undefined), { stage: 10 });
+  },
+});
+
+export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promise<number> {
+  const { kernel, runtime } = ctx;
+  const guard = new StdoutGuard();
+  guard.takeover();
+  const err = (s: string) => process.stderr.write(s.endsWith("\n") ? s : s + "\n");
+  const unDiag = kernel.diagnostics.subscribe((d) => {
+    if (d.level !== "info") err(formatDiagnostic(d));
+  });
+
+  let signalled: number | undefined;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (signalled !== undefined) return;
+    signalled = sig === "SIGHUP" ? 129 : 143;
+    void runtime.session.abort();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
+
+  let unsubscribe = () => {};
+  const subscribe = () => {
+    unsubscribe();
+    if (format === "json") unsubscribe = runtime.session.subscribe((event: any) => guard.writeRecord(toWireEvent(event)));
+  };
+  runtime.onRebind?.(subscribe);
+  subscribe();
+
+  let exitCode = 0;
+  try {
+    if (format === "json") {
+      const header = runtime.sessionManager.getHeader?.() ?? {
+        type: "session",
+        version: 3,
+        id: runtime.session.sessionId,
+        timestamp: new Date().toISOString(),
+        cwd: kernel.cwd,
+      };
+      await guard.writeRecord({ ...header, protocolVersion: PROTOCOL_VERSION });
+    }
+    if (!ctx.messages.length) {
+      err(`${kernel.app.name}: nothing to do: give a message (e.g. ${kernel.app.name} -p "hello") or pipe text on stdin`);
+      return 1;
+    }
+    for (let i = 0; i < ctx.messages.length && signalled === undefined; i++) {
+      try {
+        await runtime.session.prompt(ctx.messages[i], { images: i === 0 ? ctx.images : undefined });
+      } catch (e) {
+        err(`${kernel.app.name}: ${(e as Error).message}`);
+        return 1;
+      }
+    }
+    if (signalled !== undefined) return signalled;
+
+    const last = [...runtime.session.messages].reverse().find((m: any) => m.role === "assistant") as AssistantMessage | undefined;
+    if (!last) {
+      if (format === "text") err(`${kernel.app.name}: the run produced no answer`);
+      return 1;
+    }
+    if (last.stopReason === "error" || last.stopReason === "aborted") {
+      err(`${kernel.app.name}: ${last.stopReason === "aborted" ? "aborted" : "error"}: ${last.errorMessage ?? "the request failed"}`);
+      exitCode = 1;
+    }
+    if (format === "text") {
+      const text = messageText(last);
+      if (text) await guard.write(text.endsWith("\n") ? text : text + "\n");
+      if (last.stopReason === "length") {
+        err(`${kernel.app.name}: warning: the answer was cut off at the model's output limit`);
+        exitCode = 1;
+      } else if (!text && exitCode === 0) {
+        err(`${kernel.app.name}: the answer has no text`);
+        exitCode = 1;
+      }
+    }
+    return exitCode;
+  } finally {
+    unsubscribe();
+    try {
+      await runtime.dispose();
+    } catch (e) {
+      err(`${kernel.app.name}: error while closing the session: ${(e as Error).message}`);
+    }
+    unDiag();
+    await guard.flush();
+    guard.release();
+    process.off("SIGTERM", onSignal);
+    process.off("SIGHUP", onSignal);
+    if (signalled !== undefined) process.exitCode = signalled;
+  }
+}

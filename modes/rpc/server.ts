@@ -1,0 +1,371 @@
+/**
+ * RPC mode (`pi --mode rpc`, protocol.md §5): commands arrive as JSON lines on stdin;
+ * responses, events and extension UI requests leave as JSON lines on stdout.
+ *
+ * - Output goes only through the stdout guard, one record at a time; event writes are awaited
+ *   by the session's emit, so a slow reader slows the agent instead of growing memory. stdin
+ *   keeps being read meanwhile, so `abort` still takes effect while output is blocked.
+ * - Each input line is handled on its own: nothing waits behind a running command.
+ * - The session runtime can replace the session (new, switch, fork, clone): events are
+ *   re-subscribed through runtime.onRebind, and every handler looks up `runtime.session` anew.
+ * - Kernel diagnostics (extension and plugin errors, unsupported UI calls) go out as
+ *   `extension_error` records.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ModeContext, SlashCommand } from "../../core/kernel.js";
+import { attachJsonlReader, parseJsonLine } from "../../core/io/jsonl.js";
+import { toWireEvent } from "../../core/io/wire.js";
+import { messageText } from "../../core/agent/messages.js";
+import type { AgentSession, Disposition } from "../../core/session/agent-session.js";
+import type { AgentSessionRuntime } from "../../core/session/runtime.js";
+import type { AgentSessionEvent, AnyModel, ThinkingLevel } from "../../core/types.js";
+import type { RpcCommand, RpcCommandMap, RpcCommandType } from "./commands.js";
+import { validateInput } from "./validate.js";
+import { openRpcOutput } from "./output.js";
+
+type Id = string | number | undefined;
+/** A handler returns the response data (undefined: a response without data), or NO_RESPONSE when it answered itself. */
+type Handler<K extends RpcCommandType> = (cmd: RpcCommandMap[K], id: Id) => Promise<unknown> | unknown;
+const NO_RESPONSE = Symbol("no response");
+
+interface ModelRegistryLike {
+  find(provider: string, modelId: string): AnyModel | undefined;
+  getAvailable(): Promise<AnyModel[]>;
+  hasConfiguredAuth(model: AnyModel): Promise<boolean>;
+  isKeyless(provider: string): boolean;
+}
+
+class CommandError extends Error {}
+
+export async function runRpc(ctx: ModeContext): Promise<number> {
+  const { kernel } = ctx;
+  const runtime = ctx.runtime as AgentSessionRuntime;
+  const session = (): AgentSession => runtime.session;
+  const out = openRpcOutput(kernel);
+  const { write, ui } = out;
+  const stderr = (s: string) => process.stderr.write(s.endsWith("\n") ? s : s + "\n");
+
+  const success = (id: Id, command: string, data?: unknown) =>
+    write(data === undefined ? { id, type: "response", command, success: true } : { id, type: "response", command, success: true, data });
+  const failure = (id: Id, command: string, error: string) => write({ id, type: "response", command, success: false, error });
+
+  // ctx.shutdown() is honoured once the agent is settled (after the current command when idle).
+  let inflight = 0;
+  out.onShutdownRequest = () => maybeShutdown();
+
+  // ---- events ----
+  let unsubscribe = () => {};
+  const subscribe = () => {
+    unsubscribe();
+    unsubscribe = session().subscribe((event: AgentSessionEvent) => {
+      if (out.shutdownRequested && (event.type === "agent_settled" || event.type === "compaction_end")) setImmediate(maybeShutdown);
+      return write(toWireEvent(event));
+    });
+  };
+  const unRebind = runtime.onRebind(subscribe);
+  subscribe();
+
+  // ---- ending ----
+  let resolveRun!: (code: number) => void;
+  const done = new Promise<number>((r) => (resolveRun = r));
+  let finishing: Promise<void> | undefined;
+  const inflightCommands = new Set<Promise<unknown>>();
+  let detachInput = () => {};
+
+  const finish = (code: number): Promise<void> => {
+    if (finishing) return finishing;
+    finishing = (async () => {
+      detachInput();
+      process.stdin.pause();
+      ui.cancelAll();
+      try {
+        session().abortBash();
+        await session().abort();
+        // Commands still running (a bash, a switch) end quickly now; wait so their answers go out.
+        await Promise.race([Promise.allSettled([...inflightCommands]), delay(5000)]);
+        ui.cancelAll();
+        await runtime.dispose();
+      } catch (e) {
+        stderr(`${kernel.app.name}: error while closing the session: ${(e as Error).message}`);
+      }
+      unsubscribe();
+      unRebind();
+      await out.close();
+      resolveRun(code);
+    })();
+    return finishing;
+  };
+
+  function maybeShutdown(): void {
+    if (!out.shutdownRequested || finishing) return;
+    if (inflight > 0 || session().isStreaming || session().isCompacting) return;
+    void finish(0);
+  }
+
+  let signalled = false;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (signalled) process.exit(sig === "SIGHUP" ? 129 : 143);
+    signalled = true;
+    void finish(sig === "SIGHUP" ? 129 : 143);
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
+
+  // ---- commands ----
+  const registry = () => kernel.service<ModelRegistryLike>("model-registry");
+
+  /**
+   * Starts session.prompt() and resolves once the one response is written: at acceptance (with
+   * the disposition, before agent_start) or, on a preflight failure, as an error. A failure
+   * after acceptance shows only in the events (plus a diagnostic if the run itself threw).
+   */
+  function startPrompt(
+    command: "prompt" | "steer" | "follow_up",
+    id: Id,
+    message: string,
+    opts: { images?: RpcCommandMap["prompt"]["images"]; streamingBehavior?: "steer" | "followUp" },
+  ): Promise<typeof NO_RESPONSE> {
+    let accepted = false;
+    return new Promise((resolveAnswered) => {
+      session()
+        .prompt(message, {
+          images: opts.images,
+          streamingBehavior: opts.streamingBehavior,
+          source: "rpc",
+          onAccepted: async (disposition: Disposition) => {
+            accepted = true;
+            await success(id, command, { disposition });
+            resolveAnswered(NO_RESPONSE);
+          },
+        })
+        .then(
+          () => resolveAnswered(NO_RESPONSE),
+          async (e: unknown) => {
+            if (!accepted) await failure(id, command, e instanceof Error ? e.message : String(e));
+            else kernel.diagnostics.report({ level: "error", source: "rpc", hook: command, message: "the run failed", error: e });
+            resolveAnswered(NO_RESPONSE);
+          },
+        );
+    });
+  }
+
+  /** steer / follow_up: queued while streaming; when idle the message starts a run (answered at acceptance). */
+  async function queueOrStart(kind: "steer" | "follow_up", cmd: { message: string; images?: RpcCommandMap["steer"]["images"] }, id: Id): Promise<unknown> {
+    const name = cmd.message.startsWith("/") ? cmd.message.slice(1).split(/\s/, 1)[0]! : undefined;
+    if (name && kernel.commands.get(name)?.source === "extension") {
+      throw new CommandError(`Extension commands cannot be queued; send "/${name}" as a prompt`);
+    }
+    const s = session();
+    if (s.isStreaming) return { disposition: await (kind === "steer" ? s.steer(cmd.message, cmd.images) : s.followUp(cmd.message, cmd.images)) };
+    return startPrompt(kind, id, cmd.message, { images: cmd.images, streamingBehavior: kind === "steer" ? "steer" : "followUp" });
+  }
+
+  const handlers: { [K in RpcCommandType]: Handler<K> } = {
+    prompt: (cmd, id) => startPrompt("prompt", id, cmd.message, { images: cmd.images, streamingBehavior: cmd.streamingBehavior }),
+    steer: (cmd, id) => queueOrStart("steer", cmd, id),
+    follow_up: (cmd, id) => queueOrStart("follow_up", cmd, id),
+    abort: async () => {
+      ui.cancelAll();
+      await session().abort();
+    },
+    clear_queue: () => session().clearQueue(),
+    get_queue: () => session().getQueue(),
+    new_session: (cmd) => runtime.newSession({ parentSession: cmd.parentSession }),
+    get_state: () => {
+      const s = session();
+      return {
+        model: s.model,
+        thinkingLevel: s.thinkingLevel,
+        isStreaming: s.isStreaming,
+        isCompacting: s.isCompacting,
+        steeringMode: s.steeringMode,
+        followUpMode: s.followUpMode,
+        sessionFile: s.sessionFile,
+        sessionId: s.sessionId,
+        sessionName: s.sessionName,
+        autoCompactionEnabled: s.autoCompactionEnabled,
+        messageCount: s.messages.length,
+        pendingMessageCount: s.pendingMessageCount,
+      };
+    },
+    get_messages: () => ({ messages: session().messages }),
+    get_entries: (cmd) => {
+      const entries = runtime.sessionManager.getEntries() as Array<{ id: string }>;
+      if (cmd.since === undefined) return { entries };
+      const at = entries.findIndex((e) => e.id === cmd.since);
+      if (at < 0) throw new CommandError(`no entry with id "${cmd.since}" in this session`);
+      return { entries: entries.slice(at + 1) };
+    },
+    get_tree: () => ({ tree: runtime.sessionManager.getTree(), leafId: runtime.sessionManager.getLeafId() }),
+    set_model: async (cmd) => {
+      const reg = registry();
+      if (!reg) throw new CommandError("no model registry is installed");
+      const model = reg.find(cmd.provider, cmd.modelId);
+      if (!model) throw new CommandError(`Model not found: ${cmd.provider}/${cmd.modelId}`);
+      if (!reg.isKeyless(model.provider) && !(await reg.hasConfiguredAuth(model))) {
+        throw new CommandError(`No API key for provider "${model.provider}" (model ${model.id}); add one to auth.json or set its environment variable`);
+      }
+      await session().setModel(model);
+      return model;
+    },
+    cycle_model: async () => (await session().cycleModel()) ?? null,
+    get_available_models: async () => ({ models: await session().models.getAvailable() }),
+    set_thinking_level: (cmd) => {
+      session().setThinkingLevel(cmd.level as ThinkingLevel);
+    },
+    cycle_thinking_level: () => {
+      const level = session().cycleThinkingLevel();
+      return level ? { level } : null;
+    },
+    get_available_thinking_levels: () => ({ levels: session().getAvailableThinkingLevels() }),
+    set_steering_mode: (cmd) => {
+      session().steeringMode = cmd.mode;
+      kernel.settings.update({ steeringMode: cmd.mode });
+    },
+    set_follow_up_mode: (cmd) => {
+      session().followUpMode = cmd.mode;
+      kernel.settings.update({ followUpMode: cmd.mode });
+    },
+    compact: async (cmd) => {
+      const s = session() as AgentSession & { compact?: (instructions?: string) => Promise<unknown> };
+      if (typeof s.compact !== "function") throw new CommandError("compact is not available yet: no installed plugin provides compaction");
+      return s.compact(cmd.customInstructions);
+    },
+    set_auto_compaction: (cmd) => {
+      session().autoCompactionEnabled = cmd.enabled;
+      kernel.settings.update({ compaction: { enabled: cmd.enabled } });
+    },
+    set_auto_retry: (cmd) => {
+      session().autoRetryEnabled = cmd.enabled;
+      kernel.settings.update({ retry: { enabled: cmd.enabled } });
+    },
+    abort_retry: () => {
+      session().abortRetry();
+    },
+    bash: (cmd) => session().executeBash(cmd.command, { excludeFromContext: cmd.excludeFromContext }),
+    abort_bash: () => {
+      session().abortBash();
+    },
+    get_session_stats: () => {
+      const s = session();
+      const stats: Record<string, unknown> = { ...s.getSessionStats() };
+      if (s.model?.contextWindow) stats.contextUsage = s.getContextUsage();
+      return stats;
+    },
+    export_html: async (cmd) => {
+      const exporter = kernel.service<(input: string, output?: string) => Promise<string>>("export-html");
+      if (!exporter) throw new CommandError('export_html is not available yet: no installed plugin provides "export-html"');
+      const file = session().sessionFile;
+      if (!file || !existsSync(file)) throw new CommandError("nothing to export: this session has not been saved yet");
+      const path = await exporter(file, cmd.outputPath ? resolve(kernel.cwd, cmd.outputPath) : undefined);
+      return { path };
+    },
+    switch_session: (cmd) => runtime.switchSession(cmd.sessionPath),
+    fork: async (cmd) => {
+      // The text is returned even when an extension cancels the fork (as the reference does).
+      const entry = runtime.sessionManager.getEntry(cmd.entryId);
+      const text = entry?.type === "message" && entry.message.role === "user" ? messageText(entry.message) : "";
+      const r = await runtime.fork(cmd.entryId);
+      return { text: r.selectedText ?? text, cancelled: r.cancelled };
+    },
+    clone: () => runtime.clone(),
+    get_fork_messages: () => {
+      const branch = runtime.sessionManager.getBranch() as Array<{ id: string; type: string; message?: { role: string } }>;
+      const messages = branch
+        .filter((e) => e.type === "message" && e.message?.role === "user")
+        .map((e) => ({ entryId: e.id, text: messageText(e.message as never) }));
+      return { messages };
+    },
+    get_last_assistant_text: () => ({ text: session().getLastAssistantText() }),
+    set_session_name: (cmd) => {
+      session().setSessionName(cmd.name);
+    },
+    get_commands: () => {
+      const commands: Array<Record<string, unknown>> = [];
+      for (const entry of kernel.commands.list()) {
+        const c: SlashCommand = entry.value;
+        const source = c.source ?? "plugin";
+        if (source === "builtin") continue;
+        const path = c.path ?? (source === "extension" ? entry.source : undefined);
+        commands.push(dropUndefined({ name: entry.name, description: c.description, source, location: c.location, path }));
+      }
+      return { commands };
+    },
+  };
+
+  /**
+   * Runs one command. A handler that answers synchronously has its response queued at once, so
+   * quick commands are answered in the order they arrived; async ones answer when they finish.
+   */
+  function runCommand(command: RpcCommand): Promise<void> | undefined {
+    const id = command.id;
+    const type = command.type;
+    const answer = (result: unknown) => (result === NO_RESPONSE ? undefined : success(id, type, result));
+    const fail = (e: unknown) => failure(id, type, e instanceof Error ? e.message : String(e));
+    let result: unknown;
+    try {
+      // prompt (and an idle steer/follow_up) writes its own response at acceptance.
+      result = (handlers[type] as Handler<typeof type>)(command as never, id);
+    } catch (e) {
+      void fail(e);
+      return undefined;
+    }
+    if (!(result instanceof Promise)) {
+      void answer(result);
+      return undefined;
+    }
+    inflight++;
+    return result.then(answer, fail).finally(() => {
+      inflight--;
+      if (out.shutdownRequested) maybeShutdown();
+    });
+  }
+
+  const onLine = (line: string) => {
+    if (finishing) return;
+    const parsed = parseJsonLine(line);
+    if (!parsed.ok) {
+      void write({ type: "response", command: "parse", success: false, error: `Failed to parse command: ${parsed.error}` });
+      return;
+    }
+    const v = validateInput(parsed.value);
+    if (!v.ok) {
+      void failure(v.id, v.command, v.error);
+      return;
+    }
+    if (v.kind === "ui_response") {
+      ui.handleResponse(v.response);
+      return;
+    }
+    const p = runCommand(v.command);
+    if (p) {
+      inflightCommands.add(p);
+      void p.finally(() => inflightCommands.delete(p));
+    }
+  };
+
+  detachInput = attachJsonlReader(process.stdin, onLine, (error) => {
+    if (error) stderr(`${kernel.app.name}: stdin failed: ${error.message}`);
+    void finish(0);
+  });
+
+  // ctx.shutdown() may have come during start-up (a session_start handler).
+  if (out.shutdownRequested) queueMicrotask(maybeShutdown);
+
+  const code = await done;
+  process.off("SIGTERM", onSignal);
+  process.off("SIGHUP", onSignal);
+  // Whatever still holds the event loop (a provider's keep-alive socket, a stray timer) must not keep a finished server alive.
+  setTimeout(() => process.exit(code), 2000).unref();
+  return code;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+function dropUndefined<T extends Record<string, unknown>>(o: T): T {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}

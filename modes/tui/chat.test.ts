@@ -1,0 +1,118 @@
+import { describe, it, expect } from "@jest/globals";
+import { Block, ChatView, SummaryBlock, ToolBlock, CustomMessageBlock, AssistantBlock, componentLines, type ChatContext } from "./chat.js";
+import { Keybindings } from "./keys.js";
+import { builtinTheme } from "./theme.js";
+import { stripAnsi, visibleWidth } from "./text.js";
+
+function ctx(over: Partial<ChatContext> = {}): ChatContext {
+  return { theme: builtinTheme("dark"), keys: new Keybindings(), expandTools: false, showThinking: true, cwd: "/proj", markdown: {}, requestRender: () => {}, ...over };
+}
+const plain = (b: Block, width = 60, c = ctx()) => b.render(width, c).map(stripAnsi);
+
+class Counting extends Block {
+  renders = 0;
+  constructor(private n: number, private tag: string) {
+    super();
+  }
+  render(): string[] {
+    this.renders++;
+    return Array.from({ length: this.n }, (_, i) => `${this.tag}-${i}`);
+  }
+}
+
+describe("chat blocks", () => {
+  it("bash output shows the tail, expanded shows all", () => {
+    const b = new ToolBlock("1", "bash");
+    b.start({ command: "seq 1 20" });
+    b.finish({ content: [{ type: "text", text: Array.from({ length: 20 }, (_, i) => `out${i + 1}`).join("\n") }] }, false);
+    let lines = plain(b);
+    expect(lines[0]).toMatch(/✓ bash \$ seq 1 20/);
+    expect(lines.join("\n")).toContain("out20");
+    expect(lines.join("\n")).not.toContain("out1\n");
+    expect(lines.join("\n")).toMatch(/14 more lines above/);
+    lines = plain(b, 60, ctx({ expandTools: true }));
+    expect(lines.join("\n")).toContain(" out1 ");
+  });
+
+  it("edit shows details.diff coloured, errors show in red", () => {
+    const t = builtinTheme("dark");
+    const b = new ToolBlock("2", "edit");
+    b.start({ path: "/proj/src/a.ts", edits: [] });
+    b.finish({ content: [{ type: "text", text: "ok" }], details: { diff: " 1 keep\n-2 old\n+2 new" } }, false);
+    const raw = b.render(60, ctx());
+    expect(stripAnsi(raw[0]!)).toContain("edit src/a.ts");
+    expect(raw.find((l) => stripAnsi(l).includes("-2 old"))).toContain(t.getFgAnsi("toolDiffRemoved"));
+    expect(raw.find((l) => stripAnsi(l).includes("+2 new"))).toContain(t.getFgAnsi("toolDiffAdded"));
+    const err = new ToolBlock("3", "read");
+    err.start({ path: "/proj/missing" });
+    err.finish({ content: [{ type: "text", text: "ENOENT: missing" }] }, true);
+    expect(plain(err).join("\n")).toMatch(/✗ read missing[\s\S]*ENOENT: missing/);
+  });
+
+  it("uses a tool's renderCall/renderResult and survives one that throws", () => {
+    const reports: string[] = [];
+    const defs: Record<string, any> = {
+      fancy: {
+        renderCall: (args: any, theme: any) => ({ render: () => [theme.bold(`FANCY CALL ${args.x}`)] }),
+        renderResult: (_r: any, opts: any) => `FANCY RESULT partial=${opts.isPartial}`,
+      },
+      broken: { renderCall: () => { throw new Error("boom"); } },
+    };
+    const c = ctx({ tool: (n) => defs[n], report: (m) => void reports.push(m) });
+    const b = new ToolBlock("4", "fancy");
+    b.start({ x: 7 });
+    b.update({ content: [{ type: "text", text: "…" }] });
+    expect(plain(b, 60, c).join("\n")).toMatch(/FANCY CALL 7[\s\S]*FANCY RESULT partial=true/);
+    const br = new ToolBlock("5", "broken");
+    br.start({});
+    expect(plain(br, 60, c).join("\n")).toContain("broken");
+    expect(reports[0]).toMatch(/renderCall of tool "broken" failed/);
+  });
+
+  it("summaries collapse to one line and expand with the tools toggle", () => {
+    const s = new SummaryBlock("compaction", "## Kept\n\n- the important part", 12345);
+    expect(plain(s)).toHaveLength(1);
+    expect(plain(s)[0]).toMatch(/Context compacted \(from 12,345 tokens\)/);
+    expect(plain(s, 60, ctx({ expandTools: true })).join("\n")).toContain("• the important part");
+    expect(plain(new SummaryBlock("branch", "left behind"), 60, ctx({ expandTools: true })).join("\n")).toMatch(/branch left behind[\s\S]*left behind/);
+  });
+
+  it("custom messages without a renderer get a labelled box; component lines are clipped to the width", () => {
+    const b = new CustomMessageBlock({ customType: "reminder", content: "**do** it", display: true });
+    expect(plain(b).join("\n")).toMatch(/\[reminder\][\s\S]*do it/);
+    const lines = componentLines({ render: () => ["x".repeat(100), "你好".repeat(40)] }, 30);
+    for (const l of lines) expect(visibleWidth(l)).toBeLessThanOrEqual(30);
+  });
+
+  it("assistant blocks show errors and collapsed thinking", () => {
+    const b = new AssistantBlock({ role: "assistant", content: [{ type: "thinking", thinking: "a\nb" }, { type: "text", text: "hi" }], stopReason: "error", errorMessage: "rate limited" }, builtinTheme("dark"), {}, false);
+    const collapsed = plain(b, 60, ctx({ showThinking: false })).join("\n");
+    expect(collapsed).toMatch(/Thinking… \(2 lines/);
+    expect(collapsed).toMatch(/hi[\s\S]*Error: rate limited/);
+    expect(plain(b, 60, ctx()).join("\n")).toMatch(/^a\nb/);
+  });
+});
+
+describe("chat view", () => {
+  it("renders only the blocks on screen and scrolls back", () => {
+    const view = new ChatView();
+    const blocks = Array.from({ length: 2000 }, (_, i) => view.add(new Counting(5, `b${i}`)));
+    const c = ctx();
+    let rows = view.visible(40, 12, c);
+    expect(rows).toHaveLength(12);
+    expect(rows.at(-2)).toBe("b1999-4");
+    const rendered = blocks.filter((b) => b.renders > 0).length;
+    expect(rendered).toBeLessThan(5);
+    view.scrollBy(6);
+    rows = view.visible(40, 12, c);
+    expect(rows.at(-2)).toBe("b1998-4");
+    view.scrollBy(1e9);
+    rows = view.visible(40, 12, c);
+    expect(rows[0]).toBe("b0-0");
+    expect(view.atTop).toBe(true);
+    // cached: a second frame at the same width renders nothing again
+    const before = blocks[0]!.renders;
+    view.visible(40, 12, c);
+    expect(blocks[0]!.renders).toBe(before);
+  });
+});

@@ -1,0 +1,634 @@
+/**
+ * The conversation as a list of blocks, each rendering itself to SGR lines for a width. Lines
+ * are cached per (width, block version, UI version), so a frame re-renders only what changed;
+ * `ChatView.visible()` walks from the bottom and touches only the blocks on screen, so a
+ * 10,000-line conversation costs no more per frame than a short one.
+ */
+import type { AgentToolResult } from "../../core/types.js";
+import { highlightCode, languageFromPath } from "./highlight.js";
+import type { Keybindings } from "./keys.js";
+import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
+import type { Theme } from "./theme.js";
+import { fitLine, padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
+
+export interface ChatContext {
+  theme: Theme;
+  keys: Keybindings;
+  expandTools: boolean;
+  /** false: thinking blocks collapse to one line. */
+  showThinking: boolean;
+  cwd: string;
+  markdown: MarkdownOptions;
+  /** Look up a tool definition (for extension renderCall/renderResult). */
+  tool?(name: string): { renderCall?: (...a: any[]) => unknown; renderResult?: (...a: any[]) => unknown } | undefined;
+  /** Look up a message renderer for a custom message type. */
+  messageRenderer?(customType: string): ((...a: any[]) => unknown) | undefined;
+  /** Ask for a new frame (a component changed). */
+  requestRender(): void;
+  /** Report a renderer failure (once per block). */
+  report?(message: string, error: unknown): void;
+}
+
+/** Lines of something an extension returned: a string, lines, or a component with render(width). */
+export function componentLines(c: unknown, width: number): string[] {
+  if (c === undefined || c === null || c === false) return [];
+  if (typeof c === "string") return wrapText(sanitize(c), width);
+  if (Array.isArray(c)) return c.flatMap((x) => (typeof x === "string" ? wrapText(sanitize(x), width) : componentLines(x, width)));
+  const r = (c as { render?: unknown }).render;
+  if (typeof r === "function") {
+    const out = r.call(c, width) as unknown;
+    const list = Array.isArray(out) ? out : out === undefined || out === null ? [] : [String(out)];
+    return list.flatMap((l) => String(l ?? "").split("\n")).map((l) => fitLine(l, width));
+  }
+  return [];
+}
+
+/** Lines inside a background box: one column of padding each side, padded to the width. */
+export function boxLines(lines: string[], width: number, theme: Theme, bgToken: string | undefined): string[] {
+  const inner = Math.max(1, width - 2);
+  if (!bgToken || theme.colors[bgToken as keyof typeof theme.colors] === undefined) return lines.map((l) => " " + l);
+  const bg = theme.getBgAnsi(bgToken);
+  return lines.map((l) => {
+    const body = padToWidth(l, inner).replace(/\x1b\[0?m/g, (m) => m + bg).replace(/\x1b\[49m/g, bg);
+    return `${bg} ${body} \x1b[49m`;
+  });
+}
+
+export abstract class Block {
+  version = 0;
+  /** Re-render on every frame (components that change on their own). */
+  volatile = false;
+  private cw = -1;
+  private cv = -1;
+  private cu = -1;
+  private cache: string[] = [];
+  protected failed = false;
+
+  touch(): void {
+    this.version++;
+  }
+
+  lines(width: number, ctx: ChatContext, uiVersion: number): string[] {
+    if (!this.volatile && this.cw === width && this.cv === this.version && this.cu === uiVersion) return this.cache;
+    let out: string[];
+    try {
+      out = this.render(width, ctx);
+    } catch (error) {
+      if (!this.failed) ctx.report?.(`a ${this.constructor.name} failed to render`, error);
+      this.failed = true;
+      out = [ctx.theme.fg("error", `[render error: ${error instanceof Error ? error.message : String(error)}]`)];
+    }
+    this.cache = out;
+    this.cw = width;
+    this.cv = this.version;
+    this.cu = uiVersion;
+    return out;
+  }
+
+  abstract render(width: number, ctx: ChatContext): string[];
+}
+
+// ---- blocks -----------------------------------------------------------------------------------
+
+export class LinesBlock extends Block {
+  constructor(private fn: (width: number, ctx: ChatContext) => string[]) {
+    super();
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    return this.fn(width, ctx);
+  }
+}
+
+/** Something an extension supplied (header component, rendered message) drawn on every frame. */
+export class ComponentBlock extends Block {
+  constructor(public component: unknown) {
+    super();
+    this.volatile = true;
+  }
+  render(width: number): string[] {
+    return componentLines(this.component, width);
+  }
+}
+
+export class NoticeBlock extends Block {
+  constructor(
+    readonly text: string,
+    readonly level: "info" | "warning" | "error" | "success" = "info",
+  ) {
+    super();
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    const t = ctx.theme;
+    const icon = this.level === "error" ? "✗ " : this.level === "warning" ? "! " : this.level === "success" ? "✓ " : "• ";
+    const token = this.level === "error" ? "error" : this.level === "warning" ? "warning" : this.level === "success" ? "success" : "muted";
+    return wrapText(sanitize(icon + this.text), width).map((l) => t.fg(token, l));
+  }
+}
+
+export class UserBlock extends Block {
+  constructor(readonly text: string) {
+    super();
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    const body = wrapText(sanitize(stripAnsi(this.text)), Math.max(1, width - 2));
+    return boxLines(body.map((l) => ctx.theme.fg("userMessageText", l)), width, ctx.theme, "userMessageBg");
+  }
+}
+
+interface AssistantLike {
+  role: "assistant";
+  content: Array<{ type: string; text?: string; thinking?: string; redacted?: boolean }>;
+  stopReason?: string;
+  errorMessage?: string;
+}
+
+export class AssistantBlock extends Block {
+  private views: MarkdownView[] = [];
+  private streaming = true;
+  constructor(
+    public message: AssistantLike,
+    private theme: Theme,
+    private mdOptions: MarkdownOptions,
+    streaming = true,
+  ) {
+    super();
+    this.setMessage(message, streaming);
+  }
+
+  setMessage(message: AssistantLike, streaming: boolean): void {
+    this.message = message;
+    this.streaming = streaming;
+    message.content.forEach((c, i) => {
+      if (c.type !== "text") return;
+      let v = this.views[i];
+      if (!v) v = this.views[i] = new MarkdownView(this.theme, this.mdOptions);
+      v.setText(c.text ?? "", !streaming);
+    });
+    this.touch();
+  }
+
+  /** Wrapped thinking lines; finished source lines are cached (thinking can be long and streams). */
+  private thinkCache = new Map<number, { key: string; lines: Map<string, string[]> }>();
+  private thinkingLines(index: number, text: string, width: number, t: Theme): string[] {
+    const key = `${width}\0${t.name}`;
+    let c = this.thinkCache.get(index);
+    if (!c || c.key !== key) this.thinkCache.set(index, (c = { key, lines: new Map() }));
+    const src = text.split("\n");
+    const out: string[] = [];
+    src.forEach((l, i) => {
+      const last = i === src.length - 1 && this.streaming;
+      let lines = last ? undefined : c!.lines.get(l);
+      if (!lines) {
+        lines = wrapLine(l, width).map((x) => t.fg("thinkingText", x));
+        if (!last) c!.lines.set(l, lines);
+      }
+      out.push(...lines);
+    });
+    return out;
+  }
+
+  render(width: number, ctx: ChatContext): string[] {
+    const t = ctx.theme;
+    if (t !== this.theme) {
+      this.theme = t;
+      for (const v of this.views) v?.setTheme(t);
+    }
+    const parts: string[][] = [];
+    this.message.content.forEach((c, i) => {
+      if (c.type === "text") {
+        const view = this.views[i];
+        const lines = view ? view.render(width) : [];
+        if (lines.length) parts.push(lines);
+      } else if (c.type === "thinking") {
+        const text = (c.thinking ?? "").trim();
+        if (!text && !c.redacted) return;
+        if (!ctx.showThinking || !text) {
+          const n = text ? text.split("\n").length : 0;
+          const hint = text ? ` (${n} line${n === 1 ? "" : "s"}, ${ctx.keys.hint("app.thinking.toggle")} to show)` : "";
+          parts.push([t.fg("thinkingText", truncate(`∴ Thinking…${hint}`, width))]);
+        } else {
+          parts.push(this.thinkingLines(i, sanitize(text), width, t));
+        }
+      }
+    });
+    const m = this.message;
+    if (m.stopReason === "error") parts.push(wrapText(sanitize(`Error: ${m.errorMessage ?? "the request failed"}`), width).map((l) => t.fg("error", l)));
+    else if (m.stopReason === "aborted") parts.push([t.fg("warning", m.errorMessage && m.errorMessage !== "aborted" && !/abort/i.test(m.errorMessage) ? `Aborted: ${m.errorMessage}` : "Aborted")]);
+    else if (m.stopReason === "length") parts.push([t.fg("warning", "(the answer was cut off at the model's output limit)")]);
+    const out: string[] = [];
+    for (const p of parts) {
+      if (out.length) out.push("");
+      out.push(...p);
+    }
+    return out;
+  }
+}
+
+export type ToolStatus = "pending" | "running" | "done" | "error";
+
+function resultText(r: AgentToolResult | undefined): string {
+  if (!r) return "";
+  return (r.content ?? [])
+    .map((c) => (c.type === "text" ? c.text : c.type === "image" ? `[image: ${(c as { mimeType?: string }).mimeType ?? "image"}]` : ""))
+    .filter(Boolean)
+    .join("\n");
+}
+
+function shortPath(p: unknown, cwd: string): string {
+  const s = typeof p === "string" ? p : "";
+  if (cwd && s.startsWith(cwd + "/")) return s.slice(cwd.length + 1);
+  const home = process.env.HOME;
+  if (home && s.startsWith(home + "/")) return "~" + s.slice(home.length);
+  return s;
+}
+
+export class ToolBlock extends Block {
+  status: ToolStatus = "pending";
+  args: Record<string, unknown> = {};
+  partial: AgentToolResult | undefined;
+  result: AgentToolResult | undefined;
+  private state: Record<string, unknown> = {};
+  private lastCall: unknown;
+  private lastResult: unknown;
+  private executionStarted = false;
+  argsComplete = false;
+
+  constructor(
+    readonly toolCallId: string,
+    public name: string,
+  ) {
+    super();
+  }
+
+  setArgs(args: unknown, complete: boolean): void {
+    this.args = args && typeof args === "object" ? (args as Record<string, unknown>) : {};
+    this.argsComplete = complete;
+    this.touch();
+  }
+  start(args: unknown): void {
+    if (args && typeof args === "object") this.args = args as Record<string, unknown>;
+    this.status = "running";
+    this.executionStarted = true;
+    this.argsComplete = true;
+    this.touch();
+  }
+  update(partial: AgentToolResult): void {
+    this.partial = partial;
+    this.touch();
+  }
+  finish(result: AgentToolResult, isError: boolean): void {
+    this.result = result;
+    this.status = isError ? "error" : "done";
+    this.executionStarted = true;
+    this.argsComplete = true;
+    this.touch();
+  }
+
+  render(width: number, ctx: ChatContext): string[] {
+    const t = ctx.theme;
+    const inner = Math.max(4, width - 2);
+    const def = ctx.tool?.(this.name);
+    const isPartial = this.status !== "done" && this.status !== "error";
+    const rctx = {
+      args: this.args,
+      state: this.state,
+      toolCallId: this.toolCallId,
+      cwd: ctx.cwd,
+      executionStarted: this.executionStarted,
+      argsComplete: this.argsComplete,
+      isPartial,
+      expanded: ctx.expandTools,
+      showImages: false,
+      isError: this.status === "error",
+      invalidate: () => {
+        this.touch();
+        ctx.requestRender();
+      },
+    };
+    let head: string[] | undefined;
+    if (def?.renderCall) {
+      try {
+        const c = def.renderCall(this.args, t, { ...rctx, lastComponent: this.lastCall });
+        this.lastCall = c;
+        head = componentLines(c, inner);
+      } catch (e) {
+        if (!this.failed) ctx.report?.(`renderCall of tool "${this.name}" failed`, e);
+        this.failed = true;
+      }
+    }
+    head ??= this.defaultHeader(inner, ctx);
+    const res = this.result ?? this.partial;
+    let body: string[] | undefined;
+    if (def?.renderResult && res) {
+      try {
+        const c = def.renderResult(res, { expanded: ctx.expandTools, isPartial }, t, { ...rctx, lastComponent: this.lastResult });
+        this.lastResult = c;
+        body = componentLines(c, inner);
+      } catch (e) {
+        if (!this.failed) ctx.report?.(`renderResult of tool "${this.name}" failed`, e);
+        this.failed = true;
+      }
+    }
+    body ??= this.defaultBody(inner, ctx);
+    const bg = this.status === "error" ? "toolErrorBg" : this.status === "done" ? "toolSuccessBg" : "toolPendingBg";
+    return boxLines([...head, ...body], width, t, bg);
+  }
+
+  private icon(t: Theme): string {
+    switch (this.status) {
+      case "pending":
+        return t.fg("muted", "○");
+      case "running":
+        return t.fg("warning", "●");
+      case "done":
+        return t.fg("success", "✓");
+      case "error":
+        return t.fg("error", "✗");
+    }
+  }
+
+  private defaultHeader(width: number, ctx: ChatContext): string[] {
+    const t = ctx.theme;
+    const a = this.args;
+    const title = t.bold(t.fg("toolTitle", this.name));
+    let detail = "";
+    switch (this.name) {
+      case "bash":
+        detail = t.fg("bashMode", "$ ") + sanitize(String(a.command ?? ""), false);
+        break;
+      case "read": {
+        detail = t.fg("accent", shortPath(a.path, ctx.cwd));
+        if (a.offset !== undefined || a.limit !== undefined) {
+          const from = Number(a.offset ?? 1);
+          detail += t.fg("muted", `:${from}${a.limit !== undefined ? `-${from + Number(a.limit) - 1}` : ""}`);
+        }
+        break;
+      }
+      case "edit":
+      case "write": {
+        detail = t.fg("accent", shortPath(a.path, ctx.cwd));
+        if (this.name === "write" && typeof a.content === "string") detail += t.fg("muted", ` (${a.content.split("\n").length} lines)`);
+        break;
+      }
+      case "grep":
+        detail = t.fg("accent", `/${String(a.pattern ?? "")}/`) + (a.path ? t.fg("muted", ` in ${shortPath(a.path, ctx.cwd)}`) : "") + (a.glob ? t.fg("muted", ` (${String(a.glob)})`) : "");
+        break;
+      case "find":
+        detail = t.fg("accent", String(a.pattern ?? "")) + (a.path ? t.fg("muted", ` in ${shortPath(a.path, ctx.cwd)}`) : "");
+        break;
+      case "ls":
+        detail = t.fg("accent", shortPath(a.path ?? ".", ctx.cwd) || ".");
+        break;
+      default: {
+        const json = Object.keys(a).length ? JSON.stringify(a) : "";
+        detail = t.fg("muted", json);
+      }
+    }
+    const line = `${this.icon(t)} ${title} ${detail}`;
+    if (ctx.expandTools && this.name === "bash") return wrapText(line, width);
+    return [truncate(line, width)];
+  }
+
+  private defaultBody(width: number, ctx: ChatContext): string[] {
+    const t = ctx.theme;
+    const res = this.result ?? this.partial;
+    const expand = ctx.expandTools;
+    const hint = t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to expand)`);
+    if (this.status === "error") {
+      const text = sanitize(resultText(res) || "failed");
+      return limitLines(wrapText(text, width).map((l) => t.fg("error", l)), expand ? 200 : 10, "head", t, hint);
+    }
+    if (!res) {
+      if (this.name === "edit" && Array.isArray(this.args.edits) && this.status === "pending") return [t.fg("muted", `${this.args.edits.length} replacement(s)…`)];
+      return [];
+    }
+    const details = (res.details ?? {}) as Record<string, unknown>;
+    const text = sanitize(resultText(res)).replace(/\n+$/, "");
+    switch (this.name) {
+      case "bash": {
+        if (!text) return this.status === "done" ? [t.fg("dim", "(no output)")] : [];
+        const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
+        const out = limitLines(lines, expand ? 500 : 6, "tail", t, hint);
+        if (details.fullOutputPath && this.status === "done") out.push(t.fg("dim", truncate(`full output: ${String(details.fullOutputPath)}`, width)));
+        return out;
+      }
+      case "edit": {
+        const diff = typeof details.diff === "string" ? details.diff : "";
+        if (!diff) return text ? wrapText(text, width).map((l) => t.fg("toolOutput", l)) : [];
+        const lines = sanitize(diff)
+          .split("\n")
+          .flatMap((l) => {
+            const token = l.startsWith("+") ? "toolDiffAdded" : l.startsWith("-") ? "toolDiffRemoved" : "toolDiffContext";
+            return wrapText(l, width).map((x) => t.fg(token, x));
+          });
+        return limitLines(lines, expand ? 1000 : 24, "head", t, hint);
+      }
+      case "read": {
+        const lang = languageFromPath(String(this.args.path ?? ""));
+        const hl = lang ? highlightCode(text, lang, t) : text.split("\n").map((l) => t.fg("toolOutput", l));
+        const lines = hl.flatMap((l) => wrapText(l, width));
+        return limitLines(lines, expand ? 1000 : 10, "head", t, hint);
+      }
+      case "write": {
+        const content = typeof this.args.content === "string" ? sanitize(this.args.content) : "";
+        const lang = languageFromPath(String(this.args.path ?? ""));
+        const hl = content ? (lang ? highlightCode(content, lang, t) : content.split("\n")) : [];
+        const lines = hl.flatMap((l) => wrapText(l, width));
+        const out = limitLines(lines, expand ? 1000 : 10, "head", t, hint);
+        if (this.status === "done" && text && !/^Successfully|^Wrote/i.test(text)) out.push(t.fg("muted", truncate(text, width)));
+        return out;
+      }
+      default: {
+        if (!text) return [];
+        const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
+        return limitLines(lines, expand ? 1000 : 10, "head", t, hint);
+      }
+    }
+  }
+}
+
+/** Keep `max` lines from the head or the tail, with a note of what was left out. */
+function limitLines(lines: string[], max: number, keep: "head" | "tail", t: Theme, hint: string): string[] {
+  if (lines.length <= max) return lines;
+  const hidden = lines.length - max;
+  const note = t.fg("dim", `… ${hidden} more line${hidden === 1 ? "" : "s"} ${keep === "tail" ? "above" : "below"} `) + hint;
+  return keep === "tail" ? [note, ...lines.slice(-max)] : [...lines.slice(0, max), note];
+}
+
+/** A user `!cmd` / `!!cmd` run, live while it runs. */
+export class BashBlock extends Block {
+  output = "";
+  exitCode: number | undefined;
+  done = false;
+  cancelled = false;
+  truncated = false;
+  fullOutputPath: string | undefined;
+  bound = false;
+  constructor(
+    readonly command: string,
+    readonly excluded: boolean,
+  ) {
+    super();
+  }
+  append(chunk: string): void {
+    this.output += chunk;
+    if (this.output.length > 200_000) this.output = this.output.slice(-100_000);
+    this.touch();
+  }
+  error: string | undefined;
+  /** The command could not run at all. */
+  fail(message: string): void {
+    this.error = message;
+    this.done = true;
+    this.touch();
+  }
+  finish(r: { output: string; exitCode?: number; cancelled: boolean; truncated: boolean; fullOutputPath?: string }): void {
+    this.output = r.output;
+    this.exitCode = r.exitCode;
+    this.cancelled = r.cancelled;
+    this.truncated = r.truncated;
+    this.fullOutputPath = r.fullOutputPath;
+    this.done = true;
+    this.touch();
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    const t = ctx.theme;
+    const inner = Math.max(4, width - 2);
+    const failed = !!this.error || this.cancelled || (this.exitCode ?? 0) !== 0;
+    const icon = !this.done ? t.fg("warning", "●") : failed ? t.fg("error", "✗") : t.fg("success", "✓");
+    const head = truncate(`${icon} ${t.fg("bashMode", (this.excluded ? "!! " : "! ") + sanitize(this.command, false))}${this.excluded ? t.fg("dim", "  (not sent to the model)") : ""}`, inner);
+    const text = sanitize(this.output).replace(/\n+$/, "");
+    const hint = t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to expand)`);
+    const body = text ? limitLines(wrapText(text, inner).map((l) => t.fg("toolOutput", l)), ctx.expandTools ? 500 : 8, "tail", t, hint) : [];
+    const tail: string[] = [];
+    if (this.error) tail.push(...wrapText(sanitize(this.error), inner).map((l) => t.fg("error", l)));
+    else if (this.done) {
+      if (this.cancelled) tail.push(t.fg("warning", "(cancelled)"));
+      else if ((this.exitCode ?? 0) !== 0) tail.push(t.fg("error", `exit code ${this.exitCode ?? "?"}`));
+      if (this.truncated && this.fullOutputPath) tail.push(t.fg("dim", truncate(`output truncated; full output: ${this.fullOutputPath}`, inner)));
+    }
+    const bg = !this.done ? "toolPendingBg" : failed ? "toolErrorBg" : "toolSuccessBg";
+    return boxLines([head, ...body, ...tail], width, t, bg);
+  }
+}
+
+export class CustomMessageBlock extends Block {
+  private lastComponent: unknown;
+  constructor(readonly message: { customType: string; content: unknown; details?: unknown; display?: boolean }) {
+    super();
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    const t = ctx.theme;
+    const renderer = ctx.messageRenderer?.(this.message.customType);
+    if (renderer) {
+      try {
+        const c = renderer(this.message, { expanded: ctx.expandTools }, t);
+        if (c !== undefined && c !== null) {
+          this.lastComponent = c;
+          this.volatile = typeof (c as { render?: unknown }).render === "function";
+          return componentLines(c, width);
+        }
+      } catch (e) {
+        if (!this.failed) ctx.report?.(`message renderer for "${this.message.customType}" failed`, e);
+        this.failed = true;
+      }
+    }
+    void this.lastComponent;
+    const content = this.message.content;
+    const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((c: any) => (c?.type === "text" ? c.text : c?.type === "image" ? "[image]" : "")).join("\n") : "";
+    const label = t.bold(t.fg("customMessageLabel", `[${this.message.customType}]`));
+    const body = renderMarkdownLines(sanitize(text), Math.max(4, width - 2), t, ctx.markdown).map((l) => t.fg("customMessageText", l));
+    return boxLines([label, ...body], width, t, "customMessageBg");
+  }
+}
+
+export class SummaryBlock extends Block {
+  constructor(
+    readonly kind: "compaction" | "branch",
+    readonly summary: string,
+    readonly tokensBefore?: number,
+  ) {
+    super();
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    const t = ctx.theme;
+    const title =
+      this.kind === "compaction"
+        ? `⟲ Context compacted${this.tokensBefore ? ` (from ${this.tokensBefore.toLocaleString("en-US")} tokens)` : ""}`
+        : "⎇ Summary of the branch left behind";
+    const head = t.bold(t.fg("customMessageLabel", title));
+    if (!ctx.expandTools) return boxLines([truncate(`${head} ${t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to show)`)}`, width - 2)], width, t, "customMessageBg");
+    const body = renderMarkdownLines(sanitize(this.summary), Math.max(4, width - 2), t, ctx.markdown);
+    return boxLines([head, ...body], width, t, "customMessageBg");
+  }
+}
+
+// ---- the view -----------------------------------------------------------------------------------
+
+export class ChatView {
+  blocks: Block[] = [];
+  /** Rows scrolled up from the bottom (0 = follow the end). */
+  scroll = 0;
+  /** Bumped when something every block depends on changes (theme, expand, thinking). */
+  uiVersion = 0;
+  /** Whether the top of the conversation is on screen (set by visible()). */
+  atTop = false;
+
+  add<B extends Block>(b: B): B {
+    this.blocks.push(b);
+    return b;
+  }
+  insertBefore<B extends Block>(b: B, before: Block): B {
+    const i = this.blocks.indexOf(before);
+    if (i === -1) this.blocks.push(b);
+    else this.blocks.splice(i, 0, b);
+    return b;
+  }
+  remove(b: Block): void {
+    const i = this.blocks.indexOf(b);
+    if (i !== -1) this.blocks.splice(i, 1);
+  }
+  clear(): void {
+    this.blocks = [];
+    this.scroll = 0;
+  }
+  invalidateAll(): void {
+    this.uiVersion++;
+  }
+
+  /**
+   * The `height` rows on screen: blocks separated by a blank line, the last rows unless
+   * scrolled. Only the blocks that reach the screen are rendered.
+   */
+  visible(width: number, height: number, ctx: ChatContext): string[] {
+    const need = this.scroll + height;
+    const segments: string[][] = [];
+    let count = 0;
+    let i = this.blocks.length - 1;
+    for (; i >= 0 && count < need; i--) {
+      const l = this.blocks[i]!.lines(width, ctx, this.uiVersion);
+      if (!l.length) continue;
+      segments.push(l);
+      count += l.length + 1;
+    }
+    // Any block left above with lines means we are not at the top.
+    let more = false;
+    for (let j = i; j >= 0 && !more; j--) if (this.blocks[j]!.lines(width, ctx, this.uiVersion).length) more = true;
+    const all: string[] = [];
+    for (let s = segments.length - 1; s >= 0; s--) {
+      for (const l of segments[s]!) all.push(l);
+      all.push("");
+    }
+    if (!more && this.scroll > Math.max(0, all.length - height)) this.scroll = Math.max(0, all.length - height);
+    const end = all.length - this.scroll;
+    const start = Math.max(0, end - height);
+    this.atTop = !more && start === 0;
+    return all.slice(start, end);
+  }
+
+  scrollBy(rows: number): void {
+    this.scroll = Math.max(0, this.scroll + rows);
+  }
+}
+
+export { visibleWidth };

@@ -1,0 +1,357 @@
+/**
+ * The TUI's built-in slash commands. Anything else starting with "/" (extension and plugin
+ * commands, prompt templates, skills) goes through session.prompt, which runs or expands it.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { fuzzyFilter } from "../../core/models/model-resolver.js";
+import type { AnyModel, ThinkingLevel } from "../../core/types.js";
+import type { TuiApp } from "./app.js";
+import { BINDING_DESCRIPTIONS, formatKey, Keybindings } from "./keys.js";
+import type { SelectItem } from "./layers.js";
+import { findThemes } from "./theme.js";
+
+export interface BuiltinCommand {
+  name: string;
+  description: string;
+  run(app: TuiApp, args: string): Promise<boolean | void> | boolean | void;
+}
+
+const notice = (app: TuiApp, text: string, level: "info" | "warning" | "error" | "success" = "info") => app.addNotice(text, level);
+
+export const BUILTIN_COMMANDS: BuiltinCommand[] = [
+  { name: "model", description: "Switch the model (fuzzy search)", run: (app, args) => selectModel(app, args) },
+  { name: "thinking", description: "Set the thinking level", run: (app, args) => selectThinking(app, args) },
+  { name: "settings", description: "Thinking, theme, queue modes, compaction, retry…", run: (app) => settingsMenu(app) },
+  { name: "new", description: "Start a new session", run: (app) => newSession(app) },
+  { name: "resume", description: "Resume a previous session (searchable)", run: (app) => resumeSession(app) },
+  { name: "tree", description: "Navigate the session tree: jump, fork, label", run: async (app) => (await import("./tree.js")).openTree(app) },
+  { name: "fork", description: "Start a new session from an earlier user message", run: (app) => forkSession(app) },
+  { name: "clone", description: "Duplicate the current branch into a new session", run: (app) => cloneSession(app) },
+  { name: "compact", description: "Compact the context now [custom instructions]", run: (app, args) => compact(app, args) },
+  { name: "export", description: "Export the session to HTML [file]", run: (app, args) => exportSession(app, args) },
+  { name: "name", description: "Set the session name", run: (app, args) => nameSession(app, args) },
+  { name: "session", description: "Show the session file, id, messages, tokens and cost", run: (app) => sessionInfo(app) },
+  { name: "hotkeys", description: "Show the keyboard shortcuts", run: (app) => hotkeys(app) },
+  { name: "reload", description: "Reload keybindings and themes (and extensions, when installed)", run: (app) => reload(app) },
+  { name: "quit", description: "Quit", run: (app) => void app.quit(0) },
+  { name: "exit", description: "Quit", run: (app) => void app.quit(0) },
+];
+
+/** Run `text` if it names a built-in command; returns false to let session.prompt handle it. */
+export async function runBuiltinCommand(app: TuiApp, text: string): Promise<boolean> {
+  const m = /^\/(\S+)\s*([\s\S]*)$/.exec(text.trim());
+  if (!m) return false;
+  const cmd = BUILTIN_COMMANDS.find((c) => c.name === m[1]);
+  if (!cmd) return false;
+  const r = await cmd.run(app, m[2]!.trim());
+  return r !== false;
+}
+
+// ---- model and thinking ------------------------------------------------------------------------
+
+async function selectModel(app: TuiApp, query: string): Promise<void> {
+  const registry = app.kernel.service<any>("model-registry");
+  if (!registry) return notice(app, "No model registry is installed", "error");
+  let models: AnyModel[] = await registry.getAvailable();
+  if (!models.length) models = registry.getAll();
+  // The scripted faux model is for tests and demos: listed only when it is in use.
+  if (app.session.model?.provider !== "faux") models = models.filter((m) => m.provider !== "faux");
+  if (!models.length) return notice(app, `No models are configured (see ${app.kernel.agentDir}/models.json)`, "warning");
+  const key = (m: AnyModel) => `${m.provider}/${m.id}`;
+  const set = async (m: AnyModel) => {
+    await app.session.setModel(m);
+    notice(app, `Model: ${key(m)}${m.reasoning ? ` (thinking ${app.session.thinkingLevel})` : ""}`, "success");
+  };
+  if (query) {
+    const exact = models.find((m) => key(m) === query || m.id === query);
+    if (exact) return set(exact);
+    const hits = fuzzyFilter(models, query, (m) => `${key(m)} ${m.name ?? ""}`);
+    if (hits.length === 1) return set(hits[0]!);
+  }
+  const cur = app.session.model as AnyModel | undefined;
+  const items: SelectItem<AnyModel>[] = models
+    .slice()
+    .sort((a, b) => key(a).localeCompare(key(b)))
+    .map((m) => ({
+      label: key(m),
+      description: [m.name && m.name !== m.id ? m.name : "", cur && key(cur) === key(m) ? "✓ current" : ""].filter(Boolean).join("  "),
+      value: m,
+      searchText: `${key(m)} ${m.name ?? ""}`,
+    }));
+  const picked = await app.select("Select a model", items, {
+    search: true,
+    initialIndex: Math.max(0, items.findIndex((i) => cur && key(i.value) === key(cur))),
+    maxVisible: 12,
+  }, undefined);
+  if (picked) await set(picked);
+}
+
+async function selectThinking(app: TuiApp, arg: string): Promise<void> {
+  const levels = app.session.getAvailableThinkingLevels() as ThinkingLevel[];
+  if (levels.length < 2) return notice(app, "This model has no thinking levels", "info");
+  let level = arg as ThinkingLevel;
+  if (!arg || !levels.includes(level)) {
+    if (arg) notice(app, `Unknown thinking level "${arg}" (${levels.join(", ")})`, "warning");
+    const picked = await app.select<ThinkingLevel>(
+      "Thinking level",
+      levels.map((l) => ({ label: l, value: l, description: l === app.session.thinkingLevel ? "✓ current" : undefined })),
+      { initialIndex: Math.max(0, levels.indexOf(app.session.thinkingLevel)) },
+    );
+    if (!picked) return;
+    level = picked;
+  }
+  const set = app.session.setThinkingLevel(level);
+  notice(app, `Thinking level: ${set}`, "success");
+}
+
+// ---- settings -----------------------------------------------------------------------------------
+
+async function settingsMenu(app: TuiApp): Promise<void> {
+  const settings = app.kernel.settings;
+  type Entry = { id: string; label: string; value: () => string; choices: () => string[]; set: (v: string) => void };
+  const onOff = ["on", "off"];
+  const entries: Entry[] = [
+    {
+      id: "thinking",
+      label: "Thinking level",
+      value: () => app.session.thinkingLevel,
+      choices: () => app.session.getAvailableThinkingLevels(),
+      set: (v) => app.session.setThinkingLevel(v),
+    },
+    {
+      id: "theme",
+      label: "Theme",
+      value: () => app.theme.name,
+      choices: () => [...app.themes.keys()],
+      set: (v) => {
+        const t = app.themes.get(v);
+        if (t) app.setTheme(t);
+        settings.update({ theme: v });
+      },
+    },
+    {
+      id: "hideThinking",
+      label: "Hide thinking blocks",
+      value: () => (app.showThinking ? "off" : "on"),
+      choices: () => onOff,
+      set: (v) => {
+        app.showThinking = v === "off";
+        app.chat.invalidateAll();
+        settings.update({ hideThinkingBlock: v === "on" });
+      },
+    },
+    {
+      id: "steering",
+      label: "Steering mode",
+      value: () => app.session.steeringMode,
+      choices: () => ["one-at-a-time", "all"],
+      set: (v) => {
+        app.session.steeringMode = v;
+        settings.update({ steeringMode: v });
+      },
+    },
+    {
+      id: "followUp",
+      label: "Follow-up mode",
+      value: () => app.session.followUpMode,
+      choices: () => ["one-at-a-time", "all"],
+      set: (v) => {
+        app.session.followUpMode = v;
+        settings.update({ followUpMode: v });
+      },
+    },
+    {
+      id: "compaction",
+      label: "Auto-compaction",
+      value: () => (app.session.autoCompactionEnabled ? "on" : "off"),
+      choices: () => onOff,
+      set: (v) => {
+        app.session.autoCompactionEnabled = v === "on";
+        settings.update({ compaction: { ...settings.get().compaction, enabled: v === "on" } });
+      },
+    },
+    {
+      id: "retry",
+      label: "Auto-retry",
+      value: () => (app.session.autoRetryEnabled ? "on" : "off"),
+      choices: () => onOff,
+      set: (v) => {
+        app.session.autoRetryEnabled = v === "on";
+        settings.update({ retry: { ...settings.get().retry, enabled: v === "on" } });
+      },
+    },
+    {
+      id: "quiet",
+      label: "Quiet startup",
+      value: () => (settings.get().quietStartup ? "on" : "off"),
+      choices: () => onOff,
+      set: (v) => settings.update({ quietStartup: v === "on" }),
+    },
+    {
+      id: "doubleEscape",
+      label: "Double Escape on an empty editor",
+      value: () => String(settings.get().doubleEscapeAction ?? "tree"),
+      choices: () => ["tree", "fork", "none"],
+      set: (v) => settings.update({ doubleEscapeAction: v }),
+    },
+  ];
+  let index = 0;
+  for (;;) {
+    const items = entries.map((e) => ({ label: e.label, description: e.value(), value: e.id }));
+    const id = await app.select("Settings", items, { initialIndex: index, hint: "↑↓ move · Enter change · Esc close" });
+    if (!id) return;
+    index = entries.findIndex((e) => e.id === id);
+    const e = entries[index]!;
+    const choices = e.choices();
+    const v = await app.select(
+      e.label,
+      choices.map((c) => ({ label: c, value: c, description: c === e.value() ? "✓ current" : undefined })),
+      { initialIndex: Math.max(0, choices.indexOf(e.value())) },
+    );
+    if (v !== undefined) {
+      try {
+        e.set(v);
+      } catch (err) {
+        notice(app, (err as Error).message, "error");
+      }
+    }
+  }
+}
+
+// ---- sessions -----------------------------------------------------------------------------------
+
+async function newSession(app: TuiApp): Promise<void> {
+  const r = await app.runtime.newSession();
+  if (r?.cancelled) notice(app, "An extension cancelled the new session", "warning");
+  else notice(app, "New session", "success");
+}
+
+async function resumeSession(app: TuiApp): Promise<void> {
+  const path = await app.pickSession();
+  if (!path) return;
+  if (path === app.session.sessionFile) return notice(app, "That is the current session", "info");
+  const r = await app.runtime.switchSession(path);
+  if (r?.cancelled) notice(app, "An extension cancelled the switch", "warning");
+  else notice(app, `Resumed ${app.session.sessionName ?? path}`, "success");
+}
+
+/** User messages on the current branch, newest first. */
+export function userMessagesOnBranch(app: TuiApp): Array<{ id: string; text: string }> {
+  const sm = app.session.sessionManager;
+  const branch = (sm.getBranch?.() ?? []) as Array<{ id: string; type: string; message?: { role: string; content: unknown } }>;
+  const out: Array<{ id: string; text: string }> = [];
+  for (const e of branch) {
+    if (e.type !== "message" || e.message?.role !== "user") continue;
+    const c = e.message.content;
+    const text = typeof c === "string" ? c : Array.isArray(c) ? c.map((b: any) => (b?.type === "text" ? b.text : "")).join("") : "";
+    out.push({ id: e.id, text });
+  }
+  return out.reverse();
+}
+
+/** Fork into a new session that ends before `entryId` (a user message), with its text in the editor. */
+export async function forkAt(app: TuiApp, entryId: string, text: string): Promise<void> {
+  const file = app.session.sessionFile as string | undefined;
+  if (!file || !existsSync(file)) return notice(app, "The session has not been saved yet (it is saved after the first answer); nothing to fork", "warning");
+  const r = await app.runtime.fork(file, entryId);
+  if (r?.cancelled) return notice(app, "An extension cancelled the fork", "warning");
+  app.editor.setText(text);
+  notice(app, "Forked into a new session; edit the message and send it", "success");
+}
+
+async function forkSession(app: TuiApp): Promise<void> {
+  const msgs = userMessagesOnBranch(app);
+  if (!msgs.length) return notice(app, "No user message to fork from yet", "info");
+  const picked = await app.select(
+    "Fork from a user message",
+    msgs.map((m) => ({ label: m.text.replace(/\s+/g, " ").slice(0, 200), value: m })),
+    { search: true },
+  );
+  if (picked) await forkAt(app, picked.id, picked.text);
+}
+
+async function cloneSession(app: TuiApp): Promise<void> {
+  const r = await app.runtime.clone();
+  if (r?.cancelled) notice(app, "An extension cancelled the clone", "warning");
+  else notice(app, "Cloned into a new session", "success");
+}
+
+async function compact(app: TuiApp, instructions: string): Promise<void> {
+  const s = app.session;
+  if (typeof s.compact !== "function") return notice(app, "Compaction is not available in this build", "warning");
+  if (s.isStreaming) return notice(app, "Wait for the agent to finish (or press Esc) before compacting", "warning");
+  try {
+    await s.compact(instructions || undefined);
+  } catch (e) {
+    notice(app, `Compaction failed: ${(e as Error).message}`, "error");
+  }
+}
+
+async function exportSession(app: TuiApp, arg: string): Promise<void> {
+  const s = app.session;
+  const out = arg ? resolve(app.kernel.cwd, arg) : undefined;
+  let path: string | undefined;
+  if (typeof s.exportToHtml === "function") path = await s.exportToHtml(out);
+  else {
+    const svc = app.kernel.service<(session: unknown, output?: string) => Promise<string>>("export-session");
+    if (svc) path = await svc(s, out);
+    else {
+      const html = app.kernel.service<(input: string, output?: string) => Promise<string>>("export-html");
+      if (!html) return notice(app, "HTML export is not available in this build", "warning");
+      const file = s.sessionFile as string | undefined;
+      if (!file || !existsSync(file)) return notice(app, "The session has not been saved yet; nothing to export", "warning");
+      path = await html(file, out);
+    }
+  }
+  notice(app, `Exported to ${path}`, "success");
+}
+
+async function nameSession(app: TuiApp, arg: string): Promise<void> {
+  let name: string | undefined = arg;
+  if (!name) name = await app.input("Session name", { prefill: app.session.sessionName ?? "" });
+  if (!name?.trim()) return;
+  app.session.setSessionName(name);
+  app.updateTitle();
+  notice(app, `Session name: ${name.trim()}`, "success");
+}
+
+function sessionInfo(app: TuiApp): void {
+  const s = app.session;
+  const st = s.getSessionStats();
+  const t = st.tokens;
+  const lines = [
+    `Session: ${s.sessionName ?? "(unnamed)"}  id ${s.sessionId}`,
+    `File: ${s.sessionFile ?? "(in memory)"}`,
+    `Messages: ${st.userMessages} user, ${st.assistantMessages} assistant, ${st.toolCalls} tool calls`,
+    `Tokens: ${t.input} in, ${t.output} out, ${t.cacheRead} cache read, ${t.cacheWrite} cache write · cost $${st.cost.toFixed(4)}`,
+  ];
+  notice(app, lines.join("\n"), "info");
+}
+
+function hotkeys(app: TuiApp): void {
+  const lines: string[] = ["Keyboard shortcuts:"];
+  for (const [id, keys] of app.keys.entries()) {
+    const d = BINDING_DESCRIPTIONS[id];
+    if (!d || !keys.length) continue;
+    lines.push(`  ${keys.map(formatKey).join(", ").padEnd(24)} ${d}`);
+  }
+  lines.push("  !cmd / !!cmd              run a shell command (with / without sending the output)");
+  lines.push("  @path                     complete a file name");
+  for (const e of app.kernel.shortcuts.list()) lines.push(`  ${formatKey(e.value.key).padEnd(24)} ${e.value.description ?? ""} (${e.source})`);
+  notice(app, lines.join("\n"), "info");
+}
+
+async function reload(app: TuiApp): Promise<boolean> {
+  app.keys = Keybindings.load(`${app.kernel.agentDir}/keybindings.json`);
+  app.editor.setKeybindings(app.keys);
+  for (const e of app.keys.errors) notice(app, e, "warning");
+  const found = findThemes(app.kernel, app.argv);
+  app.themes = found.themes;
+  for (const e of found.errors) notice(app, e, "warning");
+  const t = app.themes.get(app.theme.name) ?? app.themes.get(String(app.kernel.settings.get().theme)) ?? app.theme;
+  app.setTheme(t);
+  if (app.kernel.commands.has("reload")) return false; // the extensions plugin reloads the rest
+  notice(app, "Reloaded keybindings and themes", "success");
+  return true;
+}

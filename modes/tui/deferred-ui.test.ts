@@ -1,0 +1,46 @@
+import { describe, it, expect } from "@jest/globals";
+import { Kernel } from "../../core/kernel.js";
+import { SettingsManager } from "../../core/settings.js";
+import { defineApp } from "../../core/config.js";
+import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
+import { DeferredUi } from "./deferred-ui.js";
+import { Theme } from "./theme.js";
+
+function kernel() {
+  return new Kernel({ app: defineApp("pi", "0.0.0"), cwd: "/tmp", agentDir: "/tmp/agent-none", settings: SettingsManager.inMemory({ theme: "light" } as any) });
+}
+
+describe("the ui before the screen exists", () => {
+  it("replays drawing calls on attach, answers early dialogs with defaults and a diagnostic", async () => {
+    const k = kernel();
+    const d = new DeferredUi(k);
+    expect(d.kind).toBe("tui");
+    expect((d.theme as Theme).name).toBe("light");
+    d.setStatus("ext", "ready");
+    d.setWidget("w", ["line"], { placement: "belowEditor" });
+    d.notify("hello", "warning");
+    await expect(d.select("pick", ["a", "b"])).resolves.toBeUndefined();
+    await expect(d.confirm("ok?", "sure")).resolves.toBe(false);
+    expect(k.diagnostics.list().map((x) => x.message).join("\n")).toMatch(/select\(\) was called before the interactive UI started/);
+
+    const calls: string[] = [];
+    const real: ExtensionUI = {
+      ...createNoopUI(),
+      kind: "tui",
+      setStatus: (key, text) => void calls.push(`status ${key}=${text}`),
+      setWidget: (key, content, o) => void calls.push(`widget ${key} ${JSON.stringify(content)} ${o?.placement}`),
+      notify: (m, t) => void calls.push(`notify ${m} ${t}`),
+      select: async () => "b",
+    };
+    d.attach(real);
+    expect(calls).toEqual(["status ext=ready", 'widget w ["line"] belowEditor', "notify hello warning"]);
+    await expect(d.select("pick", ["a", "b"])).resolves.toBe("b");
+    d.setStatus("ext", "live");
+    expect(calls.at(-1)).toBe("status ext=live");
+
+    d.detach();
+    d.setStatus("ext", "gone");
+    expect(calls.at(-1)).toBe("status ext=live");
+    await expect(d.input("name?")).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * compaction: keeps long sessions inside the model's context window.
+ *
+ * Provides the kernel services
+ *   "compactor"          (core/session/compaction-service.ts) — AgentSession calls it for
+ *                        session.compact(), after every turn (threshold) and on a context overflow;
+ *   "branch-summarizer"  (core/session/tree.ts) — navigateTree({summarize: true}) calls it;
+ * and the slash command /compact [instructions].
+ *
+ * A compaction appends a `compaction` entry (summary, firstKeptEntryId, tokensBefore, details
+ * {readFiles, modifiedFiles}); the history stays in the file, only the context changes.
+ * Settings: compaction.{enabled, reserveTokens, keepRecentTokens}, branchSummary.reserveTokens.
+ */
+import { definePlugin } from "../../core/plugin.js";
+import type { Kernel } from "../../core/kernel.js";
+import type { AgentSession } from "../../core/session/agent-session.js";
+import type { CompactionResult, Compactor } from "../../core/session/compaction-service.js";
+import type { CompactionEntry } from "../../core/session/session-entries.js";
+import { getLatestCompactionEntry } from "../../core/session/session-manager.js";
+import { asTreeStore } from "../../core/session/store.js";
+import type { BranchSummarizer } from "../../core/session/tree.js";
+import type { AssistantMessage } from "../../core/types.js";
+import {
+  DEFAULT_COMPACTION_SETTINGS,
+  estimateContextTokens,
+  overThreshold,
+  prepareCompaction,
+  usageTokens,
+  type CompactionSettings,
+} from "./prepare.js";
+import { SummaryAborted, summarizeBranch, summarizeForCompaction } from "./summarize.js";
+
+export * from "./prepare.js";
+export { serializeConversation, formatFileLists, SUMMARIZER_SYSTEM_PROMPT } from "./summarize.js";
+
+function num(v: unknown, fallback: number): number {
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
+export function compactionSettings(kernel: Kernel): CompactionSettings {
+  const c = (kernel.settings.get().compaction ?? {}) as Partial<CompactionSettings>;
+  return {
+    enabled: c.enabled !== false,
+    reserveTokens: num(c.reserveTokens, DEFAULT_COMPACTION_SETTINGS.reserveTokens),
+    keepRecentTokens: num(c.keepRecentTokens, DEFAULT_COMPACTION_SETTINGS.keepRecentTokens),
+  };
+}
+
+class Cancelled extends Error {
+  constructor() {
+    super("Compaction cancelled");
+  }
+}
+
+function validHookResult(r: unknown): r is CompactionResult {
+  const c = r as CompactionResult;
+  return !!c && typeof c.summary === "string" && typeof c.firstKeptEntryId === "string" && typeof c.tokensBefore === "number";
+}
+
+export function createCompactor(kernel: Kernel): Compactor {
+  return {
+    async compact(session, { reason, customInstructions, willRetry, signal }) {
+      await session.emit({ type: "compaction_start", reason });
+      try {
+        const store = asTreeStore(session.sessionManager, "compaction");
+        if (!session.model) throw new Error("no model is selected to write the summary");
+        const path = store.getBranch();
+        const prep = prepareCompaction(path, compactionSettings(kernel));
+        if (!prep) {
+          throw new Error(path[path.length - 1]?.type === "compaction" ? "Already compacted" : "Nothing to compact (the context is smaller than compaction.keepRecentTokens)");
+        }
+        let result: CompactionResult | undefined;
+        let fromHook = false;
+        const hooks = kernel.hooks;
+        if (hooks.session_before_compact.isUsed()) {
+          const r = await hooks.session_before_compact.promise({
+            type: "session_before_compact",
+            preparation: prep,
+            branchEntries: path,
+            customInstructions,
+            signal,
+          });
+          if (r?.cancel) throw new Cancelled();
+          if (r?.compaction) {
+            if (!validHookResult(r.compaction)) throw new Error("a session_before_compact handler returned a compaction without summary, firstKeptEntryId and tokensBefore");
+            if (!path.some((e) => e.id === r.compaction!.firstKeptEntryId)) {
+              throw new Error(`a session_before_compact handler named firstKeptEntryId "${r.compaction.firstKeptEntryId}", which is not on the current branch`);
+            }
+            result = { ...r.compaction };
+            fromHook = true;
+          }
+        }
+        if (!result) {
+          const s = await summarizeForCompaction(session, prep, signal, customInstructions);
+          result = { summary: s.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: s.details };
+        }
+        if (signal.aborted) throw new Cancelled();
+        result = { ...result, summary: session.redactSecrets(result.summary), details: session.redactSecrets(result.details) };
+        const id = store.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromHook);
+        session.reloadFromStore();
+        if (hooks.session_compact.isUsed()) {
+          await hooks.session_compact.promise({ type: "session_compact", compactionEntry: store.getEntry(id), fromExtension: fromHook });
+        }
+        await session.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: !!willRetry });
+        return result;
+      } catch (error) {
+        const aborted = error instanceof Cancelled || error instanceof SummaryAborted || signal.aborted;
+        const msg = error instanceof Error ? error.message : String(error);
+        await session.emit({
+          type: "compaction_end",
+          reason,
+          aborted,
+          willRetry: false,
+          errorMessage: aborted ? undefined : `${reason === "overflow" ? "Context overflow recovery failed" : "Compaction failed"}: ${msg}`,
+        });
+        throw aborted && !(error instanceof Cancelled) ? new Cancelled() : error;
+      }
+    },
+
+    needsCompaction(session, message) {
+      const settings = compactionSettings(kernel);
+      if (!settings.enabled) return false;
+      const window = session.model?.contextWindow ?? 0;
+      if (!window) return false;
+      let latest: CompactionEntry | null = null;
+      try {
+        latest = getLatestCompactionEntry(asTreeStore(session.sessionManager, "compaction").getBranch());
+      } catch {
+        return false;
+      }
+      const compactedAt = latest ? new Date(latest.timestamp).getTime() : -Infinity;
+      // An answer from before the latest compaction measured the old, larger context.
+      if (message.timestamp <= compactedAt) return false;
+      let tokens: number;
+      if (message.stopReason === "error") {
+        const est = estimateContextTokens(session.messages);
+        if (est.lastUsageIndex === null) return false;
+        const src = session.messages[est.lastUsageIndex] as AssistantMessage;
+        if (src.timestamp <= compactedAt) return false;
+        tokens = est.tokens;
+      } else {
+        if (!message.usage) return false;
+        tokens = usageTokens(message.usage);
+      }
+      return overThreshold(tokens, window, settings);
+    },
+  };
+}
+
+export function createBranchSummarizer(kernel: Kernel): BranchSummarizer {
+  return async (session, entries, opts) => {
+    const reserveTokens = num((kernel.settings.get().branchSummary as { reserveTokens?: unknown } | undefined)?.reserveTokens, 16384);
+    try {
+      const r = await summarizeBranch(session, entries, { ...opts, reserveTokens });
+      return { summary: r.summary, details: r.details };
+    } catch (error) {
+      if (error instanceof SummaryAborted || opts.signal.aborted) return { aborted: true };
+      throw error;
+    }
+  };
+}
+
+export default definePlugin({
+  name: "compaction",
+  version: "1.0.0",
+  kernel: "^1.0.0",
+  description: "Summarises old context when it grows too large (/compact, automatic) and summarises branches left by /tree",
+  setup(api) {
+    api.provide<Compactor>("compactor", createCompactor(api.kernel));
+    api.provide<BranchSummarizer>("branch-summarizer", createBranchSummarizer(api.kernel));
+    api.registerCommand({
+      name: "compact",
+      description: "Summarise older messages to free context (optional: what the summary should focus on)",
+      source: "builtin",
+      async handler(args, ctx) {
+        const session: AgentSession = ctx?.session ?? api.kernel.bound<{ session: AgentSession }>("/compact").session;
+        const r = await session.compact(args.trim() || undefined);
+        ctx?.ui?.notify?.(`Compacted: ${r.tokensBefore} tokens summarised`, "info");
+      },
+    });
+  },
+});

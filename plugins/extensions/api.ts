@@ -1,0 +1,195 @@
+/**
+ * The `pi` object one extension's factory receives. Registration goes to the kernel's
+ * registries through the extension's own PluginApi scope (so /reload undoes it); actions go to
+ * the bound session and throw "Extension runtime not initialized" before it exists.
+ */
+import type { ToolDefinition as KernelTool } from "../../core/types.js";
+import type { ExtensionHost, LoadedExtension } from "./host.js";
+import { tapExtensionEvent } from "./events.js";
+import { execCommand } from "./exec.js";
+import { NOT_INITIALIZED } from "./context.js";
+import type { ExtensionAPI, ProviderConfig, ToolDefinition } from "./types.js";
+
+export const STALE_MESSAGE =
+  "This extension instance was unloaded (by /reload or ctx.reload()); its pi object can no longer be used. The reloaded instance has a new one.";
+
+export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): ExtensionAPI {
+  const kernel = host.kernel;
+  const alive = () => {
+    if (ext.stale) throw new Error(STALE_MESSAGE);
+  };
+  const session = () => {
+    alive();
+    const s = host.session();
+    if (!s) throw new Error(NOT_INITIALIZED);
+    return s;
+  };
+  const fail = (what: string) => (error: unknown) =>
+    kernel.diagnostics.report({ level: "error", source: ext.name, message: `${what} failed`, error });
+
+  const api: ExtensionAPI = {
+    on(event: string, handler: (e: any, ctx: any) => unknown) {
+      alive();
+      if (typeof event !== "string" || !event) throw new TypeError("pi.on(event, handler): event must be an event name");
+      tapExtensionEvent(ext.scope, host.eventHost(ext), event, handler);
+    },
+
+    registerTool(tool: ToolDefinition<any, any>) {
+      alive();
+      host.registerTool(ext, tool);
+    },
+
+    registerCommand(name, options) {
+      alive();
+      if (typeof name !== "string" || !name.trim() || /\s/.test(name.trim())) throw new TypeError(`registerCommand: invalid command name ${JSON.stringify(name)}`);
+      if (!options || typeof options.handler !== "function") throw new TypeError(`registerCommand("${name}"): options.handler must be a function`);
+      const cmdName = name.trim().replace(/^\//, "");
+      ext.scope.registerCommand({
+        name: cmdName,
+        description: options.description,
+        source: "extension",
+        path: ext.path,
+        getArgumentCompletions: options.getArgumentCompletions,
+        handler: (args: string) => host.runCommand(ext, options.handler, args),
+      });
+    },
+
+    registerShortcut(shortcut, options) {
+      alive();
+      if (typeof shortcut !== "string" || !shortcut) throw new TypeError("registerShortcut: the shortcut must be a key id such as \"ctrl+shift+p\"");
+      if (!options || typeof options.handler !== "function") throw new TypeError(`registerShortcut("${shortcut}"): options.handler must be a function`);
+      ext.scope.registerShortcut({
+        key: shortcut,
+        description: options.description,
+        handler: () => options.handler(host.context(ext)),
+      });
+    },
+
+    registerFlag(name, options) {
+      alive();
+      if (typeof name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(name)) throw new TypeError(`registerFlag: invalid flag name ${JSON.stringify(name)}`);
+      const type = options?.type ?? "boolean";
+      if (type !== "boolean" && type !== "string") throw new TypeError(`registerFlag("${name}"): type must be "boolean" or "string"`);
+      ext.flags.set(name, options?.default);
+      ext.scope.registerFlag({
+        name,
+        type,
+        default: options?.default,
+        description: options?.description ?? `flag of extension ${ext.name}`,
+      });
+    },
+
+    getFlag(name) {
+      alive();
+      if (!ext.flags.has(name)) return undefined;
+      const argv = kernel.service<{ flags?: Record<string, unknown> }>("argv");
+      const v = argv?.flags?.[name];
+      if (typeof v === "boolean" || typeof v === "string") return v;
+      return ext.flags.get(name) as boolean | string | undefined;
+    },
+
+    registerMessageRenderer(customType, renderer) {
+      alive();
+      if (typeof renderer !== "function") throw new TypeError(`registerMessageRenderer("${customType}"): the renderer must be a function`);
+      ext.scope.registerMessageRenderer({ customType, render: renderer as (...a: any[]) => unknown });
+    },
+
+    registerProvider(name: string, config: ProviderConfig) {
+      alive();
+      host.registerProvider(ext, name, config);
+    },
+
+    unregisterProvider(name: string) {
+      alive();
+      const undo = ext.providers.get(name);
+      if (undo) {
+        ext.providers.delete(name);
+        undo();
+      }
+    },
+
+    wrapTool(name, wrapper) {
+      alive();
+      if (typeof wrapper !== "function") throw new TypeError(`wrapTool("${name}"): the wrapper must be a function (tool) => tool`);
+      ext.scope.wrapTool(name, wrapper as unknown as (t: KernelTool) => KernelTool);
+    },
+
+    sendMessage(message, options) {
+      session();
+      if (!message || typeof message.customType !== "string") throw new TypeError("sendMessage: the message needs a customType");
+      void host.sendMessage(message, options).catch(fail("sendMessage"));
+    },
+
+    sendUserMessage(content, options) {
+      session();
+      void host.sendUserMessage(content, options).catch(fail("sendUserMessage"));
+    },
+
+    appendEntry(customType, data) {
+      const s = session();
+      if (typeof customType !== "string" || !customType) throw new TypeError("appendEntry: customType must be a non-empty string");
+      const sm = s.sessionManager as unknown as { appendCustomEntry?(t: string, d?: unknown): string };
+      if (typeof sm.appendCustomEntry !== "function") throw new Error("appendEntry: this session store cannot hold custom entries");
+      sm.appendCustomEntry(customType, data);
+    },
+
+    setSessionName(name) {
+      session().setSessionName(name);
+    },
+
+    getSessionName() {
+      return session().sessionName;
+    },
+
+    setLabel(entryId, label) {
+      session().setLabel(entryId, label);
+    },
+
+    exec(command, args, options) {
+      alive();
+      return execCommand(command, args ?? [], host.session()?.cwd ?? kernel.cwd, options);
+    },
+
+    getActiveTools() {
+      return session().getActiveToolNames();
+    },
+
+    getAllTools() {
+      session();
+      return host.allTools();
+    },
+
+    setActiveTools(toolNames) {
+      const s = session();
+      if (!Array.isArray(toolNames)) throw new TypeError("setActiveTools: expected an array of tool names");
+      s.setActiveTools(toolNames.map(String));
+      host.refreshSystemPrompt();
+    },
+
+    getCommands() {
+      session();
+      return host.commandInfos();
+    },
+
+    async setModel(model) {
+      const s = session();
+      if (!model || typeof model.provider !== "string" || typeof model.id !== "string") throw new TypeError("setModel: expected a model from ctx.modelRegistry");
+      const keyless = s.models.isKeyless(model);
+      if (!keyless && (await s.models.getApiKey(model)) === undefined) return false;
+      await s.setModel(model);
+      host.refreshSystemPrompt();
+      return true;
+    },
+
+    getThinkingLevel() {
+      return session().thinkingLevel;
+    },
+
+    setThinkingLevel(level) {
+      session().setThinkingLevel(level);
+    },
+
+    events: host.bus.view(ext.name, (off) => ext.disposers.push(off)),
+  };
+  return api;
+}

@@ -1,0 +1,216 @@
+/**
+ * The `ctx` handed to extension handlers, tools, commands and shortcuts. It reads the live
+ * session on every access (so a ctx captured before `/new` sees the new session), and it
+ * works before binding too: session-bound calls then throw "Extension runtime not initialized".
+ */
+import type { Kernel } from "../../core/kernel.js";
+import type { AgentSession } from "../../core/session/agent-session.js";
+import type { AgentSessionRuntime } from "../../core/session/runtime.js";
+import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
+import { plainTheme } from "./helpers.js";
+import type {
+  CompactOptions,
+  ExtensionCommandContext,
+  ExtensionContext,
+  ReadonlySessionManager,
+  ReplacedSessionContext,
+} from "./types.js";
+
+export const NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading.";
+
+/** What the context needs from the host. */
+export interface ContextHost {
+  readonly kernel: Kernel;
+  session(): AgentSession | undefined;
+  runtime(): AgentSessionRuntime | undefined;
+  isIdle(): boolean;
+  systemPrompt(): string;
+  reload(): Promise<void>;
+  sendMessage(message: any, options?: any): Promise<void>;
+  sendUserMessage(content: any, options?: any): Promise<void>;
+}
+
+const READONLY_METHODS = [
+  "getCwd",
+  "getSessionDir",
+  "getSessionId",
+  "getSessionFile",
+  "getLeafId",
+  "getLeafEntry",
+  "getEntry",
+  "getLabel",
+  "getBranch",
+  "getHeader",
+  "getEntries",
+  "getTree",
+  "getSessionName",
+  "getChildren",
+] as const;
+
+/** A read-only view of the current session's SessionManager (reads only, no appends). */
+export function readonlySessionManager(current: () => unknown): ReadonlySessionManager {
+  const view: Record<string, unknown> = {};
+  for (const m of READONLY_METHODS) {
+    view[m] = (...args: unknown[]) => {
+      const sm = current() as Record<string, unknown> | undefined;
+      if (!sm) throw new Error(NOT_INITIALIZED);
+      const fn = sm[m];
+      if (typeof fn !== "function") throw new Error(`sessionManager.${m}() is not available for this session store`);
+      return (fn as (...a: unknown[]) => unknown).apply(sm, args);
+    };
+  }
+  return view as unknown as ReadonlySessionManager;
+}
+
+const themed = new WeakMap<object, ExtensionUI>();
+
+/** The UI with a theme that is never undefined (a plain one where the mode draws nothing). */
+export function withTheme(ui: ExtensionUI): ExtensionUI {
+  if (ui.theme) return ui;
+  let w = themed.get(ui);
+  if (!w) {
+    w = new Proxy(ui, {
+      get(target, prop, receiver) {
+        if (prop === "theme") return plainTheme;
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    themed.set(ui, w);
+  }
+  return w;
+}
+
+export class UiSource {
+  private readonly noop = new Map<string, ExtensionUI>();
+  constructor(private readonly kernel: Kernel) {}
+  /** The mode's UI, or a no-op one whose unsupported calls are reported once under `owner`. */
+  get(owner: string): ExtensionUI {
+    const ui = this.kernel.service<ExtensionUI>("ui");
+    if (ui) return withTheme(ui);
+    let n = this.noop.get(owner);
+    if (!n) {
+      n = withTheme(createNoopUI((d) => this.kernel.diagnostics.report(d), owner));
+      this.noop.set(owner, n);
+    }
+    return n;
+  }
+  hasUI(): boolean {
+    const ui = this.kernel.service<ExtensionUI>("ui");
+    return !!ui && ui.kind !== "none";
+  }
+}
+
+/** The abort signal of the running turn. */
+function turnSignal(session: AgentSession | undefined): AbortSignal | undefined {
+  return session?.signal;
+}
+
+export function createContext(host: ContextHost, ui: UiSource, owner: string): ExtensionContext {
+  const kernel = host.kernel;
+  const need = (): AgentSession => {
+    const s = host.session();
+    if (!s) throw new Error(NOT_INITIALIZED);
+    return s;
+  };
+  const ctx: ExtensionContext & { session?: AgentSession } = {
+    get ui() {
+      return ui.get(owner) as ExtensionContext["ui"];
+    },
+    get hasUI() {
+      return ui.hasUI();
+    },
+    get mode() {
+      return host.session()?.mode ?? "sdk";
+    },
+    get cwd() {
+      return host.session()?.cwd ?? kernel.cwd;
+    },
+    sessionManager: readonlySessionManager(() => host.session()?.sessionManager),
+    get modelRegistry() {
+      return kernel.service("model-registry");
+    },
+    get model() {
+      return host.session()?.model;
+    },
+    get signal() {
+      return turnSignal(host.session());
+    },
+    isIdle: () => host.isIdle(),
+    abort: () => {
+      const s = host.session();
+      if (s) void s.abort();
+    },
+    hasPendingMessages: () => (host.session()?.pendingMessageCount ?? 0) > 0,
+    shutdown: () => {
+      const fn = kernel.service<() => unknown>("shutdown");
+      if (typeof fn === "function") void Promise.resolve(fn()).catch((error) => kernel.diagnostics.report({ level: "error", source: owner, message: "shutdown failed", error }));
+    },
+    getContextUsage: () => host.session()?.getContextUsage(),
+    compact: (options: CompactOptions = {}) => {
+      const s = need();
+      const fn = (s as unknown as { compact?: (instructions?: string) => Promise<unknown> }).compact;
+      if (typeof fn !== "function") {
+        options.onError?.(new Error("compaction is not available in this build (no compaction plugin)"));
+        return;
+      }
+      void Promise.resolve()
+        .then(() => fn.call(s, options.customInstructions))
+        .then(
+          (r) => options.onComplete?.(r),
+          (e) => (options.onError ? options.onError(e instanceof Error ? e : new Error(String(e))) : kernel.diagnostics.report({ level: "error", source: owner, message: "compaction failed", error: e })),
+        );
+    },
+    getSystemPrompt: () => host.systemPrompt(),
+  };
+  // The kernel's default tool ctx carried the session; tools of other plugins may still read it.
+  Object.defineProperty(ctx, "session", { get: () => host.session(), enumerable: false });
+  return ctx;
+}
+
+function copy<T extends object>(base: T): T {
+  return Object.defineProperties({}, Object.getOwnPropertyDescriptors(base)) as T;
+}
+
+export function createCommandContext(host: ContextHost, base: ExtensionContext): ExtensionCommandContext {
+  const rt = (): AgentSessionRuntime => {
+    const r = host.runtime();
+    if (!r || typeof (r as { replace?: unknown }).replace !== "function") throw new Error("session control needs a session runtime; this host has none");
+    return r;
+  };
+  const replaced = async (withSession?: (ctx: ReplacedSessionContext) => Promise<void>) => {
+    if (!withSession) return;
+    const fresh = copy(createCommandContext(host, base)) as ReplacedSessionContext;
+    fresh.sendMessage = (m, o) => host.sendMessage(m, o);
+    fresh.sendUserMessage = (c, o) => host.sendUserMessage(c, o);
+    await withSession(fresh);
+  };
+  const cmd = copy(base) as ExtensionCommandContext;
+  Object.assign(cmd, {
+    waitForIdle: async () => {
+      await host.session()?.waitForIdle();
+    },
+    newSession: async (options: Parameters<ExtensionCommandContext["newSession"]>[0] = {}) => {
+      const r = await rt().newSession({ parentSession: options.parentSession, setup: options.setup as never });
+      if (!r.cancelled) await replaced(options.withSession);
+      return r;
+    },
+    fork: async (entryId: string, options: Parameters<ExtensionCommandContext["fork"]>[1] = {}) => {
+      const r = await rt().fork(entryId, { position: options.position ?? "before" });
+      if (!r.cancelled) await replaced(options.withSession);
+      return r;
+    },
+    navigateTree: async (targetId: string, options?: Parameters<ExtensionCommandContext["navigateTree"]>[1]) => {
+      const s = host.session();
+      if (!s) throw new Error(NOT_INITIALIZED);
+      const r = await s.navigateTree(targetId, options);
+      return { cancelled: r.cancelled };
+    },
+    switchSession: async (sessionPath: string, options: { withSession?: (ctx: ReplacedSessionContext) => Promise<void> } = {}) => {
+      const r = await rt().switchSession(sessionPath);
+      if (!r.cancelled) await replaced(options.withSession);
+      return r;
+    },
+    reload: () => host.reload(),
+  });
+  return cmd;
+}

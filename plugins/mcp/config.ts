@@ -1,0 +1,366 @@
+/**
+ * MCP server configuration: where servers are declared, the shared `mcpServers` format,
+ * environment-variable expansion, and project trust.
+ *
+ * Sources, lowest precedence first (a later one replaces an earlier server of the same name):
+ *   1. `mcpServers` in the global settings (`<agentDir>/settings.json`)         scope "user"
+ *   2. `mcpServers` in the project settings (`.pi/settings.json`)               scope "project"
+ *   3. `.mcp.json` in the project folder                                        scope "project"
+ * Project servers start only when the project is trusted (kernel service "project-trust").
+ *
+ * One server (the format Claude Code, Cursor and others share):
+ *   {"command": "npx", "args": ["-y", "pkg"], "env": {"TOKEN": "${TOKEN}"}, "cwd": "."}     stdio
+ *   {"url": "https://host/mcp", "headers": {"Authorization": "Bearer ${API_KEY}"}}           HTTP
+ *   "type": "stdio" | "http" | "sse" is optional: a url server without it tries streamable
+ *   HTTP and falls back to the legacy SSE transport. "disabled": true (or "enabled": false)
+ *   keeps a server configured but off. "connectTimeoutMs" / "callTimeoutMs" override the settings
+ *   mcp.connectTimeoutMs / mcp.callTimeoutMs for that server. Other keys are ignored.
+ * Values of command, args, env, cwd, url and headers expand ${VAR} and ${VAR:-default}; a
+ * variable that is unset and has no default makes that server invalid (a diagnostic says which).
+ *
+ * No MCP SDK here: this module is loaded by `pi mcp …` and at session start.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { expandHome } from "../../core/config.js";
+import { jsonErrorPosition } from "../../core/settings.js";
+
+export type McpScope = "user" | "project";
+export type McpTransport = "stdio" | "http" | "sse";
+
+/** A usable server, values expanded. */
+export interface McpServerSpec {
+  name: string;
+  scope: McpScope;
+  /** The file it came from. */
+  source: string;
+  /** "http" with `fallbackToSse` is a url server without an explicit type. */
+  transport: McpTransport;
+  fallbackToSse: boolean;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  /** Per-server overrides of the mcp.* settings. */
+  connectTimeoutMs?: number;
+  callTimeoutMs?: number;
+}
+
+export type McpEntryState = "ok" | "disabled" | "invalid" | "untrusted";
+
+/** One configured server as found (valid or not). */
+export interface McpServerEntry {
+  name: string;
+  scope: McpScope;
+  source: string;
+  state: McpEntryState;
+  spec?: McpServerSpec;
+  /** Why it is invalid or untrusted. */
+  problem?: string;
+  /** The configuration as written (for `pi mcp get`). */
+  raw: unknown;
+}
+
+export interface McpConfigDiagnostic {
+  level: "error" | "warning" | "info";
+  message: string;
+}
+
+export interface McpConfig {
+  entries: McpServerEntry[];
+  diagnostics: McpConfigDiagnostic[];
+  /** Whether the project is trusted (undefined when there are no project servers). */
+  projectTrusted?: boolean;
+}
+
+export const MCP_JSON = ".mcp.json";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
+
+// ---- environment variables ---------------------------------------------------------------
+
+export class MissingEnvError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly where: string,
+  ) {
+    super(`environment variable ${variable} is not set (used in ${where}); set it, or write \${${variable}:-default}`);
+  }
+}
+
+const ENV_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Expand ${VAR} and ${VAR:-default}. An unset VAR without a default throws MissingEnvError. */
+export function expandEnv(value: string, env: NodeJS.ProcessEnv, where: string): string {
+  return value.replace(ENV_RE, (_m, name: string, fallback: string | undefined) => {
+    const v = env[name];
+    if (v !== undefined && v !== "") return v;
+    if (fallback !== undefined) return fallback;
+    if (v !== undefined) return v;
+    throw new MissingEnvError(name, where);
+  });
+}
+
+// ---- one server --------------------------------------------------------------------------
+
+export interface ParseContext {
+  scope: McpScope;
+  source: string;
+  /** Folder that relative `cwd` values are resolved against. */
+  baseDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function stringRecord(v: unknown, what: string): Record<string, string> {
+  if (v === undefined) return {};
+  if (!isObj(v)) throw new Error(`"${what}" must be an object of strings`);
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x === "number" || typeof x === "boolean") out[k] = String(x);
+    else if (typeof x === "string") out[k] = x;
+    else throw new Error(`"${what}.${k}" must be a string`);
+  }
+  return out;
+}
+
+/** Check and expand one server's configuration. */
+export function parseServer(name: string, raw: unknown, ctx: ParseContext): McpServerEntry {
+  const base = { name, scope: ctx.scope, source: ctx.source, raw };
+  const invalid = (problem: string): McpServerEntry => ({ ...base, state: "invalid", problem });
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return invalid(`the server name "${name}" may only use letters, digits, "_", "-" and "."`);
+  if (!isObj(raw)) return invalid("its configuration must be an object");
+  if (raw.disabled === true || raw.enabled === false) return { ...base, state: "disabled" };
+  const type = raw.type ?? raw.transport;
+  const hasCommand = raw.command !== undefined;
+  const hasUrl = raw.url !== undefined;
+  if (type !== undefined && !["stdio", "http", "sse", "streamable-http", "streamableHttp"].includes(String(type))) {
+    return invalid(`unknown "type": ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`);
+  }
+  if (hasCommand && hasUrl) return invalid(`it has both "command" and "url"; keep one`);
+  const timeouts: Pick<McpServerSpec, "connectTimeoutMs" | "callTimeoutMs"> = {};
+  for (const k of ["connectTimeoutMs", "callTimeoutMs"] as const) {
+    const v = raw[k];
+    if (v === undefined) continue;
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) return invalid(`"${k}" must be a positive number of milliseconds`);
+    timeouts[k] = v;
+  }
+  const expand = (v: string, where: string) => expandEnv(v, ctx.env, where);
+  try {
+    if (hasCommand || type === "stdio") {
+      if (type !== undefined && type !== "stdio") return invalid(`"type": "${String(type)}" needs a "url", not a "command"`);
+      if (typeof raw.command !== "string" || !raw.command.trim()) return invalid(`"command" must be a non-empty string`);
+      if (raw.args !== undefined && (!Array.isArray(raw.args) || raw.args.some((a) => typeof a !== "string" && typeof a !== "number"))) {
+        return invalid(`"args" must be an array of strings`);
+      }
+      if (raw.cwd !== undefined && typeof raw.cwd !== "string") return invalid(`"cwd" must be a string`);
+      const env = stringRecord(raw.env, "env");
+      const spec: McpServerSpec = {
+        name,
+        scope: ctx.scope,
+        source: ctx.source,
+        transport: "stdio",
+        fallbackToSse: false,
+        command: expand(raw.command, "command"),
+        args: ((raw.args as unknown[] | undefined) ?? []).map((a, i) => expand(String(a), `args[${i}]`)),
+        env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, expand(v, `env.${k}`)])),
+        ...timeouts,
+      };
+      if (typeof raw.cwd === "string") {
+        const c = expandHome(expand(raw.cwd, "cwd"));
+        spec.cwd = isAbsolute(c) ? c : resolve(ctx.baseDir, c);
+      }
+      return { ...base, state: "ok", spec };
+    }
+    if (hasUrl) {
+      if (typeof raw.url !== "string" || !raw.url.trim()) return invalid(`"url" must be a non-empty string`);
+      const url = expand(raw.url, "url");
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        return invalid(`"url" is not a valid URL: ${url}`);
+      }
+      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return invalid(`"url" must be http:// or https:// (got ${parsed.protocol})`);
+      const headers = stringRecord(raw.headers, "headers");
+      const transport: McpTransport = type === "sse" ? "sse" : "http";
+      return {
+        ...base,
+        state: "ok",
+        spec: {
+          name,
+          scope: ctx.scope,
+          source: ctx.source,
+          transport,
+          fallbackToSse: type === undefined,
+          url,
+          headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expand(v, `headers.${k}`)])),
+          ...timeouts,
+        },
+      };
+    }
+    return invalid(`it needs a "command" (stdio) or a "url" (HTTP)`);
+  } catch (e) {
+    return invalid(e instanceof Error ? e.message : String(e));
+  }
+}
+
+// ---- all servers -------------------------------------------------------------------------
+
+export interface McpJsonFile {
+  path: string;
+  servers?: Obj;
+  /** Set when the file exists but cannot be used. */
+  error?: string;
+}
+
+/** Read `.mcp.json` in `dir`; undefined when there is none. */
+export function readMcpJson(dir: string): McpJsonFile | undefined {
+  const path = join(dir, MCP_JSON);
+  if (!existsSync(path)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    return { path, error: `cannot read it: ${(e as Error).message}` };
+  }
+  if (!text.trim()) return { path, servers: {} };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    return { path, error: `malformed JSON at ${jsonErrorPosition(text, e)}` };
+  }
+  if (!isObj(data)) return { path, error: "it must hold a JSON object" };
+  if (data.mcpServers === undefined) return { path, servers: {} };
+  if (!isObj(data.mcpServers)) return { path, error: `"mcpServers" must be an object` };
+  return { path, servers: data.mcpServers };
+}
+
+export interface CollectInput {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** `mcpServers` of the global settings and where they live. */
+  user?: { servers: unknown; path: string };
+  /** `mcpServers` of the project settings layer. */
+  projectSettings?: { servers: unknown; path: string };
+  mcpJson?: McpJsonFile;
+  /** Whether project servers may start. */
+  trusted: boolean;
+  /** How to trust the project, for the diagnostic. */
+  trustHint: string;
+}
+
+/** Every configured server, last source wins per name; untrusted project servers are marked. */
+export function collectServers(input: CollectInput): McpConfig {
+  const diagnostics: McpConfigDiagnostic[] = [];
+  const byName = new Map<string, McpServerEntry>();
+  const add = (servers: unknown, scope: McpScope, source: string) => {
+    if (servers === undefined || servers === null) return;
+    if (!isObj(servers)) {
+      diagnostics.push({ level: "error", message: `"mcpServers" in ${source} must be an object; ignored` });
+      return;
+    }
+    for (const [name, raw] of Object.entries(servers)) {
+      let entry = parseServer(name, raw, { scope, source, baseDir: input.cwd, env: input.env });
+      if (scope === "project" && !input.trusted && entry.state !== "disabled") {
+        entry = { ...entry, state: "untrusted", spec: undefined, problem: `project not trusted; ${input.trustHint}` };
+      }
+      const prev = byName.get(name);
+      if (prev && entry.state === "untrusted" && prev.scope === "user") {
+        // An untrusted project cannot replace a server the user configured.
+        diagnostics.push({ level: "warning", message: `MCP server "${name}" in ${source} is ignored: the project is not trusted (using the one from ${prev.source})` });
+        continue;
+      }
+      if (prev) diagnostics.push({ level: "info", message: `MCP server "${name}" from ${source} replaces the one from ${prev.source}` });
+      byName.set(name, entry);
+    }
+  };
+  if (input.user) add(input.user.servers, "user", input.user.path);
+  if (input.projectSettings) add(input.projectSettings.servers, "project", input.projectSettings.path);
+  if (input.mcpJson) {
+    if (input.mcpJson.error) diagnostics.push({ level: "error", message: `${input.mcpJson.path}: ${input.mcpJson.error}; its MCP servers are ignored` });
+    else add(input.mcpJson.servers, "project", input.mcpJson.path);
+  }
+  const entries = [...byName.values()];
+  for (const e of entries) {
+    if (e.state === "invalid") diagnostics.push({ level: "error", message: `MCP server "${e.name}" (${e.source}) is misconfigured: ${e.problem}` });
+  }
+  const untrusted = entries.filter((e) => e.state === "untrusted");
+  if (untrusted.length) {
+    diagnostics.push({
+      level: "warning",
+      message: `skipped ${untrusted.length} project MCP server${untrusted.length === 1 ? "" : "s"} (${untrusted.map((e) => e.name).join(", ")}): this project is not trusted. ${input.trustHint}`,
+    });
+  }
+  const hasProject = entries.some((e) => e.scope === "project");
+  return { entries, diagnostics, projectTrusted: hasProject ? input.trusted : undefined };
+}
+
+/** Whether any server is configured anywhere (cheap: used to decide whether to load the rest). */
+export function hasAnyServer(input: Pick<CollectInput, "user" | "projectSettings" | "mcpJson">): boolean {
+  const n = (v: unknown) => (isObj(v) ? Object.keys(v).length : v === undefined ? 0 : 1);
+  return n(input.user?.servers) + n(input.projectSettings?.servers) + (input.mcpJson ? (input.mcpJson.error ? 1 : n(input.mcpJson.servers)) : 0) > 0;
+}
+
+/** A stable fingerprint of a spec: a changed configuration reconnects. */
+export function specKey(spec: McpServerSpec | undefined): string {
+  return spec ? JSON.stringify([spec.transport, spec.fallbackToSse, spec.command, spec.args, spec.env, spec.cwd, spec.url, spec.headers, spec.connectTimeoutMs, spec.callTimeoutMs]) : "";
+}
+
+/** Describe where a server runs, for listings. */
+export function describeTarget(spec: Pick<McpServerSpec, "transport" | "command" | "args" | "url" | "fallbackToSse">): string {
+  if (spec.transport === "stdio") return [spec.command, ...(spec.args ?? [])].map((a) => (/\s/.test(a ?? "") ? JSON.stringify(a) : a)).join(" ");
+  return `${spec.url}${spec.fallbackToSse ? "" : ` (${spec.transport})`}`;
+}
+
+// ---- from the kernel -----------------------------------------------------------------------
+
+/** The kernel service another plugin provides (`--trust`, the `trustedProjects` setting, the TUI prompt). */
+export interface ProjectTrust {
+  isTrusted(cwd: string): boolean | Promise<boolean>;
+}
+
+interface KernelLike {
+  cwd: string;
+  agentDir: string;
+  app: { name: string };
+  settings: { getGlobal(): Obj; getProject(): Obj; projectPath(): string | undefined };
+  service<T>(name: string): T | undefined;
+}
+
+/** The sources of a kernel, without deciding trust yet. */
+export function kernelSources(kernel: KernelLike): Pick<CollectInput, "user" | "projectSettings" | "mcpJson"> {
+  const g = kernel.settings.getGlobal();
+  const p = kernel.settings.getProject();
+  return {
+    user: g.mcpServers !== undefined ? { servers: g.mcpServers, path: join(kernel.agentDir, "settings.json") } : undefined,
+    projectSettings: p.mcpServers !== undefined ? { servers: p.mcpServers, path: kernel.settings.projectPath() ?? join(kernel.cwd, ".pi", "settings.json") } : undefined,
+    mcpJson: readMcpJson(kernel.cwd),
+  };
+}
+
+export function trustHint(kernel: KernelLike): string {
+  return `To trust it, run ${kernel.app.name} with --trust, or add ${JSON.stringify(kernel.cwd)} to "trustedProjects" in ${join(kernel.agentDir, "settings.json")}`;
+}
+
+/** Whether the project is trusted: the "project-trust" service decides; without it, it is not. */
+export async function isProjectTrusted(kernel: KernelLike): Promise<boolean> {
+  const trust = kernel.service<ProjectTrust>("project-trust");
+  if (!trust || typeof trust.isTrusted !== "function") return false;
+  try {
+    return !!(await trust.isTrusted(kernel.cwd));
+  } catch {
+    return false;
+  }
+}
+
+/** Load every configured server of this kernel's project and user. */
+export async function loadMcpConfig(kernel: KernelLike, env: NodeJS.ProcessEnv = process.env): Promise<McpConfig> {
+  const sources = kernelSources(kernel);
+  const needsTrust = hasAnyServer({ projectSettings: sources.projectSettings, mcpJson: sources.mcpJson });
+  const trusted = needsTrust ? await isProjectTrusted(kernel) : false;
+  return collectServers({ cwd: kernel.cwd, env, ...sources, trusted, trustHint: trustHint(kernel) });
+}

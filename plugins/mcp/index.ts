@@ -1,0 +1,131 @@
+/**
+ * The MCP plugin: tools of Model Context Protocol servers as ordinary registered tools.
+ *
+ * Setup only registers (no file reads, no SDK): the `session_start` tap loads the manager —
+ * and through it the MCP SDK — only when some server is configured, starts connecting every
+ * server at once and returns; the first prompt (`input` tap) waits until the attempts have
+ * settled, so the model sees the tools from its first turn. `session_shutdown` (exit) closes
+ * every connection; a session switch keeps them.
+ *
+ * Registers: subcommand `pi mcp list|get|add|remove`, slash command `/mcp [reconnect [name]]`,
+ * kernel service "mcp" (McpService). See README.md in this folder for the configuration.
+ */
+import { definePlugin } from "../../core/plugin.js";
+import type { Kernel } from "../../core/kernel.js";
+import type { ExtensionUI } from "../../core/ui.js";
+import type { McpManager, McpServerView } from "./manager.js";
+
+/** The kernel service "mcp". */
+export interface McpService {
+  /** Servers with status and tools (empty before the first session start). */
+  list(): McpServerView[];
+  /** "direct" or "search". */
+  readonly mode: "direct" | "search";
+  /** Resolves once every connection attempt so far has settled. */
+  whenSettled(): Promise<void>;
+  /** Re-read the configuration and connect what is not connected (or, with a name, that server again). */
+  reconnect(name?: string): Promise<void>;
+  /** Close every connection. */
+  shutdown(): Promise<void>;
+  /** The text /mcp shows. */
+  statusText(): Promise<string>;
+}
+
+export default definePlugin({
+  name: "mcp",
+  version: "1.0.0",
+  kernel: "^1.0.0",
+  description: "Model Context Protocol servers as tools",
+  setup(api) {
+    const kernel = api.kernel;
+    let manager: McpManager | undefined;
+    let loading: Promise<McpManager> | undefined;
+
+    const getManager = (): Promise<McpManager> =>
+      (loading ??= import("./manager.js").then((m) => (manager = new m.McpManager(kernel, api))));
+
+    /** Cheap check: any server configured anywhere? (reads .mcp.json's existence and the settings objects) */
+    const anyConfigured = async (): Promise<boolean> => {
+      const { kernelSources, hasAnyServer } = await import("./config.js");
+      return hasAnyServer(kernelSources(kernel));
+    };
+
+    api.on("session_start", async () => {
+      if (!manager && !(await anyConfigured())) return;
+      const m = await getManager();
+      // Connect in the background; the first prompt waits (below).
+      void m.start().catch((error) => api.report("error", "MCP start failed", error));
+    });
+
+    api.on("input", async () => {
+      if (manager) await manager.whenSettled();
+      return undefined;
+    });
+
+    api.on("session_shutdown", async (event) => {
+      if (!manager || event.reason === "switch" || event.reason === "reload") return;
+      await manager.shutdown();
+    });
+
+    const service: McpService = {
+      list: () => manager?.list() ?? [],
+      get mode() {
+        return manager?.mode ?? "direct";
+      },
+      whenSettled: async () => {
+        if (loading) await (await loading).whenSettled();
+      },
+      reconnect: async (name) => (await getManager()).reconnect(name),
+      shutdown: async () => {
+        if (manager) await manager.shutdown();
+      },
+      statusText: async () => {
+        const { formatStatus } = await import("./manager.js");
+        if (manager) await manager.whenSettled();
+        return formatStatus(manager?.list() ?? [], manager?.mode ?? "direct");
+      },
+    };
+    api.provide("mcp", service);
+
+    api.registerCommand({
+      name: "mcp",
+      description: "MCP servers: status and tools; /mcp reconnect [server] retries",
+      source: "builtin",
+      getArgumentCompletions: (prefix: string) => {
+        const words = ["reconnect", ...(manager?.list().map((s) => `reconnect ${s.name}`) ?? [])];
+        return words.filter((w) => w.startsWith(prefix)).map((w) => ({ value: w, label: w }));
+      },
+      handler: async (args: string, ctx: any) => {
+        const [sub, name] = args.trim().split(/\s+/).filter(Boolean);
+        if (sub && sub !== "reconnect" && sub !== "list" && sub !== "status") {
+          show(kernel, ctx, `Unknown /mcp argument "${sub}". Use /mcp (status and tools) or /mcp reconnect [server].`, "warning");
+          return;
+        }
+        if (sub === "reconnect") {
+          try {
+            await service.reconnect(name);
+          } catch (e) {
+            show(kernel, ctx, (e as Error).message, "error");
+            return;
+          }
+        }
+        show(kernel, ctx, await service.statusText(), "info");
+      },
+    });
+
+    api.registerSubcommand({
+      name: "mcp",
+      description: "Manage MCP servers (list, get, add, remove)",
+      usage: "mcp list | get <name> | add <name> <command|url> [args...] | remove <name>",
+      run: async (args, ctx) => (await import("./cli.js")).runMcpSubcommand(args, ctx),
+    });
+  },
+});
+
+/** Show text to the user: the UI when there is one, else an info diagnostic. */
+function show(kernel: Kernel, ctx: any, text: string, level: "info" | "warning" | "error"): void {
+  const ui = (ctx?.ui ?? kernel.service<ExtensionUI>("ui")) as ExtensionUI | undefined;
+  if (ui && ui.kind !== "none" && typeof ui.notify === "function") ui.notify(text, level);
+  else kernel.diagnostics.report({ level, source: "mcp", message: text });
+}
+

@@ -1,0 +1,153 @@
+/**
+ * The permission gate: built in, on by default, a tap on `tool_call`.
+ *
+ * Policy: settings `permissions: {allow, ask, deny}` (rule syntax in rules.ts and the README),
+ * global and project layers combined (an untrusted project's `allow` rules and `yolo` are
+ * ignored; its `deny` and `ask` rules always apply). Without a matching rule, dangerous bash
+ * asks and everything else is allowed.
+ *
+ * `ask` goes to the mode's UI (kernel service "ui": the TUI's dialog, RPC's
+ * extension_ui_request) with a deadline (`permissions.askTimeoutMs`, default 60 s). Without a
+ * UI the call is blocked — fail closed — and the reason is both in the tool result the model
+ * reads and in a diagnostic. `--yolo` (or the setting `yolo: true`) turns ask into allow; deny
+ * always wins.
+ */
+import { definePlugin } from "../../core/plugin.js";
+import type { Kernel } from "../../core/kernel.js";
+import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
+import { dialogDeadline, type ExtensionUI } from "../../core/ui.js";
+import { compilePolicy, describeCall, evaluate, type CompiledPolicy, type Evaluation, type PermissionPolicy } from "./rules.js";
+
+export { compilePolicy, dangerousCommandReason, evaluate, parseRule, splitCommand, globToRegExp, describeCall } from "./rules.js";
+export type { CompiledPolicy, Decision, Evaluation, PermissionPolicy } from "./rules.js";
+
+export const DEFAULT_ASK_TIMEOUT_MS = 60_000;
+const SOURCE = "permission-gate";
+
+type Obj = Record<string, unknown>;
+
+function rulesOf(v: unknown, kind: "allow" | "ask" | "deny"): unknown[] {
+  if (!v || typeof v !== "object") return [];
+  const list = (v as Obj)[kind];
+  return Array.isArray(list) ? list : list === undefined ? [] : [list];
+}
+
+export interface GateState {
+  policy: CompiledPolicy;
+  yolo: boolean;
+  askTimeoutMs: number;
+}
+
+/** The policy in force now (settings are read at every call, so a change applies at once). */
+export function currentPolicy(kernel: Kernel): GateState {
+  const trusted = kernel.service<{ isTrusted(cwd?: string): boolean }>("project-trust")?.isTrusted() ?? false;
+  const g = kernel.settings.getGlobal() as Obj;
+  const p = kernel.settings.getProject() as Obj;
+  const merged: Partial<PermissionPolicy> = { allow: [], ask: [], deny: [] };
+  for (const kind of ["allow", "ask", "deny"] as const) {
+    merged[kind]!.push(...(rulesOf(g.permissions, kind) as string[]));
+    // An untrusted project may tighten the policy, never loosen it.
+    if (trusted || kind !== "allow") merged[kind]!.push(...(rulesOf(p.permissions, kind) as string[]));
+  }
+  const over = kernel.settings.get();
+  const argv = kernel.service<{ flags?: Obj }>("argv");
+  const yoloSetting = trusted ? over.yolo === true : g.yolo === true;
+  const timeout = Number((over.permissions as Obj | undefined)?.askTimeoutMs);
+  return {
+    policy: compilePolicy(merged),
+    yolo: argv?.flags?.yolo === true || yoloSetting,
+    askTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_ASK_TIMEOUT_MS,
+  };
+}
+
+export interface PermissionGate {
+  /** What the gate would decide for a call (before asking). */
+  check(toolName: string, input: Record<string, unknown>): Evaluation & { yolo: boolean };
+  /** The tool_call tap itself. */
+  onToolCall(event: ToolCallEvent): Promise<ToolCallResult | undefined>;
+}
+
+export function createPermissionGate(kernel: Kernel): PermissionGate {
+  const reportedErrors = new Set<string>();
+  const report = (level: "warning" | "info" | "error", message: string) =>
+    kernel.diagnostics.report({ level, source: SOURCE, hook: "tool_call", message });
+
+  const state = () => {
+    const s = currentPolicy(kernel);
+    for (const e of s.policy.errors) {
+      if (reportedErrors.has(e)) continue;
+      reportedErrors.add(e);
+      report("error", `settings: ${e} (rule ignored)`);
+    }
+    return s;
+  };
+
+  return {
+    check(toolName, input) {
+      const s = state();
+      return { ...evaluate(s.policy, toolName, input, kernel.cwd), yolo: s.yolo };
+    },
+    async onToolCall(event) {
+      const s = state();
+      const ev = evaluate(s.policy, event.toolName, event.input, kernel.cwd);
+      if (ev.decision === "allow") return undefined;
+      const what = describeCall(event.toolName, event.input);
+      if (ev.decision === "deny") {
+        report("warning", `blocked ${what} (${ev.reason})`);
+        return { block: true, reason: `Blocked by the permission gate: ${what} matches ${ev.reason}.` };
+      }
+      if (s.yolo) return undefined;
+      const ui = kernel.service<ExtensionUI>("ui");
+      if (!ui || ui.kind === "none") {
+        report("warning", `blocked ${what}: it needs permission (${ev.reason}) and this mode has no UI to ask`);
+        return {
+          block: true,
+          reason:
+            `Blocked by the permission gate: ${what} needs permission (${ev.reason}), and there is no user interface to ask. ` +
+            `Run with --yolo, or add a matching rule to "permissions.allow" in settings, to let it run.`,
+        };
+      }
+      const wait = s.askTimeoutMs >= 1000 ? `${Math.round(s.askTimeoutMs / 1000)} s` : `${s.askTimeoutMs} ms`;
+      const title = `Allow ${what}?\n(${ev.reason}; no answer in ${wait} means No)`;
+      // The UI runs the timeout; our own deadline (a little later) also closes a dialog that ignored it.
+      const dismiss = new AbortController();
+      const deadline = dialogDeadline<string | undefined | "__timeout__">({ timeout: s.askTimeoutMs + 500 }, "__timeout__");
+      let choice: string | undefined;
+      try {
+        choice = await Promise.race([ui.select(title, ["Yes", "No"], { timeout: s.askTimeoutMs, signal: dismiss.signal }), deadline.promise]);
+        if (choice === "__timeout__") dismiss.abort();
+      } catch (error) {
+        report("warning", `blocked ${what}: the permission dialog failed (${error instanceof Error ? error.message : String(error)})`);
+        return { block: true, reason: `Blocked by the permission gate: ${what} needs permission (${ev.reason}) and the dialog failed.` };
+      } finally {
+        deadline.cancel();
+      }
+      if (choice === "Yes") return undefined;
+      if (choice === undefined || choice === "__timeout__") {
+        report("warning", `blocked ${what}: no answer to the permission dialog within ${wait}`);
+        return { block: true, reason: `Blocked by the permission gate: ${what} needs permission (${ev.reason}) and nobody answered within ${wait}.` };
+      }
+      report("info", `blocked ${what}: the user said no`);
+      return { block: true, reason: `Blocked by the permission gate: the user did not allow ${what}.` };
+    },
+  };
+}
+
+export default definePlugin({
+  name: "permission-gate",
+  version: "1.0.0",
+  kernel: "^1.0.0",
+  description: "Asks before dangerous tool calls; settings permissions {allow, ask, deny}; --yolo",
+  setup(api) {
+    api.registerFlag({
+      name: "yolo",
+      type: "boolean",
+      description: "Let tool calls the permission gate would ask about run without asking (deny rules still apply)",
+      group: "Prompt and tools",
+    });
+    const gate = createPermissionGate(api.kernel);
+    api.provide<PermissionGate>("permission-gate", gate);
+    // After extension taps (stage 0): the gate judges the arguments as they will run.
+    api.on("tool_call", (event) => gate.onToolCall(event), { stage: 100 });
+  },
+});

@@ -1,0 +1,290 @@
+/**
+ * Permission rules: `Tool` or `Tool(pattern)`.
+ *
+ * - `Tool` is a tool name, or a glob over tool names (`mcp__*`); bare, it matches every call.
+ * - bash: `pattern` is a command glob (`*` = any characters, spaces and slashes included;
+ *   `?` = one character), matched against the whole command and against each simple command
+ *   in it (split at `;`, `&&`, `||`, `|` and newlines), whitespace runs collapsed.
+ *   A deny or ask rule fires when any part matches; an allow rule covers a command only when
+ *   every part is matched by some allow rule (so `bash(git *)` does not allow
+ *   `git status; rm -rf /`).
+ * - tools with a path argument (read, write, edit, ls, grep, find, …): `pattern` is a path
+ *   glob (`**` = any number of folders, `*` = within one name, `?` = one character); relative
+ *   patterns are relative to the working folder, `~` is the home folder.
+ * - any other tool: `pattern` is a glob over the JSON text of the arguments.
+ *
+ * Precedence: deny, then ask, then allow, then the built-in default (dangerous bash asks,
+ * everything else is allowed).
+ */
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+
+export type Decision = "allow" | "ask" | "deny";
+
+export interface PermissionPolicy {
+  allow: string[];
+  ask: string[];
+  deny: string[];
+}
+
+export interface ParsedRule {
+  text: string;
+  tool: RegExp;
+  pattern?: string;
+}
+
+export interface Evaluation {
+  decision: Decision;
+  /** The rule that decided, or undefined for the built-in default. */
+  rule?: string;
+  /** Why (for ask/deny): the rule or the built-in danger found. */
+  reason?: string;
+}
+
+const RULE_RE = /^\s*([A-Za-z0-9_.*?:\-]+)\s*(?:\(([\s\S]*)\))?\s*$/;
+
+/** Parse one rule; returns an error message for a malformed one. */
+export function parseRule(text: unknown): ParsedRule | { error: string } {
+  if (typeof text !== "string" || !text.trim()) return { error: `a rule must be a non-empty string, got ${JSON.stringify(text)}` };
+  const m = RULE_RE.exec(text);
+  if (!m) return { error: `rule ${JSON.stringify(text)} is not "Tool" or "Tool(pattern)"` };
+  const pattern = m[2]?.trim();
+  if (m[2] !== undefined && !pattern) return { error: `rule ${JSON.stringify(text)} has an empty pattern; write "${m[1]}" to match every call` };
+  return { text, tool: globToRegExp(m[1]!, "name"), pattern };
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * A glob as a RegExp. "path": `**` spans folders, `*` and `?` stay inside one name.
+ * "text" / "name": `*` is any run of characters, `?` one character.
+ */
+export function globToRegExp(glob: string, mode: "path" | "text" | "name"): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "*") {
+      if (mode === "path" && glob[i + 1] === "*") {
+        i++;
+        if (glob[i + 1] === "/") {
+          i++;
+          re += "(?:.*/)?";
+        } else if (re.endsWith("/")) {
+          re = re.slice(0, -1) + "(?:/.*)?";
+        } else re += ".*";
+      } else re += mode === "path" ? "[^/]*" : "[\\s\\S]*";
+    } else if (c === "?") re += mode === "path" ? "[^/]" : "[\\s\\S]";
+    else re += escapeRe(c);
+  }
+  return new RegExp(`^${re}$`);
+}
+
+// ---- commands -----------------------------------------------------------------------------------
+
+/** Collapse whitespace runs; trim. */
+function tidy(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
+}
+
+/** The simple commands of a command line (split at ; && || | and newlines, quotes respected). */
+export function splitCommand(command: string): string[] {
+  const parts: string[] = [];
+  let cur = "";
+  let quote: string | undefined;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote) {
+      cur += c;
+      if (c === quote) quote = undefined;
+      else if (c === "\\" && quote === '"' && i + 1 < command.length) cur += command[++i];
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      cur += c;
+      continue;
+    }
+    if (c === "\\" && i + 1 < command.length) {
+      cur += c + command[++i];
+      continue;
+    }
+    if (c === ";" || c === "\n" || c === "|" || (c === "&" && command[i + 1] === "&")) {
+      if (c === "&" || (c === "|" && command[i + 1] === "|")) i++;
+      parts.push(cur);
+      cur = "";
+      continue;
+    }
+    cur += c;
+  }
+  parts.push(cur);
+  return parts.map(tidy).filter(Boolean);
+}
+
+function words(segment: string): string[] {
+  return segment
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => w.replace(/^['"]|['"]$/g, ""));
+}
+
+/** Drop wrappers that do not change what runs: sudo/env/command/nohup/time and VAR=value. */
+function commandWords(segment: string): { words: string[]; sudo: boolean } {
+  let w = words(segment.replace(/^[({]\s*/, ""));
+  let sudo = false;
+  for (;;) {
+    const first = w[0];
+    if (!first) break;
+    if (first === "sudo" || first === "doas") {
+      sudo = true;
+      w = w.slice(1);
+      while (w[0]?.startsWith("-")) w = w.slice(1);
+    } else if (["env", "command", "nohup", "time", "exec", "nice"].includes(first) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(first)) {
+      w = w.slice(1);
+    } else break;
+  }
+  return { words: w, sudo };
+}
+
+const DANGEROUS_RM_TARGET = /^(\/+\*?|\/+\.|~\/?\*?|\$\{?HOME\}?\/?\*?|\.\.(\/.*)?|\.\.\/?\*?)$/;
+
+/**
+ * The built-in default: why this bash command needs a person to say yes, or undefined.
+ * Catches rm -r of /, ~ or .., sudo, chmod/chown 777, curl or wget piped into a shell, and
+ * dd onto a device.
+ */
+export function dangerousCommandReason(command: string): string | undefined {
+  const whole = tidy(command);
+  if (/\b(curl|wget)\b[^|;&]*\|\s*(sudo\s+)?(\S*\/)?(ba|z|da|k|fi|tc|c)?sh\b/.test(whole)) return "a download piped into a shell";
+  if (/\b(ba|z|da|k)?sh\b[^;&|]*(\$\(|<\(|`)\s*(curl|wget)\b/.test(whole)) return "a download run by a shell";
+  for (const seg of splitCommand(command)) {
+    const { words: w, sudo } = commandWords(seg);
+    if (sudo) return "sudo";
+    const cmd = w[0]?.split("/").pop();
+    if (cmd === "rm") {
+      const flags = w.slice(1).filter((x) => x.startsWith("-"));
+      const recursive = flags.some((f) => f === "--recursive" || /^-[a-zA-Z]*[rR]/.test(f));
+      const target = w.slice(1).find((x) => !x.startsWith("-") && DANGEROUS_RM_TARGET.test(x));
+      if (recursive && target) return `recursive rm of ${target}`;
+    }
+    if ((cmd === "chmod" || cmd === "chown") && w.slice(1).some((x) => /^0?777$/.test(x) || /(^|[:=])0?777$/.test(x))) return `${cmd} 777`;
+    if (cmd === "dd" && w.some((x) => /^of=\/dev\//.test(x) && !/^of=\/dev\/(null|zero|stdout|stderr|fd\/\d+)$/.test(x))) return "dd onto a device";
+  }
+  return undefined;
+}
+
+// ---- matching -----------------------------------------------------------------------------------
+
+function expandHome(p: string): string {
+  if (p === "~") return homedir();
+  if (p.startsWith("~/")) return join(homedir(), p.slice(2));
+  return p;
+}
+
+function pathArg(input: Record<string, unknown>): string | undefined {
+  for (const k of ["path", "file_path", "filePath"]) {
+    const v = input?.[k];
+    if (typeof v === "string" && v) return v;
+  }
+  return undefined;
+}
+
+function absolutePath(p: string, cwd: string): string {
+  const e = expandHome(p.replace(/^@/, ""));
+  return isAbsolute(e) ? resolve(e) : resolve(cwd, e);
+}
+
+const PATH_TOOLS = new Set(["read", "write", "edit", "ls", "grep", "find"]);
+
+/** Whether a rule (tool part and pattern) matches one part of the call. */
+function matchesPattern(rule: ParsedRule, toolName: string, input: Record<string, unknown>, cwd: string, segment?: string): boolean {
+  if (!rule.tool.test(toolName)) return false;
+  if (rule.pattern === undefined) return true;
+  if (toolName === "bash") {
+    const text = segment ?? tidy(String(input?.command ?? ""));
+    return globToRegExp(tidy(rule.pattern), "text").test(text);
+  }
+  const p = pathArg(input);
+  if (p !== undefined || PATH_TOOLS.has(toolName)) {
+    const target = absolutePath(p ?? ".", cwd);
+    const pat = absolutePath(rule.pattern, cwd);
+    return globToRegExp(pat, "path").test(target);
+  }
+  return globToRegExp(rule.pattern, "text").test(JSON.stringify(input ?? {}));
+}
+
+/** Deny and ask rules: does any part of the call match? */
+function anyMatch(rule: ParsedRule, toolName: string, input: Record<string, unknown>, cwd: string): boolean {
+  if (toolName === "bash" && rule.pattern !== undefined && rule.tool.test("bash")) {
+    const cmd = String(input?.command ?? "");
+    if (matchesPattern(rule, toolName, input, cwd, tidy(cmd))) return true;
+    return splitCommand(cmd).some((seg) => matchesPattern(rule, toolName, input, cwd, seg));
+  }
+  return matchesPattern(rule, toolName, input, cwd);
+}
+
+/** Allow rules: is every part of the call covered by some rule? Returns the rules used. */
+function allowCovers(rules: ParsedRule[], toolName: string, input: Record<string, unknown>, cwd: string): ParsedRule | undefined {
+  const segs = toolName === "bash" ? splitCommand(String(input?.command ?? "")) : [];
+  // A pattern's * must not swallow a second command: compound commands are judged part by part.
+  if (segs.length <= 1) return rules.find((r) => matchesPattern(r, toolName, input, cwd));
+  const bare = rules.find((r) => r.pattern === undefined && r.tool.test(toolName));
+  if (bare) return bare;
+  let used: ParsedRule | undefined;
+  for (const seg of segs) {
+    const r = rules.find((x) => x.pattern !== undefined && matchesPattern(x, toolName, input, cwd, seg));
+    if (!r) return undefined;
+    used ??= r;
+  }
+  return used;
+}
+
+export interface CompiledPolicy {
+  allow: ParsedRule[];
+  ask: ParsedRule[];
+  deny: ParsedRule[];
+  errors: string[];
+}
+
+export function compilePolicy(policy: Partial<PermissionPolicy>): CompiledPolicy {
+  const out: CompiledPolicy = { allow: [], ask: [], deny: [], errors: [] };
+  for (const kind of ["allow", "ask", "deny"] as const) {
+    const list = policy[kind];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      out.errors.push(`permissions.${kind} must be an array of rules`);
+      continue;
+    }
+    for (const text of list) {
+      const r = parseRule(text);
+      if ("error" in r) out.errors.push(`permissions.${kind}: ${r.error}`);
+      else out[kind].push(r);
+    }
+  }
+  return out;
+}
+
+/** Decide one tool call. */
+export function evaluate(policy: CompiledPolicy, toolName: string, input: Record<string, unknown>, cwd: string): Evaluation {
+  const deny = policy.deny.find((r) => anyMatch(r, toolName, input, cwd));
+  if (deny) return { decision: "deny", rule: deny.text, reason: `deny rule "${deny.text}"` };
+  const ask = policy.ask.find((r) => anyMatch(r, toolName, input, cwd));
+  if (ask) return { decision: "ask", rule: ask.text, reason: `ask rule "${ask.text}"` };
+  const allow = allowCovers(policy.allow, toolName, input, cwd);
+  if (allow) return { decision: "allow", rule: allow.text };
+  if (toolName === "bash") {
+    const why = dangerousCommandReason(String(input?.command ?? ""));
+    if (why) return { decision: "ask", reason: why };
+  }
+  return { decision: "allow" };
+}
+
+/** One line naming the call: `bash: rm -rf /`, `write /etc/passwd`, `tool {"a":1}`. */
+export function describeCall(toolName: string, input: Record<string, unknown>): string {
+  if (toolName === "bash") return `bash: ${tidy(String(input?.command ?? ""))}`.slice(0, 300);
+  const p = pathArg(input);
+  if (p) return `${toolName} ${p}`;
+  const json = JSON.stringify(input ?? {});
+  return `${toolName} ${json.length > 200 ? json.slice(0, 197) + "..." : json}`;
+}

@@ -1,0 +1,110 @@
+/**
+ * providers: one ApiProvider per pi-ai wire API. Setup only registers; each API's pi-ai module
+ * (and the SDK behind it: openai, @anthropic-ai/sdk, @google/genai, …) is imported the first
+ * time a request uses that API, never before. pi-ai's root module is never imported.
+ *
+ * `stream` returns an AssistantStream synchronously (createLazyStream): events are forwarded
+ * once the module has loaded. It never throws: a failed import, a synchronous throw from pi-ai
+ * (e.g. "No API key for provider: x") or an inner stream that breaks off all end the stream
+ * with one `error` event (stopReason "error", or "aborted" when the signal fired).
+ */
+import { definePlugin } from "../../core/plugin.js";
+import type { ApiProvider, AssistantStream, StreamFn } from "../../core/kernel.js";
+import { createLazyStream, describeError } from "../../core/models/event-stream.js";
+
+/** How to get one API's streamSimple function (a dynamic import of its pi-ai subpath). */
+export type StreamLoader = () => Promise<StreamFn>;
+
+// The specifiers are literal so that tsc checks them against pi-ai's exports map and types.
+export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Object.freeze({
+  "openai-completions": async () => (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions as unknown as StreamFn,
+  "openai-responses": async () => (await import("@mariozechner/pi-ai/openai-responses")).streamSimpleOpenAIResponses as unknown as StreamFn,
+  "anthropic-messages": async () => (await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic as unknown as StreamFn,
+  "google-generative-ai": async () => (await import("@mariozechner/pi-ai/google")).streamSimpleGoogle as unknown as StreamFn,
+  "mistral-conversations": async () => (await import("@mariozechner/pi-ai/mistral")).streamSimpleMistral as unknown as StreamFn,
+  "azure-openai-responses": async () =>
+    (await import("@mariozechner/pi-ai/azure-openai-responses")).streamSimpleAzureOpenAIResponses as unknown as StreamFn,
+  "openai-codex-responses": async () =>
+    (await import("@mariozechner/pi-ai/openai-codex-responses")).streamSimpleOpenAICodexResponses as unknown as StreamFn,
+  "google-vertex": async () => (await import("@mariozechner/pi-ai/google-vertex")).streamSimpleGoogleVertex as unknown as StreamFn,
+  "bedrock-converse-stream": async () =>
+    (await import("@mariozechner/pi-ai/bedrock-provider")).bedrockProviderModule.streamSimpleBedrock as unknown as StreamFn,
+});
+
+/** The APIs this plugin serves. */
+export const PI_AI_APIS: readonly string[] = Object.freeze(Object.keys(PI_AI_STREAM_LOADERS));
+
+/**
+ * An ApiProvider whose implementation is loaded on first use (once; concurrent first calls
+ * share the load). A failed load is not cached: the next request tries again.
+ */
+export function createLazyApiProvider(api: string, load: StreamLoader, onLoad?: (api: string) => void): ApiProvider & { readonly loaded: boolean } {
+  let fn: StreamFn | undefined;
+  let loading: Promise<StreamFn> | undefined;
+  const get = (): Promise<StreamFn> => {
+    if (fn) return Promise.resolve(fn);
+    loading ??= load().then(
+      (f) => {
+        if (typeof f !== "function") throw new Error(`the module for API "${api}" has no stream function`);
+        fn = f;
+        onLoad?.(api);
+        return f;
+      },
+      (error: unknown) => {
+        loading = undefined;
+        throw new Error(`cannot load the "${api}" provider module: ${describeError(error)}`, { cause: error });
+      },
+    );
+    return loading;
+  };
+  const stream: StreamFn = (model, context, options): AssistantStream =>
+    createLazyStream(
+      model,
+      () => {
+        // Loaded already: call straight away (a synchronous throw still becomes an error event).
+        if (fn) return fn(model, context, options);
+        return get().then((f) => f(model, context, options));
+      },
+      { signal: options?.signal },
+    );
+  return {
+    api,
+    stream,
+    get loaded() {
+      return fn !== undefined;
+    },
+  };
+}
+
+const loadedApis = new Set<string>();
+
+/** APIs whose pi-ai module this process has loaded through the plugin (for tests and timing). */
+export function loadedProviderApis(): string[] {
+  return [...loadedApis];
+}
+
+/** A providers plugin over a given loader table (tests pass fakes; the default export uses pi-ai's). */
+export function createProvidersPlugin(loaders: Readonly<Record<string, StreamLoader>> = PI_AI_STREAM_LOADERS) {
+  return definePlugin({
+    name: "providers",
+    version: "1.0.0",
+    kernel: "^1.0.0",
+    description: "Streaming for pi-ai's wire APIs, each loaded on first use",
+    setup(api) {
+      for (const [name, load] of Object.entries(loaders)) {
+        api.registerApiProvider(createLazyApiProvider(name, load, (a) => loadedApis.add(a)));
+      }
+      // `--list-models [search]`: the catalog, models.json and registered providers, as a table.
+      api.provide("list-models", async (search?: string) => {
+        const { ModelRegistry } = await import("../../core/models/model-registry.js");
+        const { listModels } = await import("../../core/models/model-resolver.js");
+        const registry = api.kernel.service<InstanceType<typeof ModelRegistry>>("model-registry") ?? ModelRegistry.forKernel(api.kernel);
+        const r = await listModels(registry, search);
+        if (r.stderr) process.stderr.write(r.stderr.endsWith("\n") ? r.stderr : r.stderr + "\n");
+        return r.stdout;
+      });
+    },
+  });
+}
+
+export default createProvidersPlugin();

@@ -1,0 +1,182 @@
+/**
+ * `pi new <kind> <dir>`: create a project from a template. The kinds live in the kernel
+ * service "scaffolds" (a Map kind → Scaffold), so other plugins add theirs
+ * (`registerScaffold(api, {name: "cli", …})`); this plugin brings "extension".
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { definePlugin } from "../../core/plugin.js";
+import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel.js";
+
+export interface ScaffoldContext extends SubcommandContext {
+  /** Words after `pi new <kind> <dir>`. */
+  args: string[];
+}
+
+export interface Scaffold {
+  name: string;
+  description: string;
+  /** Create the project in `dir` (absolute); returns the exit code. */
+  run(dir: string, ctx: ScaffoldContext): Promise<number | void> | number | void;
+}
+
+export type ScaffoldMap = Map<string, Scaffold>;
+
+/** The shared map of scaffolds (created on first use). */
+export function scaffolds(api: PluginApi): ScaffoldMap {
+  let map = api.kernel.service<ScaffoldMap>("scaffolds");
+  if (!(map instanceof Map)) {
+    map = new Map();
+    api.provide("scaffolds", map);
+  }
+  return map;
+}
+
+export function registerScaffold(api: PluginApi, scaffold: Scaffold): () => void {
+  const map = scaffolds(api);
+  if (map.has(scaffold.name)) {
+    api.report("warning", `scaffold "${scaffold.name}" is already registered; keeping the first one`);
+    return () => undefined;
+  }
+  map.set(scaffold.name, scaffold);
+  return () => {
+    if (map.get(scaffold.name) === scaffold) map.delete(scaffold.name);
+  };
+}
+
+/** The root of this package (the folder holding package.json and templates/). */
+export function packageRoot(): string {
+  let d = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(d, "package.json")) && existsSync(join(d, "templates"))) return d;
+    const up = dirname(d);
+    if (up === d) throw new Error("cannot find the package root (templates/ next to package.json)");
+    d = up;
+  }
+}
+
+/** A valid npm package name made from a folder name. */
+export function packageNameFor(dir: string): string {
+  const n = basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[._-]+|[-]+$/g, "");
+  return n || "pi-extension";
+}
+
+/**
+ * Copy a template folder, replacing `{{KEY}}` placeholders in every text file. A file named
+ * `_gitignore` becomes `.gitignore` (npm drops dotfiles named .gitignore from packages).
+ */
+export function copyTemplate(from: string, to: string, vars: Record<string, string>): string[] {
+  const written: string[] = [];
+  const walk = (src: string, dst: string) => {
+    mkdirSync(dst, { recursive: true });
+    for (const name of readdirSync(src).sort()) {
+      const s = join(src, name);
+      const targetName = name === "_gitignore" ? ".gitignore" : name;
+      const d = join(dst, targetName);
+      if (statSync(s).isDirectory()) {
+        if (name === "node_modules") continue;
+        walk(s, d);
+        continue;
+      }
+      let text = readFileSync(s, "utf8");
+      text = text.replace(/\{\{([A-Z_]+)\}\}/g, (m, k: string) => (k in vars ? vars[k]! : m));
+      writeFileSync(d, text);
+      written.push(d);
+    }
+  };
+  walk(from, to);
+  return written;
+}
+
+function isEmptyDir(p: string): boolean {
+  try {
+    return readdirSync(p).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+export function extensionScaffold(kernel: Kernel): Scaffold {
+  return {
+    name: "extension",
+    description: "a TypeScript pi extension with a test that runs against the faux model",
+    run(dir, ctx) {
+      const root = packageRoot();
+      const template = join(root, "templates", "extension");
+      if (!existsSync(template)) {
+        ctx.stderr(`${kernel.app.name} new extension: the template folder ${template} is missing from this installation`);
+        return 1;
+      }
+      const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; version: string };
+      const name = packageNameFor(dir);
+      const files = copyTemplate(template, dir, {
+        NAME: name,
+        HOST_NAME: pkg.name,
+        HOST_VERSION: pkg.version,
+        HOST_SPEC: `file:${root}`,
+        APP: kernel.app.name,
+      });
+      const rel = relative(ctx.cwd, dir) || ".";
+      ctx.stdout(
+        `Created the extension "${name}" in ${rel} (${files.length} files).\n\n` +
+          `Next:\n  cd ${rel}\n  npm install && npm test\n  ${kernel.app.name} -e ./src/index.ts     # try it\n`,
+      );
+      return 0;
+    },
+  };
+}
+
+function usage(kernel: Kernel, map: ScaffoldMap): string {
+  const lines = [`Usage: ${kernel.app.name} new <kind> <dir>`, "", "Kinds:"];
+  for (const s of map.values()) lines.push(`  ${s.name.padEnd(12)} ${s.description}`);
+  return lines.join("\n") + "\n";
+}
+
+export default definePlugin({
+  name: "scaffolds",
+  version: "1.0.0",
+  kernel: "^1.0.0",
+  description: "`new <kind> <dir>`: project scaffolds (extension; other plugins add kinds)",
+  setup(api) {
+    const kernel = api.kernel;
+    const map = scaffolds(api);
+    registerScaffold(api, extensionScaffold(kernel));
+    api.registerSubcommand({
+      name: "new",
+      description: "Create a project from a template (new extension <dir>, …)",
+      usage: "new <kind> <dir>",
+      async run(args, ctx) {
+        const [kind, dir, ...rest] = args;
+        if (!kind || kind === "--help" || kind === "-h") {
+          (kind ? ctx.stdout : ctx.stderr)(usage(kernel, map));
+          return kind ? 0 : 1;
+        }
+        const scaffold = map.get(kind);
+        if (!scaffold) {
+          ctx.stderr(`${kernel.app.name} new: unknown kind "${kind}"\n\n${usage(kernel, map)}`);
+          return 1;
+        }
+        if (!dir) {
+          ctx.stderr(`${kernel.app.name} new ${kind}: name the folder to create, e.g. ${kernel.app.name} new ${kind} ./my-${kind}`);
+          return 1;
+        }
+        const target = resolve(ctx.cwd, dir);
+        if (existsSync(target) && !isEmptyDir(target)) {
+          ctx.stderr(`${kernel.app.name} new ${kind}: ${target} already exists and is not empty; choose another folder`);
+          return 1;
+        }
+        try {
+          const code = await scaffold.run(target, { ...ctx, args: rest });
+          return typeof code === "number" ? code : 0;
+        } catch (error) {
+          ctx.stderr(`${kernel.app.name} new ${kind}: ${error instanceof Error ? error.message : String(error)}`);
+          return 1;
+        }
+      },
+    });
+  },
+});

@@ -1,0 +1,466 @@
+/**
+ * bash: run a command with the configured shell in the project folder.
+ *
+ * stdout and stderr are merged and streamed to `onUpdate` (throttled); the result keeps the
+ * tail of the output (2,000 lines / 50 KB) and, when that cut anything, the whole output is in a
+ * temp file whose path is given. The shell runs in its own process group, so an abort or a
+ * timeout ends everything it started (SIGTERM, then SIGKILL).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, existsSync, statSync, type WriteStream } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { Type, type Static } from "typebox";
+import type { ToolDefinition } from "../../core/types.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, sanitizeOutput, truncateTail, type TruncationResult } from "./truncate.js";
+
+const bashSchema = Type.Object({
+  command: Type.String({ description: "The command line to run" }),
+  timeout: Type.Optional(Type.Number({ description: "Stop the command after this many seconds (no limit by default)" })),
+});
+
+export type BashToolInput = Static<typeof bashSchema>;
+
+export interface BashToolDetails {
+  truncation?: TruncationResult;
+  fullOutputPath?: string;
+}
+
+export interface BashExecOptions {
+  /** Receives stdout and stderr as they arrive. */
+  onData: (data: Buffer) => void;
+  signal?: AbortSignal;
+  /** Seconds. */
+  timeout?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs commands; replace it to run them elsewhere (ssh, a container). `exec` resolves with the
+ * exit code (null when the process was killed by a signal), and rejects with
+ * `new Error("aborted")` after an abort and `new Error("timeout:<seconds>")` after a timeout.
+ */
+export interface BashOperations {
+  exec(command: string, cwd: string, options: BashExecOptions): Promise<{ exitCode: number | null; signal?: NodeJS.Signals | null }>;
+}
+
+export interface BashSpawnContext {
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+export type BashSpawnHook = (context: BashSpawnContext) => BashSpawnContext;
+
+export interface BashToolOptions {
+  operations?: BashOperations;
+  /** Prepended (on its own line) to every command, e.g. `shopt -s expand_aliases`. */
+  commandPrefix?: string;
+  /** The shell to use (settings `shellPath`); default /bin/bash, bash on PATH, then sh. */
+  shellPath?: string;
+  /** Adjusts command, cwd or environment just before the command runs. */
+  spawnHook?: BashSpawnHook;
+}
+
+// ---- shell and processes ----------------------------------------------------------------------
+
+export interface ShellConfig {
+  shell: string;
+  args: string[];
+}
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const p = join(dir, name);
+    try {
+      if (statSync(p).isFile()) return p;
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
+}
+
+/** The shell a command runs in: `shellPath` when given (it must exist), else bash, else sh. */
+export function getShellConfig(shellPath?: string): ShellConfig {
+  if (shellPath) {
+    if (!existsSync(shellPath)) throw new Error(`The configured shell (shellPath) does not exist: ${shellPath}`);
+    return { shell: shellPath, args: ["-c"] };
+  }
+  if (process.platform === "win32") {
+    const candidates = [process.env.ProgramFiles, process.env["ProgramFiles(x86)"]]
+      .filter((d): d is string => !!d)
+      .map((d) => join(d, "Git", "bin", "bash.exe"));
+    for (const c of candidates) if (existsSync(c)) return { shell: c, args: ["-c"] };
+    const onPath = findOnPath("bash.exe");
+    if (onPath) return { shell: onPath, args: ["-c"] };
+    throw new Error("No bash found: install Git for Windows or set shellPath in settings.json");
+  }
+  if (existsSync("/bin/bash")) return { shell: "/bin/bash", args: ["-c"] };
+  const onPath = findOnPath("bash");
+  if (onPath) return { shell: onPath, args: ["-c"] };
+  return { shell: "/bin/sh", args: ["-c"] };
+}
+
+/** Grace period between SIGTERM and SIGKILL when stopping a command. */
+export const KILL_GRACE_MS = 2000;
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * End a process and everything in its process group: SIGTERM now, SIGKILL after
+ * `graceMs` for whatever is still there.
+ */
+export function killProcessTree(pid: number, graceMs = KILL_GRACE_MS): void {
+  if (process.platform === "win32") {
+    try {
+      spawn("taskkill", ["/F", "/T", "/PID", String(pid)], { stdio: "ignore", detached: true }).unref();
+    } catch {
+      /* already gone */
+    }
+    return;
+  }
+  try {
+    process.kill(-pid, "SIGTERM");
+  } catch {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      return; // already gone
+    }
+  }
+  const t = setTimeout(() => {
+    if (groupAlive(pid)) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        /* gone meanwhile */
+      }
+    } else {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }
+  }, graceMs);
+  t.unref();
+}
+
+/** After the shell exits, how long to wait for its pipes to close (a background child may hold them). */
+const STDIO_GRACE_MS = 100;
+
+export function createLocalBashOperations(options: { shellPath?: string } = {}): BashOperations {
+  return {
+    exec(command, cwd, { onData, signal, timeout, env }) {
+      return new Promise((resolve, reject) => {
+        let shell: ShellConfig;
+        try {
+          shell = getShellConfig(options.shellPath);
+        } catch (e) {
+          reject(e);
+          return;
+        }
+        if (!existsSync(cwd)) {
+          reject(new Error(`Working directory does not exist: ${cwd}`));
+          return;
+        }
+        if (signal?.aborted) {
+          reject(new Error("aborted"));
+          return;
+        }
+        const child = spawn(shell.shell, [...shell.args, command], {
+          cwd,
+          env: env ?? process.env,
+          detached: process.platform !== "win32",
+          stdio: ["ignore", "pipe", "pipe"],
+          windowsHide: true,
+        });
+        let timedOut = false;
+        let wasAborted = false;
+        let settled = false;
+        let timer: NodeJS.Timeout | undefined;
+        let graceTimer: NodeJS.Timeout | undefined;
+        const stop = () => {
+          if (child.pid) killProcessTree(child.pid);
+        };
+        const onAbort = () => {
+          wasAborted = true;
+          stop();
+        };
+        if (timeout !== undefined && timeout > 0) {
+          timer = setTimeout(() => {
+            timedOut = true;
+            stop();
+          }, timeout * 1000);
+        }
+        signal?.addEventListener("abort", onAbort, { once: true });
+        child.stdout!.on("data", onData);
+        child.stderr!.on("data", onData);
+
+        let exited = false;
+        let exitCode: number | null = null;
+        let exitSignal: NodeJS.Signals | null = null;
+        let openStreams = 2;
+        const settle = (fn: () => void) => {
+          if (settled) return;
+          settled = true;
+          if (timer) clearTimeout(timer);
+          if (graceTimer) clearTimeout(graceTimer);
+          signal?.removeEventListener("abort", onAbort);
+          child.stdout!.destroy();
+          child.stderr!.destroy();
+          fn();
+        };
+        const finish = () =>
+          settle(() => {
+            if (wasAborted) reject(new Error("aborted"));
+            else if (timedOut) reject(new Error(`timeout:${timeout}`));
+            else resolve({ exitCode, signal: exitSignal });
+          });
+        const onEnd = () => {
+          openStreams--;
+          if (exited && openStreams <= 0) finish();
+        };
+        child.stdout!.once("close", onEnd);
+        child.stderr!.once("close", onEnd);
+        child.once("exit", (code, sig) => {
+          exited = true;
+          exitCode = code;
+          exitSignal = sig;
+          if (openStreams <= 0) finish();
+          else graceTimer = setTimeout(finish, STDIO_GRACE_MS);
+        });
+        child.once("error", (err) => settle(() => reject(new Error(`Could not start ${shell.shell}: ${err.message}`))));
+      });
+    },
+  };
+}
+
+// ---- output collection ------------------------------------------------------------------------
+
+/**
+ * Collects streamed output with bounded memory: a rolling decoded tail for display, counters
+ * for the totals, and a temp file with every byte once the output outgrows the limits.
+ */
+export class OutputCollector {
+  private readonly decoder = new StringDecoder("utf8");
+  private tail = "";
+  /** The tail no longer starts at the beginning of a line. */
+  private tailCut = false;
+  private rawBytes = 0;
+  private newlines = 0;
+  private lastLineBytes = 0;
+  private pending: Buffer[] = [];
+  private file: WriteStream | undefined;
+  private fileError: Error | undefined;
+  filePath: string | undefined;
+
+  constructor(
+    private readonly maxLines = DEFAULT_MAX_LINES,
+    private readonly maxBytes = DEFAULT_MAX_BYTES,
+    private readonly tempPrefix = "pi-bash",
+  ) {}
+
+  append(data: Buffer): void {
+    this.rawBytes += data.length;
+    let last = -1;
+    for (let p = data.indexOf(10); p >= 0; p = data.indexOf(10, p + 1)) {
+      this.newlines++;
+      last = p;
+    }
+    this.lastLineBytes = last < 0 ? this.lastLineBytes + data.length : data.length - last - 1;
+    this.tail += this.decoder.write(data);
+    const keep = this.maxBytes * 2;
+    if (this.tail.length > keep * 2) {
+      const from = this.tail.length - keep;
+      this.tailCut = this.tail.charCodeAt(from - 1) !== 10;
+      this.tail = this.tail.slice(from);
+    }
+    if (this.file) this.file.write(data);
+    else {
+      this.pending.push(data);
+      if (this.overLimits()) this.openFile();
+    }
+  }
+
+  private overLimits(): boolean {
+    return this.rawBytes > this.maxBytes || this.newlines + 1 > this.maxLines;
+  }
+
+  private openFile(): void {
+    this.filePath = join(tmpdir(), `${this.tempPrefix}-${randomBytes(8).toString("hex")}.log`);
+    this.file = createWriteStream(this.filePath);
+    this.file.on("error", (e) => (this.fileError = e));
+    for (const b of this.pending) this.file.write(b);
+    this.pending = [];
+  }
+
+  /** Flush the decoder (at the end of the output). */
+  end(): void {
+    this.tail += this.decoder.end();
+  }
+
+  get lastLineSize(): number {
+    return this.lastLineBytes;
+  }
+
+  snapshot(): { text: string; truncation: TruncationResult; fullOutputPath?: string } {
+    let text = this.tail;
+    if (this.tailCut) {
+      const nl = text.indexOf("\n");
+      if (nl >= 0) text = text.slice(nl + 1);
+    }
+    const t = truncateTail(text, { maxLines: this.maxLines, maxBytes: this.maxBytes });
+    const truncated = this.overLimits();
+    const truncation: TruncationResult = {
+      ...t,
+      truncated,
+      truncatedBy: truncated ? (t.truncatedBy ?? (this.rawBytes > this.maxBytes ? "bytes" : "lines")) : null,
+      totalLines: this.newlines + 1,
+      totalBytes: this.rawBytes,
+    };
+    return { text: t.content, truncation, fullOutputPath: this.filePath };
+  }
+
+  /** Close the temp file; resolves once it is written. */
+  close(): Promise<void> {
+    const f = this.file;
+    if (!f) return Promise.resolve();
+    this.file = undefined;
+    return new Promise((resolve) => {
+      if (this.fileError) return resolve();
+      f.end(() => resolve());
+      f.once("error", () => resolve());
+    });
+  }
+}
+
+// ---- the tool ---------------------------------------------------------------------------------
+
+const UPDATE_INTERVAL_MS = 100;
+
+function checkTimeout(t: unknown): number | undefined {
+  if (t === undefined || t === null) return undefined;
+  if (typeof t !== "number" || !Number.isFinite(t) || t < 0) throw new Error(`timeout must be a positive number of seconds, got ${JSON.stringify(t)}`);
+  // setTimeout cannot wait longer than about 24.8 days; treat longer as no timeout.
+  return t === 0 || t * 1000 > 2 ** 31 - 1 ? undefined : t;
+}
+
+export function createBashToolDefinition(cwd: string, options: BashToolOptions = {}): ToolDefinition<BashToolInput, BashToolDetails | undefined> {
+  const ops = options.operations ?? createLocalBashOperations({ shellPath: options.shellPath });
+  return {
+    name: "bash",
+    label: "bash",
+    description:
+      `Run a shell command in the working directory; stdout and stderr are returned together. ` +
+      `Long output keeps its last ${DEFAULT_MAX_LINES} lines or ${DEFAULT_MAX_BYTES / 1024}KB, and the complete output is saved to a temp file whose path is given. ` +
+      `A timeout in seconds can be set.`,
+    promptSnippet: "Run shell commands (build, test, git, ls, …)",
+    promptGuidelines: [
+      "Use bash for builds, tests, git and other programs; use read, edit and write for files.",
+      "Set a timeout for commands that might not finish on their own (servers, watchers).",
+    ],
+    parameters: bashSchema,
+    async execute(_id, params, signal, onUpdate) {
+      const command = params?.command;
+      if (typeof command !== "string" || command.trim() === "") throw new Error("bash needs a command (a non-empty string)");
+      const timeout = checkTimeout(params.timeout);
+      const full = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
+      let context: BashSpawnContext = { command: full, cwd, env: { ...process.env } };
+      if (options.spawnHook) context = options.spawnHook(context);
+
+      const out = new OutputCollector();
+      let lastUpdate = 0;
+      let timer: NodeJS.Timeout | undefined;
+      let dirty = false;
+      const emit = () => {
+        timer = undefined;
+        if (!onUpdate || !dirty) return;
+        dirty = false;
+        lastUpdate = Date.now();
+        const snap = out.snapshot();
+        try {
+          onUpdate({
+            content: [{ type: "text", text: sanitizeOutput(snap.text) }],
+            details: { truncation: snap.truncation.truncated ? snap.truncation : undefined, fullOutputPath: snap.fullOutputPath },
+          });
+        } catch {
+          /* a failing listener must not break the command */
+        }
+      };
+      const onData = (data: Buffer) => {
+        out.append(data);
+        if (!onUpdate) return;
+        dirty = true;
+        if (timer) return;
+        const wait = UPDATE_INTERVAL_MS - (Date.now() - lastUpdate);
+        if (wait <= 0) emit();
+        else timer = setTimeout(emit, wait);
+      };
+
+      const render = (emptyText: string): { text: string; details?: BashToolDetails } => {
+        out.end();
+        const snap = out.snapshot();
+        const t = snap.truncation;
+        let text = sanitizeOutput(snap.text) || emptyText;
+        if (!t.truncated) return { text };
+        const end = t.totalLines;
+        const start = end - t.outputLines + 1;
+        const where = `Full output: ${snap.fullOutputPath}`;
+        if (t.lastLinePartial) {
+          text += `\n\n[Showing the last ${formatSize(t.outputBytes)} of line ${end} (the line is ${formatSize(out.lastLineSize)}). ${where}]`;
+        } else if (t.truncatedBy === "lines") {
+          text += `\n\n[Showing lines ${start}-${end} of ${end}. ${where}]`;
+        } else {
+          text += `\n\n[Showing lines ${start}-${end} of ${end} (${formatSize(DEFAULT_MAX_BYTES)} limit). ${where}]`;
+        }
+        return { text, details: { truncation: t, fullOutputPath: snap.fullOutputPath } };
+      };
+      const withStatus = (text: string, status: string) => {
+        const body = text.replace(/\n+$/, "");
+        return body ? `${body}\n\n${status}` : status;
+      };
+
+      try {
+        let result: { exitCode: number | null; signal?: NodeJS.Signals | null };
+        try {
+          result = await ops.exec(context.command, context.cwd, { onData, signal, timeout, env: context.env });
+        } catch (e) {
+          if (timer) clearTimeout(timer);
+          const { text } = render("");
+          await out.close();
+          const msg = e instanceof Error ? e.message : String(e);
+          if (msg === "aborted") throw new Error(withStatus(text, "Command aborted"));
+          if (msg.startsWith("timeout:")) throw new Error(withStatus(text, `Command timed out after ${msg.slice(8)} seconds`));
+          throw new Error(withStatus(text, msg));
+        }
+        if (timer) clearTimeout(timer);
+        const { text, details } = render("(no output)");
+        await out.close();
+        if (result.exitCode !== 0 && result.exitCode !== null) {
+          throw new Error(withStatus(text, `Command exited with code ${result.exitCode}`));
+        }
+        if (result.exitCode === null && result.signal) {
+          throw new Error(withStatus(text, `Command was killed by signal ${result.signal}`));
+        }
+        return { content: [{ type: "text", text }], details };
+      } finally {
+        if (timer) clearTimeout(timer);
+      }
+    },
+  };
+}
+
+export function createBashTool(cwd: string, options?: BashToolOptions): ToolDefinition<BashToolInput, BashToolDetails | undefined> {
+  return createBashToolDefinition(cwd, options);
+}

@@ -1,0 +1,101 @@
+/**
+ * Paths as models write them: "~/x", "@src/a.ts" (an @-mention), relative to the project.
+ */
+import { accessSync, constants } from "node:fs";
+import { stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+
+const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+
+/** Strip a leading "@" and expand "~" / "~/…" to the home folder. */
+export function expandPath(filePath: string): string {
+  let p = filePath.startsWith("@") ? filePath.slice(1) : filePath;
+  if (p === "~") return homedir();
+  if (p.startsWith("~/")) p = homedir() + p.slice(1);
+  return p;
+}
+
+/** An absolute path: `filePath` expanded, then resolved against `cwd` when relative. */
+export function resolveToCwd(filePath: string, cwd: string): string {
+  if (typeof filePath !== "string") throw new Error(`Invalid path: expected a string, got ${typeof filePath}`);
+  if (filePath.includes("\0")) throw new Error(`Invalid path: ${JSON.stringify(filePath)} contains a NUL character`);
+  const expanded = expandPath(filePath);
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
+}
+
+function exists(p: string): boolean {
+  try {
+    accessSync(p, constants.F_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Like resolveToCwd, but when the file does not exist tries the spellings a name typed by a
+ * person or a model may differ in from the one on disk (all seen with macOS screenshots):
+ * ordinary vs. special spaces, a narrow no-break space before AM/PM, NFD-decomposed accents,
+ * a typographic apostrophe. Returns the plain resolution when none exists.
+ */
+export function resolveReadPath(filePath: string, cwd: string): string {
+  const plain = resolveToCwd(filePath, cwd);
+  if (exists(plain)) return plain;
+  const spaced = plain.replace(UNICODE_SPACES, " ");
+  const amPm = spaced.replace(/ (AM|PM)\./gi, "\u202F$1.");
+  const nfd = spaced.normalize("NFD");
+  const curly = spaced.replace(/'/g, "\u2019");
+  const nfdCurly = nfd.replace(/'/g, "\u2019");
+  for (const candidate of [spaced, amPm, nfd, curly, nfdCurly]) {
+    if (candidate !== plain && exists(candidate)) return candidate;
+  }
+  return plain;
+}
+
+/**
+ * Throws (code ENOTREGULAR) when `absPath` exists but is neither a regular file nor a folder:
+ * reading a FIFO would block and reading a device like /dev/zero would never end.
+ */
+export async function assertNotSpecialFile(absPath: string): Promise<void> {
+  let st;
+  try {
+    st = await stat(absPath);
+  } catch {
+    return; // missing or unreachable: the caller's own access reports it
+  }
+  if (!st.isFile() && !st.isDirectory()) {
+    throw Object.assign(new Error(`${absPath} is not a regular file`), { code: "ENOTREGULAR" });
+  }
+}
+
+/** A readable message for a file-system error on `displayPath`. */
+export function describeFsError(error: unknown, displayPath: string): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOENT":
+      return `File not found: ${displayPath}`;
+    case "EACCES":
+    case "EPERM":
+      return `Permission denied: ${displayPath}`;
+    case "EISDIR":
+      return `${displayPath} is a directory, not a file (use ls to list it)`;
+    case "ENOTDIR":
+      return `A component of ${displayPath} is not a directory`;
+    case "ELOOP":
+      return `Too many levels of symbolic links (a symlink loop?): ${displayPath}`;
+    case "ENAMETOOLONG":
+      return `Path is too long: ${displayPath}`;
+    case "EMFILE":
+    case "ENFILE":
+      return `Too many open files while accessing ${displayPath}`;
+    case "ENOTREGULAR":
+      return `${displayPath} is not a regular file (a FIFO, socket or device); use bash to read from it`;
+    case "ERR_FS_FILE_TOO_LARGE":
+      return `File is too large to read at once: ${displayPath}`;
+    default: {
+      const msg = error instanceof Error ? error.message : String(error);
+      return `Cannot access ${displayPath}: ${msg}`;
+    }
+  }
+}

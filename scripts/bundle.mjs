@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * Bundles the CLI and the SDK entry into dist/bundle/ with esbuild (after tsc has type-checked
+ * and emitted dist/ with its .d.ts files). One bundle, code-split, so:
+ *  - start-up loads a handful of files instead of hundreds (typebox alone is ~370 ESM files);
+ *  - the `pi` binary and the package entry that extensions import are the same module graph
+ *    (dist/bundle/index.js), so an extension gets the very instances the host runs.
+ * Heavy or optional packages stay external and load lazily on the paths that need them:
+ * pi-ai provider modules, the MCP SDK, blessed, jiti, cosmiconfig.
+ */
+import { build } from "esbuild";
+import { existsSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const outdir = join(root, "dist", "bundle");
+rmSync(outdir, { recursive: true, force: true });
+
+const entryPoints = { cli: join(root, "sdk/cli.ts") };
+if (existsSync(join(root, "sdk/index.ts"))) entryPoints.index = join(root, "sdk/index.ts");
+
+const result = await build({
+  entryPoints,
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: false,
+  legalComments: "none",
+  logLevel: "warning",
+  metafile: true,
+  chunkNames: "chunks/[name]-[hash]",
+  // CommonJS dependencies (tapable, yargs-parser, semver) call require().
+  banner: { js: 'import { createRequire as __piCreateRequire } from "node:module"; const require = __piCreateRequire(import.meta.url);' },
+  external: [
+    "@mariozechner/pi-ai",
+    "@mariozechner/pi-ai/*",
+    "@modelcontextprotocol/sdk",
+    "@modelcontextprotocol/sdk/*",
+    "blessed",
+    "jiti",
+    "cosmiconfig",
+    "zod",
+  ],
+});
+const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+console.log(`bundle: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB → dist/bundle/`);

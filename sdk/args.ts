@@ -1,0 +1,196 @@
+/**
+ * Command-line parsing with yargs, in two passes: pass 1 knows the core flags (enough to find
+ * plugins and extensions); pass 2 also knows the flags plugins and extensions registered.
+ * An unknown flag is reported and ignored; it never swallows the message after it.
+ */
+import yargs from "yargs";
+import type { CliFlag } from "../core/kernel.js";
+
+export interface CoreFlag extends CliFlag {
+  /** A kernel service that must exist for the flag to work; otherwise "not available yet". */
+  requires?: string;
+}
+
+const G_MODE = "Modes";
+const G_SESSION = "Sessions";
+const G_MODEL = "Models";
+const G_PROMPT = "Prompt and tools";
+const G_RES = "Extensions and resources";
+const G_OTHER = "Other";
+
+/** The reference CLI's flags. Those whose feature a plugin provides name the service they need. */
+export const CORE_FLAGS: CoreFlag[] = [
+  { name: "help", alias: "h", type: "boolean", description: "Show this help and exit", group: G_OTHER },
+  { name: "version", alias: "v", type: "boolean", description: "Print the version and exit", group: G_OTHER },
+  { name: "print", alias: "p", type: "boolean", description: "Print mode: run the prompts, print the last answer, exit", group: G_MODE },
+  { name: "mode", type: "string", placeholder: "text|json|rpc", description: "Output mode: text (print), json (event stream), rpc (stdin/stdout protocol)", group: G_MODE },
+  { name: "continue", alias: "c", type: "boolean", description: "Continue the most recent session of this folder", group: G_SESSION, requires: "sessions" },
+  { name: "resume", alias: "r", type: "boolean", description: "Pick a session to resume (interactive)", group: G_SESSION }, // (changed for sessions: sdk/session-setup.ts explains when no picker can run)
+  { name: "session", type: "string", placeholder: "path|id", description: "Open a session file, or the session whose id starts with this prefix", group: G_SESSION, requires: "sessions" },
+  { name: "fork", type: "string", placeholder: "path|id", description: "Start a new session forked from a session file or id", group: G_SESSION, requires: "sessions" },
+  { name: "session-dir", type: "string", placeholder: "dir", description: "Folder for session files", group: G_SESSION, requires: "sessions" },
+  { name: "no-session", type: "boolean", description: "Keep the session in memory only", group: G_SESSION },
+  { name: "export", type: "string", placeholder: "session.jsonl [out.html]", description: "Export a session to a self-contained HTML file and exit", group: G_SESSION, requires: "export-html" },
+  { name: "provider", type: "string", placeholder: "name", description: "Provider of --model", group: G_MODEL },
+  { name: "model", type: "string", placeholder: "pattern", description: "Model: provider/id, id, or a glob; ':level' sets thinking (e.g. sonnet:high)", group: G_MODEL },
+  { name: "models", type: "string", placeholder: "a,b,…", description: "Models to cycle through (patterns, comma separated)", group: G_MODEL },
+  { name: "thinking", type: "string", placeholder: "level", description: "Thinking level: off, minimal, low, medium, high, xhigh", group: G_MODEL },
+  { name: "api-key", type: "string", placeholder: "key", description: "API key for the selected model's provider (this run only, never saved)", group: G_MODEL },
+  { name: "list-models", type: "string", placeholder: "[search]", description: "List models (optionally matching a search) and exit", group: G_MODEL },
+  { name: "system-prompt", type: "string", placeholder: "text|file", description: "Replace the default system prompt head", group: G_PROMPT },
+  { name: "append-system-prompt", type: "string", placeholder: "text|file", description: "Append to the system prompt", group: G_PROMPT },
+  { name: "tools", type: "string", placeholder: "a,b,…", description: "Tools to enable (default: read,bash,edit,write)", group: G_PROMPT },
+  { name: "no-tools", type: "boolean", description: "Disable the built-in tools (--tools adds some back)", group: G_PROMPT },
+  { name: "extension", alias: "e", type: "string", placeholder: "path|npm:pkg|git:repo", description: "Load an extension (repeatable)", group: G_RES, requires: "extensions" },
+  { name: "no-extensions", alias: "ne", type: "boolean", description: "Do not discover extensions (-e still loads)", group: G_RES },
+  { name: "skill", type: "string", placeholder: "path", description: "Load a skill file or folder (repeatable)", group: G_RES, requires: "resources" },
+  { name: "no-skills", alias: "ns", type: "boolean", description: "Do not discover skills", group: G_RES },
+  { name: "prompt-template", type: "string", placeholder: "path", description: "Load a prompt template (repeatable)", group: G_RES, requires: "resources" },
+  { name: "no-prompt-templates", alias: "np", type: "boolean", description: "Do not discover prompt templates", group: G_RES },
+  { name: "theme", type: "string", placeholder: "path", description: "Load a theme (repeatable)", group: G_RES, requires: "themes" },
+  { name: "no-themes", type: "boolean", description: "Do not discover themes", group: G_RES },
+  { name: "verbose", type: "boolean", description: "Verbose start-up output", group: G_OTHER },
+  { name: "offline", type: "boolean", description: "No network use at start-up (also PI_OFFLINE=1)", group: G_OTHER },
+];
+
+/** Flags that take several values when repeated. */
+const REPEATABLE = new Set(["extension", "skill", "prompt-template", "theme"]);
+
+export interface ParsedArgs {
+  /** Flag values by their long name (kebab-case) and camelCase. */
+  flags: Record<string, unknown>;
+  /** Positional words, in order: messages (and @file references). */
+  positionals: string[];
+  /** Options that no flag table knows (reported, ignored). */
+  unknown: string[];
+}
+
+/**
+ * Single-dash words before yargs sees them: a multi-letter alias (`-nc`, `-ne`) becomes its long
+ * flag; a group of known one-letter boolean flags (`-pc`) stays a group; anything else is an
+ * unknown option, kept away from yargs so it cannot split it and swallow the next word.
+ */
+function normaliseShortFlags(argv: string[], flags: CliFlag[]): { argv: string[]; unknown: string[] } {
+  const longAlias = new Map<string, string>();
+  const shortBoolean = new Set<string>();
+  const shortAny = new Set<string>();
+  for (const f of flags) {
+    for (const a of ([] as string[]).concat(f.alias ?? [])) {
+      if (a.length > 1) longAlias.set(a, f.name);
+      else {
+        shortAny.add(a);
+        if (f.type === "boolean") shortBoolean.add(a);
+      }
+    }
+  }
+  const out: string[] = [];
+  const unknown: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const m = /^-([a-zA-Z]{2,})$/.exec(a);
+    if (!m) {
+      out.push(a);
+      continue;
+    }
+    const word = m[1]!;
+    if (longAlias.has(word)) out.push(`--${longAlias.get(word)}`);
+    else if ([...word].every((c) => shortBoolean.has(c)) || ([...word.slice(0, -1)].every((c) => shortBoolean.has(c)) && shortAny.has(word.at(-1)!))) out.push(a);
+    else unknown.push(a);
+  }
+  return { argv: out, unknown };
+}
+
+export function parseArgs(rawArgv: string[], flags: CliFlag[]): ParsedArgs {
+  const pre = normaliseShortFlags(rawArgv, flags);
+  const argv = pre.argv;
+  const options: Record<string, Record<string, unknown>> = {};
+  for (const f of flags) {
+    const o: Record<string, unknown> = { type: f.type === "array" ? "string" : f.type, describe: f.description };
+    if (f.alias) o.alias = f.alias;
+    if (f.default !== undefined) o.default = f.default;
+    options[f.name] = o;
+  }
+  const out = yargs(argv)
+    .help(false)
+    .version(false)
+    .parserConfiguration({
+      "unknown-options-as-args": true,
+      "boolean-negation": false,
+      "populate--": true,
+      "duplicate-arguments-array": true,
+      "strip-aliased": true,
+      "greedy-arrays": false,
+    })
+    .options(options as never)
+    .exitProcess(false)
+    .strict(false)
+    .parseSync() as Record<string, unknown>;
+
+  const positionals: string[] = [];
+  const unknown: string[] = [...pre.unknown];
+  for (const v of (out._ as unknown[]) ?? []) {
+    const s = String(v);
+    if (s.startsWith("-") && s.length > 1 && !/^-\d/.test(s)) unknown.push(s);
+    else positionals.push(s);
+  }
+  for (const v of (out["--"] as unknown[]) ?? []) positionals.push(String(v));
+  const result: Record<string, unknown> = {};
+  for (const f of flags) {
+    let v = out[f.name];
+    if (v === undefined) continue;
+    if (REPEATABLE.has(f.name) || f.type === "array") v = ([] as unknown[]).concat(v).map(String);
+    else if (Array.isArray(v)) v = v[v.length - 1];
+    result[f.name] = v;
+    result[camel(f.name)] = v;
+  }
+  return { flags: result, positionals, unknown };
+}
+
+export function camel(s: string): string {
+  return s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Help text from the flag and subcommand registries. */
+export function renderHelp(opts: {
+  name: string;
+  version: string;
+  flags: Array<CliFlag & { source?: string }>;
+  subcommands: Array<{ name: string; description: string; usage?: string }>;
+  envVar: string;
+}): string {
+  const lines: string[] = [];
+  lines.push(`${opts.name} ${opts.version} — a coding agent for your terminal`, "");
+  lines.push("Usage:");
+  lines.push(`  ${opts.name} [options] [@file …] [message …]   interactive, or print mode when piped`);
+  lines.push(`  ${opts.name} -p "question"                    print the answer and exit`);
+  lines.push(`  ${opts.name} --mode json|rpc …                 machine-readable modes`);
+  if (opts.subcommands.length) lines.push(`  ${opts.name} <command> [args]                  see Commands`);
+  const groups = new Map<string, Array<CliFlag & { source?: string }>>();
+  for (const f of opts.flags) {
+    if (f.hidden) continue;
+    const g = f.group ?? "Extension flags";
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push(f);
+  }
+  for (const [g, fs] of groups) {
+    lines.push("", `${g}:`);
+    for (const f of fs) {
+      const aliases = ([] as string[]).concat(f.alias ?? []).map((a) => (a.length === 1 ? `-${a}` : `--${a}`));
+      const names = [...aliases, `--${f.name}`].join(", ");
+      const ph = f.placeholder ? ` <${f.placeholder}>` : f.type === "string" ? " <value>" : "";
+      lines.push(`  ${(names + ph).padEnd(40)} ${f.description}`);
+    }
+  }
+  if (opts.subcommands.length) {
+    lines.push("", "Commands:");
+    for (const s of opts.subcommands) lines.push(`  ${(s.usage ?? s.name).padEnd(40)} ${s.description}`);
+  }
+  lines.push("", "Environment:");
+  lines.push(`  ${opts.envVar.padEnd(40)} agent folder (default ~/.${opts.name}/agent)`);
+  lines.push(`  ${"PI_TIMING=1".padEnd(40)} print where start-up time goes (stderr)`);
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,23 @@
+/**
+ * The built-in plugins `pi` is made of. A custom CLI may take this list, drop or add plugins.
+ */
+import type { PluginManifest } from "../core/plugin.js";
+import providers from "../plugins/providers/index.js";
+import faux from "../plugins/faux/index.js";
+import tools from "../plugins/tools/index.js";
+import printMode from "../modes/print/index.js";
+import interactiveMode from "../modes/tui/index.js";
+import rpcMode from "../modes/rpc/index.js";
+import resources from "../plugins/resources/index.js";
+import packages from "../plugins/packages/index.js";
+import mcp from "../plugins/mcp/index.js";
+import trust from "../plugins/trust/index.js";
+import permissionGate from "../plugins/permission-gate/index.js";
+import extensions from "../plugins/extensions/index.js";
+import scaffolds from "../plugins/scaffolds/index.js";
+import compaction from "../plugins/compaction/index.js";
+import exportHtml from "../plugins/export-html/index.js";
+
+export function builtinPlugins(): PluginManifest[] {
+  return [providers, faux, tools, printMode, interactiveMode, rpcMode, resources, packages, mcp, trust, permissionGate, extensions, scaffolds, compaction, exportHtml];
+}

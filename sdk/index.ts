@@ -1,0 +1,132 @@
+/**
+ * The host package surface: what extensions and plugins import. The loader aliases
+ * `@mariozechner/pi-coding-agent`, `@earendil-works/pi-coding-agent` and `pi-kernel` to this
+ * file, so an extension written for pi finds the names it imports here.
+ *
+ * Sections: extension API (types and helpers), built-in tools, kernel plugins, testing.
+ */
+import { readFileSync } from "node:fs";
+
+/** This package's version. */
+export const VERSION: string = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+})();
+
+// ---- extension API -----------------------------------------------------------------------------
+
+export type * from "../plugins/extensions/types.js";
+export {
+  defineTool,
+  getAgentDir,
+  isBashToolResult,
+  isEditToolResult,
+  isFindToolResult,
+  isGrepToolResult,
+  isLsToolResult,
+  isReadToolResult,
+  isToolCallEventType,
+  isWriteToolResult,
+} from "../plugins/extensions/helpers.js";
+export { Type } from "typebox";
+export type { Static, TSchema } from "typebox";
+
+// Messages and sessions (read access for extensions).
+export { convertToLlm, createCustomMessage, createUserMessage } from "../core/agent/messages.js";
+export { SessionManager } from "../core/session/session-manager.js";
+export type {
+  CustomEntry,
+  CustomMessageEntry,
+  LabelEntry,
+  ReadonlySessionManager,
+  SessionEntry,
+  SessionHeader,
+  SessionInfo,
+  SessionMessageEntry,
+  SessionTreeNode,
+} from "../core/session/session-manager.js";
+export type {
+  AgentMessage,
+  AgentToolResult,
+  AgentToolUpdateCallback,
+  AssistantMessage,
+  CustomMessage,
+  ImageContent,
+  TextContent,
+  ThinkingLevel,
+  ToolResultMessage,
+  UserMessage,
+} from "../core/types.js";
+export type { ExtensionUI } from "../core/ui.js";
+
+// ---- built-in tools (factories with pluggable operations, output limits) ------------------------
+
+export {
+  createBashTool,
+  createBashToolDefinition,
+  createEditTool,
+  createEditToolDefinition,
+  createFindTool,
+  createFindToolDefinition,
+  createGrepTool,
+  createGrepToolDefinition,
+  createLocalBashOperations,
+  createLsTool,
+  createLsToolDefinition,
+  createReadTool,
+  createReadToolDefinition,
+  createWriteTool,
+  createWriteToolDefinition,
+  createCodingTools,
+  createReadOnlyTools,
+  createAllTools,
+  withFileMutationQueue,
+  truncateHead,
+  truncateTail,
+  truncateLine,
+  formatSize,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  type BashOperations,
+  type BashSpawnContext,
+  type BashSpawnHook,
+  type BashToolDetails,
+  type BashToolInput,
+  type EditOperations,
+  type EditToolDetails,
+  type EditToolInput,
+  type FindOperations,
+  type FindToolDetails,
+  type FindToolInput,
+  type GrepOperations,
+  type GrepToolDetails,
+  type GrepToolInput,
+  type LsOperations,
+  type LsToolDetails,
+  type LsToolInput,
+  type ReadOperations,
+  type ReadToolDetails,
+  type ReadToolInput,
+  type WriteOperations,
+  type WriteToolInput,
+  type TruncationOptions,
+  type TruncationResult,
+} from "../plugins/tools/index.js";
+
+// ---- kernel plugins ------------------------------------------------------------------------------
+
+export { definePlugin, KERNEL_API_VERSION, type PluginManifest } from "../core/plugin.js";
+export type { Kernel, PluginApi, SlashCommand, Subcommand, CliFlag, ModeDefinition } from "../core/kernel.js";
+export type { ToolWrapper as KernelToolWrapper, ToolDescription } from "../core/tool-registry.js";
+export type { ProjectTrust } from "../plugins/trust/index.js";
+export type { PermissionGate } from "../plugins/permission-gate/index.js";
+export type { Scaffold, ScaffoldContext } from "../plugins/scaffolds/index.js";
+
+// ---- testing ---------------------------------------------------------------------------------------
+
+export { createExtensionHarness, type ExtensionHarness, type ExtensionHarnessOptions } from "./extension-harness.js";
+export { FauxModel, type FauxStep, type FauxResponse } from "../plugins/faux/index.js";
+export { RpcClient, RpcCommandError, type RpcClientOptions } from "./rpc-client.js";

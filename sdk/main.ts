@@ -1,0 +1,306 @@
+/**
+ * createCli(): builds a complete CLI (argv → kernel + plugins → mode) from a list of plugins.
+ * `pi` is one such CLI; teams ship their own with their own name, config folder and inline
+ * extensions.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { packageInfo } from "./package-info.js";
+import { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
+import { Kernel, formatDiagnostic, type ModeContext } from "../core/kernel.js";
+import { PluginHost } from "../core/plugin-host.js";
+import type { PluginManifest } from "../core/plugin.js";
+import { SettingsManager } from "../core/settings.js";
+import { createLoader } from "../core/loader.js";
+import type { Diagnostic, ImageContent } from "../core/types.js";
+import { CORE_FLAGS, parseArgs, renderHelp, type CoreFlag, type ParsedArgs } from "./args.js";
+import { Timing } from "./timing.js";
+import { createSessionRuntime, SessionSetupError } from "./session-setup.js";
+import { processFileArgs, readPipedStdin } from "./file-args.js";
+import { isProjectTrustedAtStartup, untrustedMessage, type ProjectTrust } from "../plugins/trust/index.js"; // (added for extensions: project trust)
+
+export interface CliOptions {
+  name: string;
+  version: string;
+  /** Project config folder (default `.<name>`); the agent dir is `~/<configDir>/agent` or `$<NAME>_CODING_AGENT_DIR`. */
+  configDir?: string;
+  /** Kernel plugins (manifests); the built-ins for `pi`. */
+  plugins: PluginManifest[];
+  /** pi extension factories to load inline (need the extensions plugin). */
+  extensionFactories?: Array<(pi: any) => unknown>;
+  /** Override the environment variable naming the agent dir. */
+  agentDirEnv?: string;
+}
+
+export interface CliIo {
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Cli {
+  app: AppConfig;
+  run(argv: string[], io?: CliIo): Promise<number>;
+}
+
+export function createCli(opts: CliOptions): Cli {
+  const app = defineApp(opts.name, opts.version, opts.configDir);
+  if (opts.agentDirEnv) app.agentDirEnv = opts.agentDirEnv;
+  return {
+    app,
+    run: (argv, io) => runCli(app, opts, argv, io ?? {}),
+  };
+}
+
+class UsageError extends Error {}
+
+async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliIo): Promise<number> {
+  const env = io.env ?? process.env;
+  const timing = new Timing(env.PI_TIMING === "1" || env.PI_TIMING === "true");
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const err = (s: string) => stderr.write(s.endsWith("\n") ? s : s + "\n");
+  const out = (s: string) => stdout.write(s);
+  const cwd = io.cwd ?? process.cwd();
+
+  // Pass 1: the core flags only.
+  let pass1: ParsedArgs;
+  try {
+    pass1 = parseArgs(argv, CORE_FLAGS);
+  } catch (e) {
+    err(`${app.name}: ${(e as Error).message}`);
+    return 1;
+  }
+  timing.mark("parse pass 1");
+  if (pass1.flags.version) {
+    out(app.version + "\n");
+    return 0;
+  }
+  if (pass1.flags.offline || /^(1|true|yes)$/i.test(env.PI_OFFLINE ?? "")) env.PI_OFFLINE = "1";
+
+  const agentDir = resolveAgentDir(app, env);
+  const loader = createLoader({
+    hostAliases: hostAliases(app),
+    cacheDir: resolve(agentDir, "cache", "jiti"),
+  });
+  const settings = await SettingsManager.load({
+    agentDir,
+    cwd,
+    configDir: app.configDir,
+    name: app.name,
+    // (added for extensions: project trust) a project's pi.config.ts is code; it runs only in a trusted project.
+    importTs: (p) => {
+      if (!isProjectTrustedAtStartup({ cwd, agentDir, argv })) {
+        return Promise.reject(new Error(`${p} is code from a project that is not trusted, so it was not run (trust the project with --trust or "trustedProjects" in ${resolve(agentDir, "settings.json")})`));
+      }
+      return loader.import(p);
+    },
+  });
+  timing.mark("settings");
+  const kernel = new Kernel({ app, cwd, agentDir, settings });
+  for (const d of settings.diagnostics) kernel.diagnostics.report(d);
+  // Until a mode takes over, diagnostics go to stderr as they happen.
+  let unsubscribeDiag = kernel.diagnostics.subscribe((d) => printDiagnostic(d), true);
+  function printDiagnostic(d: Diagnostic) {
+    if (d.level === "info" && !pass1.flags.verbose) return;
+    err(formatDiagnostic(d));
+  }
+
+  // Core flags belong to the CLI itself.
+  for (const f of CORE_FLAGS) kernel.flags.register(f.name, f, "cli");
+  kernel.provide("argv", pass1, "cli");
+  kernel.provide("loader", loader, "cli");
+  kernel.provide("timing", timing, "cli");
+  // Session storage is part of the kernel (core/session): the session flags always work.
+  kernel.provide("sessions", true, "cli");
+  if (opts.extensionFactories?.length) kernel.provide("extension-factories", opts.extensionFactories, "cli");
+
+  const host = new PluginHost(kernel);
+  try {
+    await host.load(opts.plugins.map((manifest) => ({ manifest, origin: "builtin", builtin: true })));
+  } catch (e) {
+    err(`${app.name}: a built-in plugin failed to start: ${(e as Error).message}`);
+    return 1;
+  }
+  for (const t of host.timings) timing.record(`plugin ${t.name}`, t.ms);
+  // User plugins named in settings ("plugins": [paths]) load soft.
+  // (changed for extensions: project trust) the project layer's plugins load only in a trusted project.
+  let userPlugins = (settings.get().plugins as unknown as string[] | undefined) ?? [];
+  const projectPlugins = settings.getProject().plugins;
+  if (Array.isArray(projectPlugins) && projectPlugins.length && !kernel.service<ProjectTrust>("project-trust")?.isTrusted(cwd)) {
+    const globalPlugins = settings.getGlobal().plugins;
+    userPlugins = Array.isArray(globalPlugins) ? (globalPlugins as string[]) : [];
+    kernel.service<ProjectTrust>("project-trust")?.noteSkipped({ kind: "plugin", path: projectPlugins.join(", ") });
+    kernel.diagnostics.report({
+      level: "warning",
+      source: settings.projectPath() ?? resolve(cwd, app.configDir),
+      message: untrustedMessage(kernel, `plugins (${(projectPlugins as string[]).join(", ")})`),
+    });
+  }
+  if (Array.isArray(userPlugins) && userPlugins.length) {
+    await host.loadFiles(loader, userPlugins.map((p) => resolve(cwd, p)));
+  }
+  timing.mark("plugins");
+  // Late async work plugins queued during setup (extension loading) finishes here.
+  // (changed for extensions) "ready" may be one function or a list of them, awaited in order.
+  const ready = kernel.service<(() => Promise<void>) | Array<() => Promise<void>>>("ready");
+  for (const step of Array.isArray(ready) ? ready : ready ? [ready] : []) await step();
+  timing.mark("ready");
+
+  // Pass 2: with the flags plugins and extensions registered.
+  const allFlags = kernel.flags.list().map((e) => ({ ...e.value, source: e.source }));
+  const parsed = parseArgs(argv, allFlags);
+  kernel.provide("argv", parsed, "cli");
+  // (added for mcp) A subcommand reads its own options (`pi mcp add --env KEY=V -H "K: V" …`): they are
+  // not warned about as unknown nor checked against the main flags' services.
+  const subcommandWord = parsed.positionals[0];
+  const isSubcommand = !!subcommandWord && kernel.subcommands.has(subcommandWord) && argv.indexOf(subcommandWord) === argv.findIndex((a) => !a.startsWith("-"));
+  if (!isSubcommand) for (const u of parsed.unknown) err(`warning: unknown option ${u} (ignored)`);
+
+  try {
+    if (parsed.flags.help) {
+      out(
+        renderHelp({
+          name: app.name,
+          version: app.version,
+          flags: allFlags,
+          subcommands: uniqueSubcommands(kernel),
+          envVar: app.agentDirEnv,
+        }),
+      );
+      return 0;
+    }
+
+    // Flags whose feature is not installed.
+    for (const f of isSubcommand ? [] : (CORE_FLAGS as CoreFlag[])) {
+      if (f.requires && parsed.flags[f.name] !== undefined && parsed.flags[f.name] !== false && !kernel.hasService(f.requires)) {
+        throw new UsageError(`--${f.name} is not available yet: no installed plugin provides "${f.requires}"`);
+      }
+    }
+
+    // Subcommands: the first word, when a plugin registered it.
+    const first = parsed.positionals[0];
+    if (first && kernel.subcommands.has(first) && argv.indexOf(first) === argv.findIndex((a) => !a.startsWith("-"))) {
+      const sub = kernel.subcommands.get(first)!;
+      const idx = argv.indexOf(first);
+      const code = await sub.run(argv.slice(idx + 1), { kernel, cwd, stdout: out, stderr: err });
+      return typeof code === "number" ? code : 0;
+    }
+
+    // Flags that answer and exit.
+    // (added for extensions) plugins answer their own flags: service "flag-actions" {flag: (value) => output}.
+    for (const [flag, action] of Object.entries(kernel.service<Record<string, (v: unknown) => string | Promise<string>>>("flag-actions") ?? {})) {
+      const v = parsed.flags[flag];
+      if (v !== undefined && v !== false && typeof action === "function") {
+        out(await action(v));
+        return 0;
+      }
+    }
+    if (parsed.flags["list-models"] !== undefined) {
+      const list = kernel.service<(search?: string) => Promise<string>>("list-models");
+      if (!list) throw new UsageError("--list-models is not available: no provider plugin is installed");
+      out(await list((parsed.flags["list-models"] as string) || undefined));
+      return 0;
+    }
+    if (parsed.flags.export !== undefined) {
+      const exporter = kernel.service<(input: string, output?: string) => Promise<string>>("export-html")!;
+      // (changed for sessions) export failures are usage errors: a message, not a stack
+      const target = await exporter(resolve(cwd, String(parsed.flags.export)), parsed.positionals[0] ? resolve(cwd, parsed.positionals[0]) : undefined).catch((e: unknown) => {
+        throw new UsageError(`--export: ${e instanceof Error ? e.message : String(e)}`);
+      });
+      out(`Exported to ${target}\n`);
+      return 0;
+    }
+
+    const stdinIsTTY = !!(io.stdin ?? process.stdin).isTTY;
+    const stdoutIsTTY = !!(stdout as { isTTY?: boolean }).isTTY;
+    const modeFlag = parsed.flags.mode as string | undefined;
+    if (modeFlag !== undefined && !["text", "json", "rpc"].includes(modeFlag) && !kernel.modes.has(modeFlag)) {
+      throw new UsageError(`unknown --mode "${modeFlag}" (expected text, json or rpc)`);
+    }
+
+    // Messages, @file arguments and piped stdin.
+    let messages = [...parsed.positionals];
+    let images: ImageContent[] = [];
+    const isRpc = modeFlag === "rpc";
+    if (isRpc && messages.some((m) => m.startsWith("@"))) throw new UsageError("@file arguments cannot be used with --mode rpc");
+    const files = await processFileArgs(messages, cwd);
+    messages = files.messages;
+    images = files.images;
+    let pipedInput = false;
+    if (!isRpc && !stdinIsTTY) {
+      const text = await readPipedStdin(io.stdin ?? process.stdin);
+      if (text) {
+        pipedInput = true;
+        if (messages.length) messages[0] = `${text}\n\n${messages[0]}`;
+        else messages.unshift(text);
+      }
+    }
+    if (files.prefix) {
+      if (messages.length) messages[0] = files.prefix + messages[0];
+      else messages.unshift(files.prefix.trimEnd());
+    }
+
+    // Which mode.
+    let requested: string;
+    if (modeFlag === "rpc") requested = "rpc";
+    else if (modeFlag === "json") requested = "json";
+    else if (modeFlag && modeFlag !== "text") requested = modeFlag;
+    else if (parsed.flags.print || modeFlag === "text" || pipedInput || !stdinIsTTY || !stdoutIsTTY) requested = "print";
+    else requested = "interactive";
+    const claimed = kernel.hooks.kernel_mode_select.call({ argv: parsed.flags, requested, stdinIsTTY, stdoutIsTTY }) ?? requested;
+    const mode = kernel.modes.get(claimed);
+    if (!mode) throw new UsageError(`the ${claimed} mode is not installed in this build of ${app.name}`);
+    timing.mark("mode select");
+
+    const runtime = await createSessionRuntime({ kernel, parsed, cwd, mode: claimed });
+    timing.mark("session");
+    timing.report(err);
+    unsubscribeDiag();
+    unsubscribeDiag = () => undefined;
+    const ctx: ModeContext = { kernel, argv: parsed.flags, messages, images, runtime };
+    return await mode.run(ctx);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof SessionSetupError) {
+      err(`${app.name}: ${e.message}`);
+      return 1;
+    }
+    if (e instanceof Error && (e as { code?: string }).code === "PI_FILE_ARG") {
+      err(`${app.name}: ${e.message}`);
+      return 1;
+    }
+    err(`${app.name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return 1;
+  } finally {
+    unsubscribeDiag();
+  }
+}
+
+function uniqueSubcommands(kernel: Kernel) {
+  const seen = new Set<unknown>();
+  const out: Array<{ name: string; description: string; usage?: string }> = [];
+  for (const e of kernel.subcommands.list()) {
+    if (seen.has(e.value)) continue;
+    seen.add(e.value);
+    out.push({ name: e.value.name, description: e.value.description, usage: e.value.usage });
+  }
+  return out;
+}
+
+/**
+ * The host packages an extension may import, mapped to the entry of the module graph this
+ * process runs: the bundle's index when running from dist/bundle, else dist/sdk/index.js.
+ */
+function hostAliases(app: AppConfig): Record<string, string> {
+  const here = fileURLToPath(import.meta.url);
+  const root = packageInfo().root;
+  const path = here.includes(`${sep}dist${sep}bundle${sep}`) ? join(root, "dist", "bundle", "index.js") : join(root, "dist", "sdk", "index.js");
+  if (!existsSync(path)) return {};
+  const out: Record<string, string> = {};
+  for (const name of app.hostPackageNames) out[name] = path;
+  return out;
+}
+

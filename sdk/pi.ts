@@ -1,0 +1,16 @@
+/**
+ * `pi` itself: a CLI built with createCli() from the built-in plugins, exactly as a team
+ * would build its own.
+ */
+import { createCli } from "./main.js";
+import { builtinPlugins } from "./builtins.js";
+import { packageInfo } from "./package-info.js";
+
+export function piVersion(): string {
+  return packageInfo().version;
+}
+
+export async function runPiCli(argv: string[]): Promise<number> {
+  const cli = createCli({ name: "pi", version: piVersion(), configDir: ".pi", plugins: builtinPlugins() });
+  return cli.run(argv);
+}

@@ -1,0 +1,435 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench [-- --vs <path to another pi-compatible cli.js>] [--runs N] [--only a,b] [--json out.json]`
+ *
+ * Runs each case several times and prints median, min and max. With --vs, the same cases run
+ * against the other CLI in the same run, alternating ours/theirs per repetition, and the table
+ * gains a ratio column (ours / theirs; below 1 means we are faster or smaller).
+ * Everything runs offline against the loopback scripted LLM server, with throwaway agent dirs.
+ * Tests never assert these numbers; docs/performance.md records them.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { startLlmServer } from "../fixtures/llm-server.mjs";
+import { makeSessionFile, makeSessionStore } from "./generate.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const OURS = join(ROOT, "dist", "bundle", "cli.js");
+
+// ---- arguments ---------------------------------------------------------------------------------
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+const VS = opt("vs") ? resolve(opt("vs")) : undefined;
+const RUNS = Number(opt("runs", "5"));
+const ONLY = opt("only")?.split(",");
+const JSON_OUT = opt("json");
+const DOCS = argv.includes("--write-docs") ? join(ROOT, "docs", "performance.md") : undefined;
+const lines = [];
+const log = (l) => {
+  lines.push(l);
+  console.log(l);
+};
+if (VS && !existsSync(VS)) {
+  console.error(`--vs: no such file ${VS}`);
+  process.exit(2);
+}
+
+// ---- helpers ----------------------------------------------------------------------------------
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+
+/** Run a CLI to completion; returns wall ms, stdout bytes/lines, peak RSS (KiB, via GNU time). */
+function runOnce(cli, args, { env, cwd, input }) {
+  return new Promise((resolveRun) => {
+    const cmd = TIME ? TIME : process.execPath;
+    const full = TIME ? ["-f", "PEAKRSS:%M", process.execPath, cli, ...args] : [cli, ...args];
+    const t0 = performance.now();
+    const child = spawn(cmd, full, { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
+    let bytes = 0;
+    let lines = 0;
+    let err = "";
+    child.stdout.on("data", (c) => {
+      bytes += c.length;
+      for (const b of c) if (b === 10) lines++;
+    });
+    child.stderr.on("data", (c) => (err += c));
+    child.on("close", (code) => {
+      const wall = performance.now() - t0;
+      const m = /PEAKRSS:(\d+)/.exec(err);
+      resolveRun({ code, wall, bytes, lines, rssKiB: m ? Number(m[1]) : undefined, stderr: err.replace(/PEAKRSS:\d+\n?/, "") });
+    });
+    if (input) child.stdin.end(input);
+    else child.stdin.end();
+  });
+}
+
+/** RPC: spawn, send lines, resolve when `until(record)` is true. */
+function rpcSession(cli, { env, cwd, extraArgs = [] }) {
+  const cmd = TIME ? TIME : process.execPath;
+  const full = TIME ? ["-f", "PEAKRSS:%M", process.execPath, cli, "--mode", "rpc", ...extraArgs] : [cli, "--mode", "rpc", ...extraArgs];
+  const t0 = performance.now();
+  const child = spawn(cmd, full, { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
+  let buf = "";
+  let bytes = 0;
+  let records = 0;
+  let waiter;
+  let err = "";
+  child.stderr.on("data", (c) => (err += c));
+  child.stdout.on("data", (c) => {
+    bytes += c.length;
+    buf += c;
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      records++;
+      if (waiter) {
+        let rec;
+        try {
+          rec = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (waiter.until(rec)) {
+          const w = waiter;
+          waiter = undefined;
+          w.resolve(performance.now());
+        }
+      }
+    }
+  });
+  const exited = new Promise((r) => child.on("close", () => r(/PEAKRSS:(\d+)/.exec(err)?.[1])));
+  return {
+    t0,
+    send: (obj) => child.stdin.write(JSON.stringify(obj) + "\n"),
+    wait: (until, timeoutMs = 60000) =>
+      new Promise((res, rej) => {
+        waiter = { until, resolve: res };
+        setTimeout(() => rej(new Error(`rpc wait timed out; stderr: ${err.slice(-500)}`)), timeoutMs).unref();
+      }),
+    stats: () => ({ bytes, records }),
+    close: async () => {
+      child.stdin.end();
+      const rss = await exited;
+      return rss ? Number(rss) : undefined;
+    },
+  };
+}
+
+function makeAgentDir(root, url, name) {
+  const agentDir = join(root, name);
+  mkdirSync(agentDir, { recursive: true });
+  writeFileSync(
+    join(agentDir, "models.json"),
+    JSON.stringify({
+      providers: {
+        bench: {
+          baseUrl: `${url}/v1`,
+          api: "openai-completions",
+          apiKey: "bench-key",
+          models: [{ id: "bench-model", name: "bench", contextWindow: 1000000, maxTokens: 4096 }],
+        },
+      },
+    }),
+  );
+  writeFileSync(
+    join(agentDir, "settings.json"),
+    JSON.stringify({ defaultProvider: "bench", defaultModel: "bench-model", quietStartup: true, retry: { provider: { maxRetries: 0 } } }),
+  );
+  return agentDir;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+// ---- cases -------------------------------------------------------------------------------------
+/**
+ * A case returns { metric: value } per run. Metrics: "wall ms", "peak RSS MiB", "stdout KiB",
+ * "events/s", "first response ms", …
+ */
+const cases = [
+  {
+    name: "--version",
+    run: async (cli, ctx) => {
+      const r = await runOnce(cli, ["--version"], ctx);
+      return { "wall ms": r.wall, "peak RSS MiB": r.rssKiB / 1024 };
+    },
+  },
+  {
+    name: "--help",
+    run: async (cli, ctx) => {
+      const r = await runOnce(cli, ["--help"], ctx);
+      return { "wall ms": r.wall, "peak RSS MiB": r.rssKiB / 1024 };
+    },
+  },
+  {
+    name: "print, short answer",
+    script: { default: { text: "The answer is 42." } },
+    run: async (cli, ctx) => {
+      const r = await runOnce(cli, ["-p", "--no-session", "question"], ctx);
+      if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.stderr.slice(-300)}`);
+      return { "wall ms": r.wall, "peak RSS MiB": r.rssKiB / 1024 };
+    },
+  },
+  {
+    name: "json, 5,000-chunk answer",
+    script: { default: { text: "word ", repeat: 5000, chunkSize: 5 } },
+    run: async (cli, ctx) => {
+      const r = await runOnce(cli, ["--mode", "json", "--no-session", "long answer"], ctx);
+      if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.stderr.slice(-300)}`);
+      return { "wall ms": r.wall, "events/s": r.lines / (r.wall / 1000), "stdout KiB": r.bytes / 1024, "peak RSS MiB": r.rssKiB / 1024 };
+    },
+  },
+  {
+    name: "rpc, spawn → first get_state",
+    rpc: true,
+    run: async (cli, ctx) => {
+      const s = rpcSession(cli, ctx);
+      s.send({ id: "1", type: "get_state" });
+      const t = await s.wait((r) => r.type === "response" && r.id === "1");
+      const rss = await s.close();
+      return { "first response ms": t - s.t0, "peak RSS MiB": rss / 1024 };
+    },
+  },
+  {
+    name: "rpc, 5,000-chunk answer",
+    rpc: true,
+    script: { default: { text: "word ", repeat: 5000, chunkSize: 5 } },
+    run: async (cli, ctx) => {
+      const s = rpcSession(cli, { ...ctx, extraArgs: ["--no-session"] });
+      s.send({ id: "s", type: "get_state" });
+      await s.wait((r) => r.type === "response" && r.id === "s");
+      const before = s.stats();
+      const t0 = performance.now();
+      s.send({ id: "p", type: "prompt", message: "long answer" });
+      const t1 = await s.wait((r) => r.type === "agent_end");
+      const after = s.stats();
+      const rss = await s.close();
+      const events = after.records - before.records;
+      return { "wall ms": t1 - t0, "events/s": events / ((t1 - t0) / 1000), "stdout KiB": (after.bytes - before.bytes) / 1024, "peak RSS MiB": rss / 1024 };
+    },
+  },
+  {
+    name: "rpc, load 10,000-entry session → get_state",
+    rpc: true,
+    setup: (ctx) => {
+      ctx.sessionFile ??= makeSessionFile(join(ctx.root, "big-session.jsonl"), ctx.cwd, 10000);
+    },
+    run: async (cli, ctx) => {
+      const s = rpcSession(cli, { ...ctx, extraArgs: ["--session", ctx.sessionFile] });
+      s.send({ id: "1", type: "get_state" });
+      const t = await s.wait((r) => r.type === "response" && r.id === "1", 120000);
+      const rss = await s.close();
+      return { "first response ms": t - s.t0, "peak RSS MiB": rss / 1024 };
+    },
+  },
+  {
+    name: "list 200 sessions (1 GB store)",
+    inProcess: true,
+    setup: (ctx) => {
+      ctx.store ??= makeSessionStore(join(tmpdir(), "pi-bench-store-1g"), 200, 5 * 1024 * 1024);
+    },
+    run: async (cli, ctx) => {
+      const mod = await importSessionManager(cli);
+      if (!mod) throw new Error("no SessionManager module found beside this cli");
+      const t0 = performance.now();
+      const list = mod.path.includes("/session/") ? await mod.SessionManager.listAll(join(ctx.store, "sessions")) : await listReference(mod, ctx.store);
+      const wall = performance.now() - t0;
+      if (list.length < 200) throw new Error(`listed only ${list.length}`);
+      return { "wall ms": wall };
+    },
+  },
+  {
+    name: "hook dispatch per event (5 taps)",
+    oursOnly: true,
+    inProcess: true,
+    run: async () => {
+      const { Kernel } = await import(pathToFileURL(join(ROOT, "dist/core/kernel.js")).href);
+      const { SettingsManager } = await import(pathToFileURL(join(ROOT, "dist/core/settings.js")).href);
+      const { defineApp } = await import(pathToFileURL(join(ROOT, "dist/core/config.js")).href);
+      const k = new Kernel({ app: defineApp("pi", "0"), cwd: tmpdir(), agentDir: tmpdir(), settings: SettingsManager.inMemory() });
+      let n = 0;
+      for (let i = 0; i < 5; i++) k.scope(`p${i}`).on("message_update", () => void n++);
+      const ev = { type: "message_update", message: {}, assistantMessageEvent: { type: "text_delta", delta: "x" } };
+      const N = 200000;
+      for (let i = 0; i < 1000; i++) await k.hooks.message_update.promise(ev);
+      const t0 = performance.now();
+      for (let i = 0; i < N; i++) await k.hooks.message_update.promise(ev);
+      const ns = ((performance.now() - t0) * 1e6) / N;
+      return { "ns/event": ns };
+    },
+  },
+];
+
+async function importSessionManager(cli) {
+  const pkgDist = cli.startsWith(join(ROOT, "dist")) ? join(ROOT, "dist") : dirname(cli);
+  for (const rel of ["core/session/session-manager.js", "core/session-manager.js"]) {
+    const p = join(pkgDist, rel);
+    if (existsSync(p)) return { path: p, ...(await import(pathToFileURL(p).href)) };
+  }
+  return undefined;
+}
+async function listReference(mod, store) {
+  // The reference lists all sessions under its agent dir's sessions folder.
+  const prev = process.env.PI_CODING_AGENT_DIR;
+  process.env.PI_CODING_AGENT_DIR = store;
+  try {
+    return await mod.SessionManager.listAll();
+  } finally {
+    if (prev === undefined) delete process.env.PI_CODING_AGENT_DIR;
+    else process.env.PI_CODING_AGENT_DIR = prev;
+  }
+}
+
+// ---- main --------------------------------------------------------------------------------------
+async function supportsRpc(cli, ctx) {
+  try {
+    const s = rpcSession(cli, ctx);
+    s.send({ id: "probe", type: "get_state" });
+    await s.wait((r) => r.type === "response" && r.id === "probe", 15000);
+    await s.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function main() {
+  if (!existsSync(OURS)) {
+    console.error("dist/ is missing: run `npm run build` first (npm run bench does)");
+    process.exit(2);
+  }
+  const server = await startLlmServer({ script: { default: { text: "ok" } } });
+  const root = mkdtempSync(join(tmpdir(), "pi-bench-"));
+  const cwd = join(root, "project");
+  mkdirSync(cwd, { recursive: true });
+  const shared = { root, cwd };
+  const clis = [{ label: "ours", cli: OURS }];
+  if (VS) clis.push({ label: "theirs", cli: VS });
+  for (const c of clis) {
+    const agentDir = makeAgentDir(root, server.url, `agent-${c.label}`);
+    c.ctx = { root, cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1" } };
+    c.rpc = await supportsRpc(c.cli, c.ctx);
+  }
+  const results = [];
+  for (const cs of cases) {
+    if (ONLY && !ONLY.some((o) => cs.name.includes(o))) continue;
+    if (cs.script) server.setScript(cs.script);
+    const per = new Map(); // label -> metric -> values
+    const active = clis.filter((c) => !(cs.oursOnly && c.label !== "ours") && !(cs.rpc && !c.rpc));
+    cs.setup?.(shared);
+    let failed;
+    for (let i = 0; i < RUNS && !failed; i++) {
+      for (const c of i % 2 ? [...active].reverse() : active) {
+        try {
+          const m = await cs.run(c.cli, { ...c.ctx, ...shared });
+          const mm = per.get(c.label) ?? new Map();
+          for (const [k, v] of Object.entries(m)) if (Number.isFinite(v)) mm.set(k, [...(mm.get(k) ?? []), v]);
+          per.set(c.label, mm);
+        } catch (e) {
+          failed = `${c.label}: ${e.message}`;
+        }
+      }
+    }
+    results.push({ name: cs.name, per, failed, skipped: clis.filter((c) => !active.includes(c)).map((c) => c.label) });
+    printCase(results.at(-1));
+  }
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+  if (DOCS) writeDocs(results);
+  if (JSON_OUT) {
+    const out = results.map((r) => ({
+      name: r.name,
+      failed: r.failed,
+      skipped: r.skipped,
+      metrics: Object.fromEntries([...r.per].map(([label, mm]) => [label, Object.fromEntries([...mm].map(([k, v]) => [k, { median: median(v), min: Math.min(...v), max: Math.max(...v), runs: v.length }]))])),
+    }));
+    writeFileSync(JSON_OUT, JSON.stringify({ date: new Date().toISOString(), runs: RUNS, vs: VS ?? null, results: out }, null, 2));
+  }
+}
+
+
+const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+let headerPrinted = false;
+/** The budgets of architecture.md §5, checked against this run's medians. */
+function budgets(results) {
+  const get = (name, label, metric) => {
+    const v = results.find((r) => r.name === name)?.per.get(label)?.get(metric);
+    return v ? median(v) : undefined;
+  };
+  const rows = [
+    ["`pi --version` wall", get("--version", "ours", "wall ms"), "≤ 120 ms", (v) => v <= 120, "ms"],
+    ["RPC spawn → first `get_state` answer", get("rpc, spawn → first get_state", "ours", "first response ms"), "≤ 200 ms", (v) => v <= 200, "ms"],
+    ["5,000-chunk answer, stdout (JSON)", get("json, 5,000-chunk answer", "ours", "stdout KiB"), "≤ 2 MiB", (v) => v <= 2048, "KiB"],
+    ["5,000-chunk answer, stdout (RPC)", get("rpc, 5,000-chunk answer", "ours", "stdout KiB"), "≤ 2 MiB", (v) => v <= 2048, "KiB"],
+    ["5,000-chunk answer, peak RSS (RPC)", get("rpc, 5,000-chunk answer", "ours", "peak RSS MiB"), "≤ 150 MiB", (v) => v <= 150, "MiB"],
+    ["load a 10,000-entry session → `get_state`", get("rpc, load 10,000-entry session → get_state", "ours", "first response ms"), "≤ 300 ms", (v) => v <= 300, "ms"],
+    ["`-p` short answer, peak RSS", get("print, short answer", "ours", "peak RSS MiB"), "≤ 110 MiB", (v) => v <= 110, "MiB"],
+  ];
+  const ours = get("rpc, 5,000-chunk answer", "ours", "events/s");
+  const theirs = get("rpc, 5,000-chunk answer", "theirs", "events/s");
+  const out = rows.map(([what, v, budget, ok, unit]) => `| ${what} | ${v === undefined ? "not measured" : `${fmt(v)} ${unit}`} | ${budget} | ${v === undefined ? "–" : ok(v) ? "met" : "**missed**"} |`);
+  out.push(`| 5,000-chunk answer, events per second (RPC) | ${ours ? fmt(ours) : "not measured"}${ours && theirs ? ` (${(ours / theirs).toFixed(1)}x theirs)` : ""} | ≥ 4x the reference | ${ours && theirs ? (ours / theirs >= 4 ? "met" : "**missed**") : "needs --vs"} |`);
+  return out;
+}
+
+function writeDocs(results) {
+  mkdirSync(join(ROOT, "docs"), { recursive: true });
+  const doc = [
+    "# Performance",
+    "",
+    "Generated by `npm run bench -- --write-docs" + (VS ? " --vs <reference cli.js>" : "") + "` (tests/bench/run.mjs); do not edit by hand.",
+    "",
+    `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    VS ? `Reference: ${VS}` : "Reference: not run (pass --vs).",
+    "",
+    "## Budgets (architecture.md §5)",
+    "",
+    "| measure | ours (median) | budget | |",
+    "|---|---|---|---|",
+    ...budgets(results),
+    "",
+    "## All cases",
+    "",
+    "```",
+    ...lines,
+    "```",
+    "",
+  ].join("\n");
+  writeFileSync(join(ROOT, "docs", "performance.md"), doc);
+  console.log("wrote docs/performance.md");
+}
+
+function printCase(r) {
+  if (!headerPrinted) {
+    log(`runs per case: ${RUNS}${VS ? `; theirs = ${VS}` : ""}`);
+    log(["case".padEnd(44), "metric".padEnd(18), "ours median (min–max)".padEnd(28), VS ? "theirs median (min–max)".padEnd(28) + "ratio" : ""].join(" "));
+    headerPrinted = true;
+  }
+  if (r.failed) log(`${r.name.padEnd(44)} FAILED: ${r.failed}`);
+  const ours = r.per.get("ours") ?? new Map();
+  const theirs = r.per.get("theirs") ?? new Map();
+  const metrics = new Set([...ours.keys(), ...theirs.keys()]);
+  let first = true;
+  for (const m of metrics) {
+    const o = ours.get(m);
+    const t = theirs.get(m);
+    const cell = (v) => (v ? `${fmt(median(v))} (${fmt(Math.min(...v))}–${fmt(Math.max(...v))})` : "–");
+    const ratio = o && t ? (median(o) / median(t)).toFixed(2) + "x" : r.skipped.includes("theirs") && VS ? "n/a" : "";
+    log([(first ? r.name : "").padEnd(44), m.padEnd(18), cell(o).padEnd(28), VS ? cell(t).padEnd(28) + ratio : ""].join(" ").trimEnd());
+    first = false;
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+/**
+ * `npm run demo`: the real CLI doing real tool calls in a scratch project.
+ *
+ * Offline by default: a bundled scripted model server (tests/fixtures/llm-server.mjs) plays the
+ * model, over the OpenAI Chat Completions wire format on 127.0.0.1. When ANTHROPIC_API_KEY or
+ * OPENAI_API_KEY is set, the same task runs against that real model instead.
+ * Events stream from `pi --mode json` and are shown as a readable log.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startLlmServer } from "../fixtures/llm-server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const CLI = join(ROOT, "dist", "sdk", "cli.js");
+const real = process.env.ANTHROPIC_API_KEY || process.env.OPENAI_API_KEY;
+
+const TASK =
+  "Create hello.js that prints the numbers 1 to 5 squared, one per line, run it with node, and tell me what it printed.";
+
+const script = {
+  turnBy: "toolResults",
+  turns: [
+    { text: "I'll look at the project first.", toolCalls: [{ name: "bash", arguments: { command: "ls -la" } }] },
+    {
+      text: "The folder is empty apart from the README. Writing the script.",
+      toolCalls: [{ name: "write", arguments: { path: "hello.js", content: "for (let i = 1; i <= 5; i++) console.log(i * i);\n" } }],
+    },
+    { text: "Now running it.", toolCalls: [{ name: "bash", arguments: { command: "node hello.js" } }] },
+    { text: "Let me double-check the file.", toolCalls: [{ name: "read", arguments: { path: "hello.js" } }] },
+    { text: "Done. `hello.js` prints the squares of 1 to 5:\n\n1\n4\n9\n16\n25\n\nIt is a single loop from 1 to 5 that logs `i * i`.", delayMs: 2 },
+  ],
+};
+
+const c = (code, s) => (process.stdout.isTTY ? `\x1b[${code}m${s}\x1b[0m` : s);
+const short = (s, n = 100) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
+
+async function main() {
+  const root = mkdtempSync(join(tmpdir(), "pi-demo-"));
+  const project = join(root, "project");
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, "README.md"), "# demo project\n");
+  let server;
+  const env = { ...process.env };
+  const args = ["--mode", "json"];
+  if (!real) {
+    server = await startLlmServer({ script });
+    const agentDir = join(root, "agent");
+    mkdirSync(agentDir, { recursive: true });
+    writeFileSync(
+      join(agentDir, "models.json"),
+      JSON.stringify({
+        providers: {
+          "demo-scripted": {
+            baseUrl: `${server.url}/v1`,
+            api: "openai-completions",
+            apiKey: "demo-key",
+            models: [{ id: "scripted-model", name: "Scripted demo model", contextWindow: 128000, maxTokens: 4096 }],
+          },
+        },
+      }),
+    );
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "demo-scripted", defaultModel: "scripted-model" }));
+    env.PI_CODING_AGENT_DIR = agentDir;
+    console.log(c("2", `offline demo: scripted model server at ${server.url} (set ANTHROPIC_API_KEY or OPENAI_API_KEY to use a real model)`));
+  } else {
+    console.log(c("2", "using your API key with the default model"));
+  }
+  console.log(c("2", `scratch project: ${project}`));
+  console.log(c("1", `\n> ${TASK}\n`));
+
+  const child = spawn(process.execPath, [CLI, ...args, TASK], { cwd: project, env, stdio: ["ignore", "pipe", "inherit"] });
+  let buf = "";
+  let streaming = false;
+  let finalText = "";
+  child.stdout.on("data", (chunk) => {
+    buf += chunk;
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (!line) continue;
+      const ev = JSON.parse(line);
+      if (ev.type === "message_update" && ev.assistantMessageEvent.type === "text_delta") {
+        if (!streaming) process.stdout.write(c("36", "assistant: "));
+        streaming = true;
+        process.stdout.write(ev.assistantMessageEvent.delta);
+      } else if (ev.type === "message_end" && ev.message.role === "assistant") {
+        if (streaming) process.stdout.write("\n");
+        streaming = false;
+        finalText = ev.message.content.filter((b) => b.type === "text").map((b) => b.text).join("");
+        if (ev.message.stopReason === "error") console.log(c("31", `error: ${ev.message.errorMessage}`));
+      } else if (ev.type === "tool_execution_start") {
+        console.log(c("33", `  ⚙ ${ev.toolName} ${short(JSON.stringify(ev.args))}`));
+      } else if (ev.type === "tool_execution_end") {
+        const text = (ev.result.content || []).filter((b) => b.type === "text").map((b) => b.text).join("").trim();
+        console.log(c(ev.isError ? "31" : "32", `  ${ev.isError ? "✗" : "✓"} ${short(text.split("\n").join(" ⏎ "), 110)}`));
+      } else if (ev.type === "auto_retry_start") {
+        console.log(c("35", `  retrying (attempt ${ev.attempt}) after: ${ev.errorMessage}`));
+      }
+    }
+  });
+  const code = await new Promise((r) => child.on("close", r));
+  console.log(c("2", `\nexit code ${code}; files in the project now: ${readdirSync(project).join(", ")}`));
+  if (readdirSync(project).includes("hello.js")) console.log(c("2", "hello.js:\n") + readFileSync(join(project, "hello.js"), "utf8"));
+  await server?.close();
+  rmSync(root, { recursive: true, force: true });
+  process.exitCode = code === 0 && finalText ? 0 : 1;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -1,0 +1,56 @@
+/**
+ * Headless Chromium for tests: render a local HTML file and return the DOM after its scripts
+ * ran (Debian's `chromium`; .ci/run installs it when missing).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+export function findChromium(): string {
+  const found = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
+  if (!found) throw new Error("headless Chromium is needed for this test and was not found: apt-get install -y chromium");
+  return found;
+}
+
+/** `chromium --headless --dump-dom file://…`: the serialised DOM after load. */
+export function dumpDom(htmlFile: string, timeoutMs = 30000): Promise<string> {
+  const bin = findChromium();
+  const profile = mkdtempSync(join(tmpdir(), "pi-chromium-"));
+  const args = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    `--user-data-dir=${profile}`,
+    "--dump-dom",
+    pathToFileURL(htmlFile).href,
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (c) => out.push(c));
+    child.stderr.on("data", (c) => err.push(c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      rmSync(profile, { recursive: true, force: true });
+    };
+    child.on("error", (e) => {
+      done();
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      done();
+      const dom = Buffer.concat(out).toString("utf8");
+      if (!dom.includes("<html")) reject(new Error(`chromium produced no DOM (exit ${code ?? signal}): ${Buffer.concat(err).toString("utf8").slice(-2000)}`));
+      else resolve(dom);
+    });
+  });
+}

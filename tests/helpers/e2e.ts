@@ -1,0 +1,88 @@
+/**
+ * End-to-end helpers: a throwaway agent dir whose models.json points at the loopback LLM
+ * server, and a runner that spawns the real CLI (dist/sdk/cli.js) against it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const CLI = join(ROOT, "dist", "sdk", "cli.js");
+
+export interface E2eEnv {
+  root: string;
+  agentDir: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  cleanup(): void;
+}
+
+/**
+ * Agent dir with providers "mock" (openai-completions) and "mock-anthropic" (anthropic-messages)
+ * at `url`, default model mock/mock-model, fast agent-level retries, no silent SDK retries.
+ */
+export function makeE2eEnv(url: string, opts: { settings?: Record<string, unknown>; noDefaultModel?: boolean } = {}): E2eEnv {
+  const root = mkdtempSync(join(tmpdir(), "pi-e2e-"));
+  const agentDir = join(root, "agent");
+  const cwd = join(root, "project");
+  mkdirSync(agentDir, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  const model = (id: string) => ({ id, name: id, reasoning: false, input: ["text", "image"], contextWindow: 128000, maxTokens: 4096 });
+  writeFileSync(
+    join(agentDir, "models.json"),
+    JSON.stringify({
+      providers: {
+        mock: { baseUrl: `${url}/v1`, api: "openai-completions", apiKey: "MOCK_KEY_VALUE_123", models: [model("mock-model")] },
+        "mock-anthropic": { baseUrl: url, api: "anthropic-messages", apiKey: "MOCK_ANTHROPIC_KEY_456", models: [model("mock-claude")] },
+      },
+    }),
+  );
+  writeFileSync(
+    join(agentDir, "settings.json"),
+    JSON.stringify({
+      ...(opts.noDefaultModel ? {} : { defaultProvider: "mock", defaultModel: "mock-model" }),
+      retry: { enabled: true, maxRetries: 3, baseDelayMs: 10, maxDelayMs: 50, provider: { maxRetries: 0 } },
+      ...opts.settings,
+    }),
+  );
+  const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" };
+  for (const k of Object.keys(env)) if (/_API_KEY$|^ANTHROPIC_OAUTH_TOKEN$/.test(k)) delete env[k];
+  return { root, agentDir, cwd, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI to completion. stdin gets `input` (or is closed at once). */
+export function runCli(args: string[], e: Pick<E2eEnv, "env" | "cwd">, opts: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: e.cwd, env: { ...e.env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (c) => out.push(c));
+    child.stderr.on("data", (c) => err.push(c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 20000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });
+    });
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    else child.stdin.end();
+  });
+}
+
+/** Spawn without waiting (for signals, RPC). */
+export function spawnCli(args: string[], e: Pick<E2eEnv, "env" | "cwd">, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { cwd: e.cwd, env: { ...e.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+}
+
+export function jsonLines(stdout: string): any[] {
+  return stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
