@@ -37,8 +37,8 @@ describe("argument parsing", () => {
     expect(p.positionals).toEqual(["-not a flag"]);
   });
 
-  it("renders help from the registries", () => {
-    const text = renderHelp({
+  it("renders help from the registries", async () => {
+    const text = await renderHelp({
       name: "pi", version: "1.2.3",
       flags: [...CORE_FLAGS, { name: "plan", type: "boolean", description: "Enter plan mode", source: "ext.ts" }],
       subcommands: [{ name: "install", description: "Install a package", usage: "install <source>" }],

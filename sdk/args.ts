@@ -1,9 +1,14 @@
 /**
- * Command-line parsing with yargs, in two passes: pass 1 knows the core flags (enough to find
- * plugins and extensions); pass 2 also knows the flags plugins and extensions registered.
- * An unknown flag is reported and ignored; it never swallows the message after it.
+ * Command-line parsing in two passes: pass 1 knows the core flags (enough to find plugins and
+ * extensions); pass 2 also knows the flags plugins and extensions registered. An unknown flag
+ * is reported and ignored; it never swallows the message after it.
+ *
+ * Parsing uses yargs' own parser (yargs-parser, the engine inside `yargs`), imported directly:
+ * importing `yargs` itself costs ~45 ms bundled (~100 ms unbundled) at every start because its
+ * platform shim loads y18n, cliui and string-width — a quarter of the RPC start-up budget.
+ * `yargs` renders --help (renderHelp), loaded only when help is asked for.
  */
-import yargs from "yargs";
+import yargsParser from "yargs-parser";
 import type { CliFlag } from "../core/kernel.js";
 
 export interface CoreFlag extends CliFlag {
@@ -107,28 +112,34 @@ function normaliseShortFlags(argv: string[], flags: CliFlag[]): { argv: string[]
 export function parseArgs(rawArgv: string[], flags: CliFlag[]): ParsedArgs {
   const pre = normaliseShortFlags(rawArgv, flags);
   const argv = pre.argv;
-  const options: Record<string, Record<string, unknown>> = {};
+  const boolean: string[] = [];
+  const string: string[] = [];
+  const number: string[] = [];
+  const alias: Record<string, string[]> = {};
+  const defaults: Record<string, unknown> = {};
   for (const f of flags) {
-    const o: Record<string, unknown> = { type: f.type === "array" ? "string" : f.type, describe: f.description };
-    if (f.alias) o.alias = f.alias;
-    if (f.default !== undefined) o.default = f.default;
-    options[f.name] = o;
+    if (f.type === "boolean") boolean.push(f.name);
+    else if (f.type === "number") number.push(f.name);
+    else string.push(f.name);
+    if (f.alias) alias[f.name] = ([] as string[]).concat(f.alias);
+    if (f.default !== undefined) defaults[f.name] = f.default;
   }
-  const out = yargs(argv)
-    .help(false)
-    .version(false)
-    .parserConfiguration({
+  const out = yargsParser(argv, {
+    boolean,
+    string,
+    number,
+    alias,
+    default: defaults,
+    configuration: {
       "unknown-options-as-args": true,
       "boolean-negation": false,
       "populate--": true,
       "duplicate-arguments-array": true,
       "strip-aliased": true,
       "greedy-arrays": false,
-    })
-    .options(options as never)
-    .exitProcess(false)
-    .strict(false)
-    .parseSync() as Record<string, unknown>;
+      "camel-case-expansion": false,
+    },
+  }) as Record<string, unknown>;
 
   const positionals: string[] = [];
   const unknown: string[] = [...pre.unknown];
@@ -154,43 +165,51 @@ export function camel(s: string): string {
   return s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** Help text from the flag and subcommand registries. */
-export function renderHelp(opts: {
+/** Help text from the flag and subcommand registries, laid out by yargs (loaded here only). */
+export async function renderHelp(opts: {
   name: string;
   version: string;
   flags: Array<CliFlag & { source?: string }>;
   subcommands: Array<{ name: string; description: string; usage?: string }>;
   envVar: string;
-}): string {
-  const lines: string[] = [];
-  lines.push(`${opts.name} ${opts.version} — a coding agent for your terminal`, "");
-  lines.push("Usage:");
-  lines.push(`  ${opts.name} [options] [@file …] [message …]   interactive, or print mode when piped`);
-  lines.push(`  ${opts.name} -p "question"                    print the answer and exit`);
-  lines.push(`  ${opts.name} --mode json|rpc …                 machine-readable modes`);
-  if (opts.subcommands.length) lines.push(`  ${opts.name} <command> [args]                  see Commands`);
-  const groups = new Map<string, Array<CliFlag & { source?: string }>>();
+}): Promise<string> {
+  const { default: yargs } = await import("yargs");
+  let y = yargs([])
+    .scriptName(opts.name)
+    .usage(
+      [
+        `${opts.name} ${opts.version} — a coding agent for your terminal`,
+        "",
+        "Usage:",
+        `  ${opts.name} [options] [@file …] [message …]   interactive, or print mode when piped`,
+        `  ${opts.name} -p "question"                    print the answer and exit`,
+        `  ${opts.name} --mode json|rpc …                 machine-readable modes`,
+        ...(opts.subcommands.length ? [`  ${opts.name} <command> [args]                  see Commands`] : []),
+      ].join("\n"),
+    )
+    .help(false)
+    .version(false)
+    .wrap(Math.min(120, process.stdout.columns || 100))
+    .exitProcess(false);
+  for (const s of opts.subcommands) y = y.command(s.usage ?? s.name, s.description);
+  const groups = new Map<string, string[]>();
   for (const f of opts.flags) {
     if (f.hidden) continue;
+    const o: Record<string, unknown> = { describe: f.description, type: f.type === "array" ? "string" : f.type };
+    if (f.alias) o.alias = f.alias;
+    if (f.placeholder) o.requiresArg = false;
+    if (f.placeholder) o.describe = `${f.description}  <${f.placeholder}>`;
+    y = y.option(f.name, o as never);
     const g = f.group ?? "Extension flags";
-    if (!groups.has(g)) groups.set(g, []);
-    groups.get(g)!.push(f);
+    groups.set(g, [...(groups.get(g) ?? []), f.name]);
   }
-  for (const [g, fs] of groups) {
-    lines.push("", `${g}:`);
-    for (const f of fs) {
-      const aliases = ([] as string[]).concat(f.alias ?? []).map((a) => (a.length === 1 ? `-${a}` : `--${a}`));
-      const names = [...aliases, `--${f.name}`].join(", ");
-      const ph = f.placeholder ? ` <${f.placeholder}>` : f.type === "string" ? " <value>" : "";
-      lines.push(`  ${(names + ph).padEnd(40)} ${f.description}`);
-    }
-  }
-  if (opts.subcommands.length) {
-    lines.push("", "Commands:");
-    for (const s of opts.subcommands) lines.push(`  ${(s.usage ?? s.name).padEnd(40)} ${s.description}`);
-  }
-  lines.push("", "Environment:");
-  lines.push(`  ${opts.envVar.padEnd(40)} agent folder (default ~/.${opts.name}/agent)`);
-  lines.push(`  ${"PI_TIMING=1".padEnd(40)} print where start-up time goes (stderr)`);
-  return lines.join("\n") + "\n";
+  for (const [g, names] of groups) y = y.group(names, `${g}:`);
+  y = y.epilogue(
+    [
+      "Environment:",
+      `  ${opts.envVar.padEnd(30)} agent folder (default ~/.${opts.name}/agent)`,
+      `  ${"PI_TIMING=1".padEnd(30)} print where start-up time goes (stderr)`,
+    ].join("\n"),
+  );
+  return (await y.getHelp()) + "\n";
 }

@@ -163,7 +163,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   try {
     if (parsed.flags.help) {
       out(
-        renderHelp({
+        await renderHelp({
           name: app.name,
           version: app.version,
           flags: allFlags,

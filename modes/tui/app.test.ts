@@ -29,7 +29,7 @@ interface Harness {
 const open: Harness[] = [];
 
 async function harness(
-  opts: { steps?: FauxStep[]; settings?: Record<string, unknown>; plugins?: PluginManifest[]; cols?: number; rows?: number; tools?: any[]; persist?: boolean; before?: (tk: any) => void; argv?: Record<string, unknown>; term?: string } = {},
+  opts: { steps?: FauxStep[]; settings?: Record<string, unknown>; plugins?: PluginManifest[]; cols?: number; rows?: number; tools?: any[]; persist?: boolean; before?: (tk: any) => void; argv?: Record<string, unknown>; term?: string; frameMs?: number } = {},
 ): Promise<Harness> {
   const tk = await createTestKernel({
     steps: opts.steps,
@@ -47,7 +47,7 @@ async function harness(
   });
   const input = Object.assign(new PassThrough(), { isTTY: true, isRaw: false, setRawMode() {} });
   const output = Object.assign(new Writable({ write: (_c, _e, cb) => cb() }), { columns: opts.cols ?? 100, rows: opts.rows ?? 30, isTTY: true });
-  const app = new TuiApp({ kernel: tk.kernel, runtime, input, output, env: { TERM: opts.term ?? "xterm-256color" }, frameMs: 5, argv: opts.argv });
+  const app = new TuiApp({ kernel: tk.kernel, runtime, input, output, env: { TERM: opts.term ?? "xterm-256color" }, frameMs: opts.frameMs ?? 5, argv: opts.argv });
   tk.kernel.provide("ui", app.ui, "test");
   app.start();
   const done = app.run();
@@ -402,7 +402,7 @@ describe("interactive mode", () => {
   });
 
   it("renders a 10,000-line conversation and coalesces frames while a long answer streams", async () => {
-    const h = await harness({ steps: [{ text: "chunk ".repeat(2000), chunkSize: 6 }], rows: 40, cols: 120 });
+    const h = await harness({ steps: [{ text: "chunk ".repeat(2000), chunkSize: 6 }], rows: 40, cols: 120, frameMs: 33 });
     const big = Array.from({ length: 10_000 }, (_, i) => `history line ${i}`).join("\n");
     await h.app.session.sendCustomMessage({ customType: "history", content: big, display: true });
     let s = await h.waitFor(/history line 9999/);

@@ -330,16 +330,16 @@ function sessionInfo(app: TuiApp): void {
 }
 
 function hotkeys(app: TuiApp): void {
-  const lines: string[] = ["Keyboard shortcuts:"];
+  const rows: Array<[string, string]> = [];
   for (const [id, keys] of app.keys.entries()) {
     const d = BINDING_DESCRIPTIONS[id];
-    if (!d || !keys.length) continue;
-    lines.push(`  ${keys.map(formatKey).join(", ").padEnd(24)} ${d}`);
+    if (d && keys.length) rows.push([keys.map(formatKey).join(", "), d]);
   }
-  lines.push("  !cmd / !!cmd              run a shell command (with / without sending the output)");
-  lines.push("  @path                     complete a file name");
-  for (const e of app.kernel.shortcuts.list()) lines.push(`  ${formatKey(e.value.key).padEnd(24)} ${e.value.description ?? ""} (${e.source})`);
-  notice(app, lines.join("\n"), "info");
+  rows.push(["!cmd / !!cmd", "Run a shell command (with / without sending the output to the model)"]);
+  rows.push(["@path", "Complete a file name"]);
+  for (const e of app.kernel.shortcuts.list()) rows.push([formatKey(e.value.key), `${e.value.description ?? ""} (${e.source})`]);
+  const w = Math.min(30, Math.max(...rows.map(([k]) => k.length)));
+  notice(app, ["Keyboard shortcuts:", ...rows.map(([k, d]) => `  ${k.padEnd(w)}  ${d}`)].join("\n"), "info");
 }
 
 async function reload(app: TuiApp): Promise<boolean> {
