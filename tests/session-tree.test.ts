@@ -4,11 +4,11 @@
  */
 import { describe, it, expect, afterEach } from "@jest/globals";
 import type { Context } from "@mariozechner/pi-ai";
-import { createTestKernel } from "../../tests/helpers/test-kernel.js";
-import compaction, { SUMMARIZER_SYSTEM_PROMPT } from "../../plugins/compaction/index.js";
-import type { AgentSession } from "./agent-session.js";
-import type { SessionManager } from "./session-manager.js";
-import { collectEntriesForBranchSummary } from "./tree.js";
+import { createTestKernel } from "./helpers/test-kernel.js";
+import compaction, { SUMMARIZER_SYSTEM_PROMPT } from "../plugins/compaction/index.js";
+import type { AgentSession } from "../core/session/agent-session.js";
+import type { SessionManager } from "../core/session/session-manager.js";
+import { collectEntriesForBranchSummary } from "../core/session/tree.js";
 
 type TK = Awaited<ReturnType<typeof createTestKernel>>;
 let tk: TK | undefined;
