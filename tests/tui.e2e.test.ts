@@ -134,6 +134,13 @@ const SCRIPT = {
     expect(s).toMatch(/^ +hello-from-bash *$/m);
   });
 
+  it("runs !cmd in the user's shell", async () => {
+    typeText("!echo bang-$((40+2))");
+    send("Enter");
+    const s = await waitFor(/^ +bang-42 *$/m);
+    expect(s).toMatch(/✓ ! echo bang-\$\(\(40\+2\)\)/);
+  });
+
   it("asks the permission gate's question in a dialog and takes the answer", async () => {
     typeText("try sudo");
     send("Enter");
