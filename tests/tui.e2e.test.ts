@@ -196,7 +196,7 @@ const SCRIPT = {
     send("Enter");
     let s = await waitFor(/Session tree/);
     expect(s).toMatch(/user: hello there/);
-    expect(s).toMatch(/user: run the tool/);
+    expect(s).toMatch(/● assistant: # Answer/);
     typeText("run the tool");
     await waitFor(/❯ .*user: run the tool/);
     send("Enter");

@@ -124,7 +124,7 @@ export async function openTree(app: TuiApp): Promise<void> {
       items,
       search: true,
       initialIndex: leafIdx,
-      maxVisible: 16,
+      maxVisible: 30,
       onDone: finish,
       hint: "Enter jump · Shift+L label · Ctrl+F fork · Ctrl+U user only · Ctrl+A all · Esc close",
       onKey: (k, item) => {
