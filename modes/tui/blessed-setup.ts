@@ -79,10 +79,10 @@ export function createScreen(io: ScreenIo = {}): { screen: Screen; notice?: stri
     }
   };
   try {
-    return { screen: make(term), notice };
+    return { screen: noAcs(make(term)), notice };
   } catch (e) {
     if (term === "xterm-256color") throw e;
-    return { screen: make("xterm-256color"), notice: `the terminal type ${term} failed in blessed (${(e as Error).message}); using xterm-256color` };
+    return { screen: noAcs(make("xterm-256color")), notice: `the terminal type ${term} failed in blessed (${(e as Error).message}); using xterm-256color` };
   }
 }
 
@@ -99,4 +99,15 @@ export function screenText(screen: Screen): string {
 
 export function program(screen: Screen): any {
   return (screen as any).program;
+}
+
+/**
+ * blessed swaps box-drawing characters (─ │ ┌) for the terminal's alternate character set
+ * whenever terminfo lists one, even in full-Unicode mode; terminals and multiplexers that do
+ * not honour the charset switch then show "qqqq". We draw UTF-8 only, so turn that path off.
+ */
+function noAcs<T>(screen: T): T {
+  const tput = (screen as { tput?: { brokenACS?: boolean } }).tput;
+  if (tput) tput.brokenACS = true;
+  return screen;
 }
