@@ -1,0 +1,79 @@
+/**
+ * What start-up loads: `pi --version` loads none of blessed, a provider SDK, the MCP SDK or the
+ * model catalog; print and RPC start without blessed or the MCP SDK, and RPC answers get_state
+ * without any provider module. Checked by tracing every module the process resolves.
+ */
+import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
+import { makeE2eEnv, ROOT, type E2eEnv } from "./helpers/e2e.js";
+
+const BIN = join(ROOT, "dist", "bundle", "cli.js");
+const TRACER = join(ROOT, "tests", "fixtures", "trace-imports.mjs");
+let server: LlmServer;
+let e: E2eEnv;
+
+beforeAll(async () => {
+  server = await startLlmServer({ script: { default: { text: "traced" } } });
+  e = makeE2eEnv(server.url);
+});
+afterAll(async () => {
+  e.cleanup();
+  await server.close();
+});
+
+/** Async on purpose: the LLM server runs in this process, a sync spawn would starve it. */
+async function traced(args: string[], input = ""): Promise<{ modules: string[]; stdout: string; status: number | null }> {
+  const file = join(e.root, `trace-${Math.random().toString(16).slice(2)}.txt`);
+  const child = spawn(process.execPath, ["--import", TRACER, BIN, ...args], { cwd: e.cwd, env: { ...e.env, PI_TRACE_IMPORTS: file } });
+  let stdout = "";
+  child.stdout.on("data", (c) => (stdout += c));
+  child.stdin.end(input);
+  const status = await new Promise<number | null>((res) => child.on("exit", (c) => res(c)));
+  const r = { stdout, status };
+  let modules: string[] = [];
+  try {
+    modules = readFileSync(file, "utf8").split("\n").filter(Boolean);
+  } catch {
+    /* nothing resolved */
+  }
+  rmSync(file, { force: true });
+  return { modules, stdout: r.stdout, status: r.status };
+}
+
+const HEAVY = {
+  blessed: /\/node_modules\/blessed\//,
+  provider: /\/node_modules\/(@mariozechner\/pi-ai|openai|@anthropic-ai|@google|@mistralai|@aws-sdk)\//,
+  mcp: /\/node_modules\/@modelcontextprotocol\//,
+  catalog: /models\.generated\.js/,
+};
+
+describe("start-up loads only what the path needs", () => {
+  it("--version: nothing heavy at all", async () => {
+    const r = await traced(["--version"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(r.modules.length).toBeGreaterThan(0);
+    for (const [name, re] of Object.entries(HEAVY)) expect([name, r.modules.filter((m) => re.test(m))]).toEqual([name, []]);
+  });
+
+  it("rpc get_state: no blessed, no provider module, no MCP SDK, no catalog", async () => {
+    const r = await traced(["--mode", "rpc"], JSON.stringify({ id: "1", type: "get_state" }) + "\n");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('"command":"get_state"');
+    for (const [name, re] of Object.entries(HEAVY)) expect([name, r.modules.filter((m) => re.test(m))]).toEqual([name, []]);
+  });
+
+  it("print: only the one provider API module it streams with; no blessed, no MCP SDK", async () => {
+    const r = await traced(["-p", "--no-session", "hi"]);
+    expect(r.stdout).toBe("traced\n");
+    expect(r.modules.filter((m) => HEAVY.blessed.test(m))).toEqual([]);
+    expect(r.modules.filter((m) => HEAVY.mcp.test(m))).toEqual([]);
+    const piAi = r.modules.filter((m) => /@mariozechner\/pi-ai\/dist\/providers\//.test(m)).map((m) => m.replace(/.*\/providers\//, ""));
+    expect(piAi).toContain("openai-completions.js");
+    expect(piAi).not.toContain("anthropic.js");
+    expect(piAi).not.toContain("google.js");
+  });
+});
