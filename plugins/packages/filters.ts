@@ -12,32 +12,16 @@
  * also against its folder.
  */
 import { readdirSync, statSync } from "node:fs";
+import picomatch from "picomatch";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 
 const toPosix = (p: string) => p.split(sep).join("/");
 const cache = new Map<string, RegExp>();
 
+/** A glob as a RegExp (picomatch: `*` and `?` stay in one segment, `**` spans folders, dotfiles match). */
 export function globToRegExp(glob: string): RegExp {
-  const hit = cache.get(glob);
-  if (hit) return hit;
-  let src = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*" && glob[i + 1] === "*" && (i === 0 || glob[i - 1] === "/") && (glob[i + 2] === "/" || i + 2 === glob.length)) {
-      if (glob[i + 2] === "/") {
-        src += "(?:.*/)?";
-        i += 2;
-      } else {
-        src += ".*";
-        i += 1;
-      }
-    } else if (c === "*") src += "[^/]*";
-    else if (c === "?") src += "[^/]";
-    else if (/[\\^$.+()[\]{}|]/.test(c)) src += `\\${c}`;
-    else src += c;
-  }
-  const re = new RegExp(`^${src}$`);
-  cache.set(glob, re);
+  let re = cache.get(glob);
+  if (!re) cache.set(glob, (re = picomatch.makeRe(glob, { dot: true })));
   return re;
 }
 

@@ -11,41 +11,17 @@
  * the path relative to the base folder, the file name and the absolute path; for a SKILL.md also
  * against its folder (so "-skills/foo" disables the skill in skills/foo/SKILL.md).
  */
+import picomatch from "picomatch";
 import { basename, dirname, relative, sep } from "node:path";
 
 const toPosix = (p: string) => p.split(sep).join("/");
 
 const globCache = new Map<string, RegExp>();
 
+/** A glob as a RegExp (picomatch: `*` and `?` stay in one segment, `**` spans folders, dotfiles match). */
 export function globToRegExp(glob: string): RegExp {
   let re = globCache.get(glob);
-  if (re) return re;
-  let src = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        const before = i === 0 || glob[i - 1] === "/";
-        const after = glob[i + 2] === "/" || i + 2 === glob.length;
-        if (before && after) {
-          // "**/" = any number of folders (also none); a trailing "**" = anything.
-          if (glob[i + 2] === "/") {
-            src += "(?:.*/)?";
-            i += 2;
-          } else {
-            src += ".*";
-            i += 1;
-          }
-          continue;
-        }
-      }
-      src += "[^/]*";
-    } else if (c === "?") src += "[^/]";
-    else if (/[\\^$.+()[\]{}|]/.test(c)) src += `\\${c}`;
-    else src += c;
-  }
-  re = new RegExp(`^${src}$`);
-  globCache.set(glob, re);
+  if (!re) globCache.set(glob, (re = picomatch.makeRe(glob, { dot: true })));
   return re;
 }
 
