@@ -6,6 +6,14 @@
 import { packageInfo } from "./package-info.js";
 
 const argv = process.argv.slice(2);
+// A reader that goes away (`pi rpc-schema | head`) is a normal end, not a crash. Modes that own
+// stdout (the guard of print/json/rpc) attach their own handler and decide themselves.
+const onStdoutError = (e: NodeJS.ErrnoException) => {
+  if (process.stdout.listenerCount("error") > 1) return;
+  if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw e;
+};
+process.stdout.on("error", onStdoutError);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   process.stdout.write(packageInfo().version + "\n");
 } else {

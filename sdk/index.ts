@@ -3,7 +3,8 @@
  * `@mariozechner/pi-coding-agent`, `@earendil-works/pi-coding-agent` and `pi-kernel` to this
  * file, so an extension written for pi finds the names it imports here.
  *
- * Sections: extension API (types and helpers), built-in tools, kernel plugins, testing.
+ * Sections: extension API (types and helpers), built-in tools, kernel plugins, SDK for hosts
+ * and custom CLIs, testing.
  */
 import { readFileSync } from "node:fs";
 
@@ -125,8 +126,41 @@ export type { ProjectTrust } from "../plugins/trust/index.js";
 export type { PermissionGate } from "../plugins/permission-gate/index.js";
 export type { Scaffold, ScaffoldContext } from "../plugins/scaffolds/index.js";
 
+// ---- SDK: sessions in a host process, run modes, custom CLIs (docs/sdk.md) -----------------------------
+
+export {
+  createAgentSession,
+  createAgentSessionServices,
+  createAgentSessionFromServices,
+  createAgentSessionRuntime,
+  SdkAgentSession,
+  SdkSessionRuntime,
+  type AppIdentity,
+  type HostTool,
+  type ResourceOptions,
+  type SessionOptions,
+  type CreateAgentSessionOptions,
+  type CreateAgentSessionServicesOptions,
+  type CreateAgentSessionFromServicesOptions,
+  type CreateAgentSessionResult,
+  type AgentSessionServices,
+  type ExtensionsResult,
+  type ExtensionBindings,
+  type ExtensionError,
+} from "./sdk.js";
+export { runPrintMode, runRpcMode, runInteractiveMode, type PrintModeOptions, type RpcModeOptions, type InteractiveModeOptions } from "./run-modes.js";
+export { AgentSession, type AgentSessionOptions, type PromptOptions, type Disposition, type SessionMode, type QueueMode, type BashResult } from "../core/session/agent-session.js";
+export { AgentSessionRuntime, type SessionBuildInput, type SessionFactory, type ReplaceReason, type ForkOptions } from "../core/session/runtime.js";
+export { SettingsManager, DEFAULT_SETTINGS, type Settings } from "../core/settings.js";
+export { AuthStorage, type AuthCredential, type ApiKeyCredential, type OAuthCredential } from "../core/models/auth-storage.js";
+export { ModelRegistry } from "../core/models/model-registry.js";
+export type { AnyModel, AgentEvent, AgentSessionEvent, AgentSessionEventType, Diagnostic, SessionEvent, ToolDefinition as KernelToolDefinition } from "../core/types.js";
+export { createCli, type CliOptions, type Cli, type CliIo } from "./main.js";
+export { builtinPlugins } from "./builtins.js";
+export { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
+
 // ---- testing ---------------------------------------------------------------------------------------
 
 export { createExtensionHarness, type ExtensionHarness, type ExtensionHarnessOptions } from "./extension-harness.js";
-export { FauxModel, type FauxStep, type FauxResponse } from "../plugins/faux/index.js";
+export { FauxModel, createFauxPlugin, setFauxScript, type FauxStep, type FauxResponse } from "../plugins/faux/index.js";
 export { RpcClient, RpcCommandError, type RpcClientOptions } from "./rpc-client.js";

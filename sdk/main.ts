@@ -3,22 +3,16 @@
  * `pi` is one such CLI; teams ship their own with their own name, config folder and inline
  * extensions.
  */
-import { existsSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
-import { packageInfo } from "./package-info.js";
+import { resolve } from "node:path";
 import { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
-import { Kernel, formatDiagnostic, type ModeContext } from "../core/kernel.js";
-import { PluginHost } from "../core/plugin-host.js";
+import { formatDiagnostic, type Kernel, type ModeContext } from "../core/kernel.js";
 import type { PluginManifest } from "../core/plugin.js";
-import { SettingsManager } from "../core/settings.js";
-import { createLoader } from "../core/loader.js";
 import type { Diagnostic, ImageContent } from "../core/types.js";
 import { CORE_FLAGS, parseArgs, renderHelp, type CoreFlag, type ParsedArgs } from "./args.js";
 import { Timing } from "./timing.js";
 import { createSessionRuntime, SessionSetupError } from "./session-setup.js";
 import { processFileArgs, readPipedStdin } from "./file-args.js";
-import { isProjectTrustedAtStartup, untrustedMessage, type ProjectTrust } from "../plugins/trust/index.js"; // (added for extensions: project trust)
+import { PluginStartError, setupKernel } from "./kernel-setup.js";
 
 export interface CliOptions {
   name: string;
@@ -82,73 +76,36 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   if (pass1.flags.offline || /^(1|true|yes)$/i.test(env.PI_OFFLINE ?? "")) env.PI_OFFLINE = "1";
 
   const agentDir = resolveAgentDir(app, env);
-  const loader = createLoader({
-    hostAliases: hostAliases(app),
-    cacheDir: resolve(agentDir, "cache", "jiti"),
-  });
-  const settings = await SettingsManager.load({
-    agentDir,
-    cwd,
-    configDir: app.configDir,
-    name: app.name,
-    // (added for extensions: project trust) a project's pi.config.ts is code; it runs only in a trusted project.
-    importTs: (p) => {
-      if (!isProjectTrustedAtStartup({ cwd, agentDir, argv })) {
-        return Promise.reject(new Error(`${p} is code from a project that is not trusted, so it was not run (trust the project with --trust or "trustedProjects" in ${resolve(agentDir, "settings.json")})`));
-      }
-      return loader.import(p);
-    },
-  });
-  timing.mark("settings");
-  const kernel = new Kernel({ app, cwd, agentDir, settings });
-  for (const d of settings.diagnostics) kernel.diagnostics.report(d);
   // Until a mode takes over, diagnostics go to stderr as they happen.
-  let unsubscribeDiag = kernel.diagnostics.subscribe((d) => printDiagnostic(d), true);
+  let unsubscribeDiag: () => void = () => undefined;
   function printDiagnostic(d: Diagnostic) {
     if (d.level === "info" && !pass1.flags.verbose) return;
     err(formatDiagnostic(d));
   }
-
-  // Core flags belong to the CLI itself.
-  for (const f of CORE_FLAGS) kernel.flags.register(f.name, f, "cli");
-  kernel.provide("argv", pass1, "cli");
-  kernel.provide("loader", loader, "cli");
-  kernel.provide("timing", timing, "cli");
-  // Session storage is part of the kernel (core/session): the session flags always work.
-  kernel.provide("sessions", true, "cli");
-  if (opts.extensionFactories?.length) kernel.provide("extension-factories", opts.extensionFactories, "cli");
-
-  const host = new PluginHost(kernel);
+  // (changed for sdk) the kernel is built by setupKernel(), shared with the SDK (sdk/kernel-setup.ts).
+  let kernel: Kernel;
   try {
-    await host.load(opts.plugins.map((manifest) => ({ manifest, origin: "builtin", builtin: true })));
+    ({ kernel } = await setupKernel({
+      app,
+      cwd,
+      agentDir,
+      argv: pass1,
+      rawArgv: argv,
+      plugins: opts.plugins,
+      extensionFactories: opts.extensionFactories,
+      timing,
+      onKernel: (k) => {
+        unsubscribeDiag = k.diagnostics.subscribe((d) => printDiagnostic(d), true);
+      },
+    }));
   } catch (e) {
-    err(`${app.name}: a built-in plugin failed to start: ${(e as Error).message}`);
-    return 1;
+    unsubscribeDiag();
+    if (e instanceof PluginStartError) {
+      err(`${app.name}: a built-in plugin failed to start: ${e.message}`);
+      return 1;
+    }
+    throw e;
   }
-  for (const t of host.timings) timing.record(`plugin ${t.name}`, t.ms);
-  // User plugins named in settings ("plugins": [paths]) load soft.
-  // (changed for extensions: project trust) the project layer's plugins load only in a trusted project.
-  let userPlugins = (settings.get().plugins as unknown as string[] | undefined) ?? [];
-  const projectPlugins = settings.getProject().plugins;
-  if (Array.isArray(projectPlugins) && projectPlugins.length && !kernel.service<ProjectTrust>("project-trust")?.isTrusted(cwd)) {
-    const globalPlugins = settings.getGlobal().plugins;
-    userPlugins = Array.isArray(globalPlugins) ? (globalPlugins as string[]) : [];
-    kernel.service<ProjectTrust>("project-trust")?.noteSkipped({ kind: "plugin", path: projectPlugins.join(", ") });
-    kernel.diagnostics.report({
-      level: "warning",
-      source: settings.projectPath() ?? resolve(cwd, app.configDir),
-      message: untrustedMessage(kernel, `plugins (${(projectPlugins as string[]).join(", ")})`),
-    });
-  }
-  if (Array.isArray(userPlugins) && userPlugins.length) {
-    await host.loadFiles(loader, userPlugins.map((p) => resolve(cwd, p)));
-  }
-  timing.mark("plugins");
-  // Late async work plugins queued during setup (extension loading) finishes here.
-  // (changed for extensions) "ready" may be one function or a list of them, awaited in order.
-  const ready = kernel.service<(() => Promise<void>) | Array<() => Promise<void>>>("ready");
-  for (const step of Array.isArray(ready) ? ready : ready ? [ready] : []) await step();
-  timing.mark("ready");
 
   // Pass 2: with the flags plugins and extensions registered.
   const allFlags = kernel.flags.list().map((e) => ({ ...e.value, source: e.source }));
@@ -289,18 +246,3 @@ function uniqueSubcommands(kernel: Kernel) {
   }
   return out;
 }
-
-/**
- * The host packages an extension may import, mapped to the entry of the module graph this
- * process runs: the bundle's index when running from dist/bundle, else dist/sdk/index.js.
- */
-function hostAliases(app: AppConfig): Record<string, string> {
-  const here = fileURLToPath(import.meta.url);
-  const root = packageInfo().root;
-  const path = here.includes(`${sep}dist${sep}bundle${sep}`) ? join(root, "dist", "bundle", "index.js") : join(root, "dist", "sdk", "index.js");
-  if (!existsSync(path)) return {};
-  const out: Record<string, string> = {};
-  for (const name of app.hostPackageNames) out[name] = path;
-  return out;
-}
-

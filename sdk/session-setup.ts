@@ -8,13 +8,13 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Kernel } from "../core/kernel.js";
 import { expandHome } from "../core/config.js";
-import { AgentSession, type SessionMode } from "../core/session/agent-session.js";
-import { AgentSessionRuntime, type SessionBuildInput } from "../core/session/runtime.js";
+import { AgentSession, type AgentSessionOptions, type SessionMode } from "../core/session/agent-session.js";
+import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../core/session/runtime.js";
 import { SessionManager } from "../core/session/session-manager.js";
 import type { ModelSource } from "../core/session/model-source.js";
 import { AuthStorage } from "../core/models/auth-storage.js";
 import { ModelRegistry } from "../core/models/model-registry.js";
-import { findInitialModel, isThinkingLevel, parseModelList, resolveModelScopeFromRegistry } from "../core/models/model-resolver.js";
+import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelList, resolveModelScopeFromRegistry } from "../core/models/model-resolver.js";
 import type { AnyModel, ThinkingLevel } from "../core/types.js";
 import type { ParsedArgs } from "./args.js";
 import { readTextOrFile } from "./file-args.js";
@@ -48,7 +48,7 @@ export interface SessionSetupOptions {
   mode: string;
 }
 
-function sessionModeOf(mode: string): SessionMode {
+export function sessionModeOf(mode: string): SessionMode {
   if (mode === "interactive" || mode === "tui") return "tui";
   if (mode === "rpc" || mode === "json" || mode === "print") return mode;
   return "print";
@@ -78,18 +78,12 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   SessionManager.setDefaultRoot(join(kernel.agentDir, "sessions"));
 
   // Where session files go: --session-dir beats the session_directory hook beats the setting.
-  let sessionDir: string | undefined = f["session-dir"] !== undefined ? resolve(cwd, expandHome(String(f["session-dir"]))) : undefined;
-  if (!sessionDir && kernel.hooks.session_directory.isUsed()) {
-    const r = await kernel.hooks.session_directory.promise({ type: "session_directory", cwd });
-    if (r?.sessionDir) sessionDir = resolve(cwd, expandHome(r.sessionDir));
-  }
-  if (!sessionDir && settings.sessionDir) sessionDir = resolve(cwd, expandHome(settings.sessionDir));
+  const sessionDir = await resolveSessionDir(kernel, cwd, f["session-dir"] !== undefined ? String(f["session-dir"]) : undefined);
 
   // Models and keys.
   const auth = AuthStorage.create(join(kernel.agentDir, "auth.json"), { report: (d) => kernel.diagnostics.report(d) });
   const registry = ModelRegistry.forKernel(kernel, { authStorage: auth });
   kernel.provide("model-registry", registry, "cli");
-  const models = modelSource(registry);
 
   // The initial session store.
   let store: SessionManager;
@@ -111,85 +105,207 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   }
   else if (f.continue) store = SessionManager.continueRecent(cwd, sessionDir);
   else store = SessionManager.create(cwd, sessionDir);
-  for (const d of store.getDiagnostics()) kernel.diagnostics.report(d);
-  store.onDiagnostic((d) => kernel.diagnostics.report(d));
+  watchStore(kernel, store);
 
   // Scoped models (--models or enabledModels).
   const patterns = parseModelList((f.models as string | undefined) ?? settings.enabledModels);
-  let scoped: Array<{ model: AnyModel; thinkingLevel?: ThinkingLevel }> = [];
+  let scoped: ScopedModel[] = [];
   if (patterns.length) {
     const r = await resolveModelScopeFromRegistry(patterns, registry);
     for (const w of r.warnings) kernel.diagnostics.report({ level: "warning", source: "--models", message: w });
-    scoped = r.scoped as typeof scoped;
+    scoped = r.scoped as ScopedModel[];
   }
 
   // The model: --model, else the resumed session's, else settings and provider defaults.
-  const restored = store.buildSessionContext();
-  const continuing = restored.messages.length > 0;
-  let model: AnyModel | undefined;
-  let thinking: ThinkingLevel | undefined;
-  if (!f.model && continuing && restored.model) {
-    model = registry.find(restored.model.provider, restored.model.modelId);
-    if (model && !(await registry.hasConfiguredAuth(model)) && f["api-key"] === undefined) model = undefined;
-    if (restored.thinkingLevel && isThinkingLevel(String(restored.thinkingLevel))) thinking = restored.thinkingLevel as ThinkingLevel;
-  }
-  if (!model) {
-    const init = await findInitialModel({
-      modelRegistry: registry,
-      cliProvider: f.provider as string | undefined,
-      cliModel: f.model as string | undefined,
-      scopedModels: scoped as never,
-      isContinuing: continuing,
-      defaultProvider: settings.defaultProvider,
-      defaultModel: settings.defaultModel,
-      defaultThinkingLevel: isThinkingLevel(String(settings.defaultThinkingLevel)) ? (settings.defaultThinkingLevel as ThinkingLevel) : undefined,
-    });
-    if (init.warning) kernel.diagnostics.report({ level: "warning", source: "--model", message: init.warning });
-    if (init.error) throw new SessionSetupError(init.error);
-    model = init.model;
-    // The faux provider is never picked implicitly.
-    const explicit = !!f.model || (settings.defaultProvider === model?.provider && !!settings.defaultModel);
-    if (model && registry.isKeyless(model.provider) && model.provider === "faux" && !explicit && !scoped.length) model = undefined;
-    thinking ??= init.thinkingLevel;
-  }
-  if (f.thinking !== undefined) {
-    const t = String(f.thinking);
-    if (isThinkingLevel(t)) thinking = t;
-    else kernel.diagnostics.report({ level: "warning", source: "--thinking", message: `unknown thinking level "${t}" ignored (off, minimal, low, medium, high, xhigh)` });
-  }
+  const start = await resolveStartModel({
+    kernel,
+    registry,
+    store,
+    model: f.model as string | undefined,
+    provider: f.provider as string | undefined,
+    thinkingLevel: f.thinking !== undefined ? String(f.thinking) : undefined,
+    scoped,
+    keepRestoredWithoutAuth: f["api-key"] !== undefined,
+    source: { model: "--model", thinking: "--thinking" },
+  });
+  const model = start.model;
   if (f["api-key"] !== undefined) {
     if (!model) throw new SessionSetupError("--api-key needs a model: pass --model <provider/id> too");
     auth.setRuntimeApiKey(model.provider, String(f["api-key"]));
   }
 
   // Tools.
-  const defaults = kernel.service<string[]>("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS;
-  let activeTools: string[] = f["no-tools"] ? [] : [...defaults];
-  if (f.tools !== undefined) {
-    const named = String(f.tools).split(",").map((s) => s.trim()).filter(Boolean);
-    for (const n of named) {
-      if (!kernel.tools.has(n)) kernel.diagnostics.report({ level: "warning", source: "--tools", message: `unknown tool "${n}" ignored (known: ${kernel.tools.names().join(", ")})` });
-    }
-    activeTools = f["no-tools"] ? named : named;
-  }
-  activeTools = activeTools.filter((n) => kernel.tools.has(n));
-  // Tools that plugins and extensions add beyond the built-in set are active too (unless --tools picks).
-  if (f.tools === undefined) {
-    for (const t of kernel.tools.describe()) if (t.source !== "tools" && !activeTools.includes(t.name)) activeTools.push(t.name);
-  }
-
-  const customSystemPrompt = readTextOrFile(f["system-prompt"] as string | undefined, cwd);
-  const appendSystemPrompt = readTextOrFile(f["append-system-prompt"] as string | undefined, cwd);
-  const sessionMode = sessionModeOf(opts.mode);
+  const named = f.tools !== undefined ? String(f.tools).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+  const activeTools = resolveActiveTools(kernel, { names: named, noTools: f["no-tools"] ? "builtin" : undefined, source: "--tools" });
 
   // (changed for sessions) One factory builds the first session and every later one (/new,
   // resume, fork, clone, import); the runtime opens or creates the store.
-  const factory = async ({ sessionManager: sm, cwd: sessionCwd, previous }: SessionBuildInput): Promise<AgentSession> => {
+  const factory = createSessionFactory({
+    kernel,
+    registry,
+    mode: sessionModeOf(opts.mode),
+    model,
+    thinkingLevel: start.thinkingLevel,
+    activeTools,
+    customSystemPrompt: readTextOrFile(f["system-prompt"] as string | undefined, cwd),
+    appendSystemPrompt: readTextOrFile(f["append-system-prompt"] as string | undefined, cwd),
+    scopedModels: scoped,
+  });
+  return AgentSessionRuntime.create(kernel, factory, store, { cwd });
+}
+
+// ---- (added for sdk) the steps the CLI and the SDK (sdk/sdk.ts) share -----------------------------
+
+export type ScopedModel = { model: AnyModel; thinkingLevel?: ThinkingLevel };
+
+/** Report a store's diagnostics (so far and later) to the kernel. */
+export function watchStore(kernel: Kernel, store: SessionManager): void {
+  for (const d of store.getDiagnostics()) kernel.diagnostics.report(d);
+  store.onDiagnostic((d) => kernel.diagnostics.report(d));
+}
+
+/**
+ * The folder session files of `cwd` go to: `explicit` (--session-dir), else what a
+ * session_directory handler answers, else the `sessionDir` setting; undefined = the default
+ * (`<agentDir>/sessions/--<cwd>--`).
+ */
+export async function resolveSessionDir(kernel: Kernel, cwd: string, explicit?: string): Promise<string | undefined> {
+  if (explicit !== undefined) return resolve(cwd, expandHome(explicit));
+  if (kernel.hooks.session_directory.isUsed()) {
+    const r = await kernel.hooks.session_directory.promise({ type: "session_directory", cwd });
+    if (r?.sessionDir) return resolve(cwd, expandHome(r.sessionDir));
+  }
+  const setting = kernel.settings.get().sessionDir;
+  return setting ? resolve(cwd, expandHome(setting)) : undefined;
+}
+
+export interface StartModelOptions {
+  kernel: Kernel;
+  registry: ModelRegistry;
+  /** The session store the first session opens (a resumed one brings its model back). */
+  store: SessionManager;
+  /** An explicit choice: a model, or a pattern (`provider/id`, `id`, a glob; `:level` sets thinking). */
+  model?: AnyModel | string;
+  provider?: string;
+  /** An explicit thinking level (checked; an unknown one is a warning). */
+  thinkingLevel?: string;
+  scoped?: ScopedModel[];
+  /** Keep a restored model whose provider has no stored key (a key is given for this run). */
+  keepRestoredWithoutAuth?: boolean;
+  /** Names for diagnostics, e.g. {model: "--model", thinking: "--thinking"}. */
+  source?: { model: string; thinking: string };
+}
+
+export interface StartModel {
+  model?: AnyModel;
+  thinkingLevel?: ThinkingLevel;
+  /** Set when a resumed session's model could not be restored. */
+  fallbackMessage?: string;
+}
+
+/**
+ * The first session's model and thinking level: the explicit choice, else the resumed session's
+ * (when its provider has a key), else settings (defaultProvider/defaultModel/defaultThinkingLevel),
+ * else the first scoped model, else a provider default with a key. The faux provider is never
+ * picked implicitly.
+ */
+export async function resolveStartModel(o: StartModelOptions): Promise<StartModel> {
+  const { kernel, registry } = o;
+  const settings = kernel.settings.get();
+  const src = o.source ?? { model: "model", thinking: "thinkingLevel" };
+  const scoped = o.scoped ?? [];
+  const restored = o.store.buildSessionContext();
+  const continuing = restored.messages.length > 0;
+  let model: AnyModel | undefined;
+  let thinking: ThinkingLevel | undefined;
+  let fallbackMessage: string | undefined;
+  const defaultThinking = isThinkingLevel(String(settings.defaultThinkingLevel)) ? (settings.defaultThinkingLevel as ThinkingLevel) : undefined;
+  if (typeof o.model === "object" && o.model) {
+    model = o.model;
+    thinking = defaultThinking ?? DEFAULT_THINKING_LEVEL;
+  } else if (!o.model && continuing && restored.model) {
+    model = registry.find(restored.model.provider, restored.model.modelId);
+    if (model && !(await registry.hasConfiguredAuth(model)) && !o.keepRestoredWithoutAuth) model = undefined;
+    if (restored.thinkingLevel && isThinkingLevel(String(restored.thinkingLevel))) thinking = restored.thinkingLevel as ThinkingLevel;
+    if (!model) fallbackMessage = `could not restore the session's model ${restored.model.provider}/${restored.model.modelId}`;
+  }
+  if (!model) {
+    const init = await findInitialModel({
+      modelRegistry: registry,
+      cliProvider: o.provider,
+      cliModel: typeof o.model === "string" ? o.model : undefined,
+      scopedModels: scoped as never,
+      isContinuing: continuing,
+      defaultProvider: settings.defaultProvider,
+      defaultModel: settings.defaultModel,
+      defaultThinkingLevel: defaultThinking,
+    });
+    if (init.warning) kernel.diagnostics.report({ level: "warning", source: src.model, message: init.warning });
+    if (init.error) throw new SessionSetupError(init.error);
+    model = init.model;
+    // The faux provider is never picked implicitly.
+    const explicit = !!o.model || (settings.defaultProvider === model?.provider && !!settings.defaultModel);
+    if (model && registry.isKeyless(model.provider) && model.provider === "faux" && !explicit && !scoped.length) model = undefined;
+    thinking ??= init.thinkingLevel;
+    if (fallbackMessage) fallbackMessage += model ? `; using ${model.provider}/${model.id}` : "; no model is available";
+  }
+  if (o.thinkingLevel !== undefined) {
+    if (isThinkingLevel(o.thinkingLevel)) thinking = o.thinkingLevel;
+    else kernel.diagnostics.report({ level: "warning", source: src.thinking, message: `unknown thinking level "${o.thinkingLevel}" ignored (off, minimal, low, medium, high, xhigh)` });
+  }
+  return { model, thinkingLevel: thinking, fallbackMessage };
+}
+
+/**
+ * The tools a first session starts with. `names` picks exactly (unknown ones are a warning);
+ * otherwise the default set (service "default-active-tools") plus every tool a plugin, an
+ * extension or the host added — `noTools: "builtin"` drops the default set, "all" everything.
+ */
+export function resolveActiveTools(kernel: Kernel, o: { names?: string[]; noTools?: "all" | "builtin"; source?: string } = {}): string[] {
+  if (o.names) {
+    for (const n of o.names) {
+      if (!kernel.tools.has(n)) kernel.diagnostics.report({ level: "warning", source: o.source ?? "tools", message: `unknown tool "${n}" ignored (known: ${kernel.tools.names().join(", ")})` });
+    }
+    return [...new Set(o.names.filter((n) => kernel.tools.has(n)))];
+  }
+  if (o.noTools === "all") return [];
+  const defaults = kernel.service<string[]>("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS;
+  const active = o.noTools === "builtin" ? [] : defaults.filter((n) => kernel.tools.has(n));
+  // Tools that plugins, extensions and hosts add beyond the built-in set are active too.
+  for (const t of kernel.tools.describe()) if (t.source !== "tools" && !active.includes(t.name)) active.push(t.name);
+  return active;
+}
+
+export interface SessionFactorySpec {
+  kernel: Kernel;
+  registry: ModelRegistry;
+  mode: SessionMode;
+  model?: AnyModel;
+  thinkingLevel?: ThinkingLevel;
+  activeTools: string[];
+  customSystemPrompt?: string;
+  appendSystemPrompt?: string;
+  scopedModels?: ScopedModel[];
+  /** Builds the session object (default `new AgentSession(options)`); the SDK builds its subclass. */
+  construct?: (options: AgentSessionOptions) => AgentSession;
+}
+
+/**
+ * The factory an AgentSessionRuntime builds every session with. A new session carries the
+ * previous one's model, thinking level, tools and queue modes over; a resumed or forked one
+ * comes back with its own model and thinking level; an empty new store starts with the model
+ * and thinking level entries, like the reference's.
+ */
+export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
+  const { kernel, registry } = spec;
+  const models = modelSource(registry);
+  const construct = spec.construct ?? ((o: AgentSessionOptions) => new AgentSession(o));
+  return async ({ sessionManager: sm, cwd: sessionCwd, previous }: SessionBuildInput): Promise<AgentSession> => {
     if (previous) sm.onDiagnostic((d) => kernel.diagnostics.report(d));
     const ctx = sm.buildSessionContext();
     const hasMessages = ctx.messages.length > 0;
-    let sessionModel = previous ? previous.model : model;
-    let sessionThinking = previous ? previous.thinkingLevel : thinking;
+    let sessionModel = previous ? previous.model : spec.model;
+    let sessionThinking = previous ? previous.thinkingLevel : spec.thinkingLevel;
     if (previous && hasMessages) {
       // A resumed or forked session comes back with its own model and thinking level.
       const m = ctx.model ? registry.find(ctx.model.provider, ctx.model.modelId) : undefined;
@@ -199,18 +315,18 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
         sessionThinking = ctx.thinkingLevel as ThinkingLevel;
       }
     }
-    const session = new AgentSession({
+    const session = construct({
       kernel,
       sessionManager: sm,
       models,
       cwd: sessionCwd,
-      mode: sessionMode,
+      mode: spec.mode,
       model: sessionModel,
       thinkingLevel: sessionThinking,
-      activeTools: previous ? previous.getActiveToolNames() : activeTools,
-      customSystemPrompt,
-      appendSystemPrompt,
-      scopedModels: scoped,
+      activeTools: previous ? previous.getActiveToolNames() : spec.activeTools,
+      customSystemPrompt: spec.customSystemPrompt,
+      appendSystemPrompt: spec.appendSystemPrompt,
+      scopedModels: spec.scopedModels ?? [],
     });
     if (previous) {
       session.steeringMode = previous.steeringMode;
@@ -225,7 +341,6 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     }
     return session;
   };
-  return AgentSessionRuntime.create(kernel, factory, store, { cwd });
 }
 
 /** -r: the interactive mode shows the picker the TUI provides; anywhere else a clear error. (added for sessions) */

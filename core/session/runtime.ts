@@ -55,27 +55,57 @@ export class AgentSessionRuntime {
   private switching = false;
   private disposed = false;
 
+  /**
+   * (added for sdk) Set while a runtime made with `deferStart` has not been started: the kernel is
+   * not bound to it and session_start has not been emitted; holds what start() will announce.
+   */
+  private pendingStart: { reason: SessionStartReason; previousSessionFile?: string } | undefined;
+
   constructor(
     readonly kernel: Kernel,
     private readonly factory: SessionFactory,
     initial: AgentSession,
+    opts: { deferStart?: boolean; reason?: SessionStartReason } = {}, // (added for sdk)
   ) {
     this.current = initial;
-    kernel.bind(this);
+    if (opts.deferStart) this.pendingStart = { reason: opts.reason ?? "startup" };
+    else kernel.bind(this);
   }
 
-  /** Build the first session and announce it (session_start, reason "startup" by default). */
+  /**
+   * Build the first session and announce it (session_start, reason "startup" by default).
+   * With `deferStart` (added for sdk) the kernel is bound and session_start emitted only by start().
+   */
   static async create(
     kernel: Kernel,
     factory: SessionFactory,
     sessionManager: SessionManager,
-    opts: { cwd?: string; reason?: SessionStartReason } = {},
+    opts: { cwd?: string; reason?: SessionStartReason; deferStart?: boolean } = {},
   ): Promise<AgentSessionRuntime> {
     const reason = opts.reason ?? "startup";
     const session = await factory({ sessionManager, cwd: opts.cwd ?? kernel.cwd, reason });
-    const rt = new AgentSessionRuntime(kernel, factory, session);
-    await rt.emitStart(reason);
+    const rt = new AgentSessionRuntime(kernel, factory, session, { deferStart: opts.deferStart, reason });
+    if (!opts.deferStart) await rt.emitStart(reason);
     return rt;
+  }
+
+  /** (added for sdk) Whether the kernel is bound to this runtime (always, unless made with `deferStart` and not started yet). */
+  get isStarted(): boolean {
+    return this.pendingStart === undefined;
+  }
+
+  /**
+   * (added for sdk) Start a runtime made with `deferStart`: bind the kernel to it and emit
+   * session_start for the current session. Returns false (and does nothing) when already started.
+   */
+  async start(): Promise<boolean> {
+    const pending = this.pendingStart;
+    if (!pending) return false;
+    if (this.disposed) throw new Error("the session runtime was disposed");
+    this.pendingStart = undefined;
+    this.kernel.bind(this);
+    await this.emitStart(pending.reason, pending.previousSessionFile);
+    return true;
   }
 
   get session(): AgentSession {
@@ -130,13 +160,18 @@ export class AgentSessionRuntime {
     const next = await this.factory({ sessionManager, cwd: old.cwd, reason, previous: old });
     await old.dispose("switch", { targetSessionFile: next.sessionFile });
     this.current = next;
-    this.kernel.bind(this);
-    await this.emitStart(reason, previousSessionFile);
-    const hooks = this.kernel.hooks;
-    if ((reason === "new" || reason === "resume") && hooks.session_switch.isUsed()) {
-      await hooks.session_switch.promise({ type: "session_switch", reason, previousSessionFile });
-    } else if ((reason === "fork" || reason === "clone") && hooks.session_fork.isUsed()) {
-      await hooks.session_fork.promise({ type: "session_fork", previousSessionFile });
+    if (this.pendingStart) {
+      // (added for sdk) not started yet: start() announces the session the runtime holds then.
+      this.pendingStart = { reason, previousSessionFile };
+    } else {
+      this.kernel.bind(this);
+      await this.emitStart(reason, previousSessionFile);
+      const hooks = this.kernel.hooks;
+      if ((reason === "new" || reason === "resume") && hooks.session_switch.isUsed()) {
+        await hooks.session_switch.promise({ type: "session_switch", reason, previousSessionFile });
+      } else if ((reason === "fork" || reason === "clone") && hooks.session_fork.isUsed()) {
+        await hooks.session_fork.promise({ type: "session_fork", previousSessionFile });
+      }
     }
     for (const fn of [...this.rebinders]) {
       try {

@@ -1,7 +1,7 @@
 /**
  * `pi new <kind> <dir>`: create a project from a template. The kinds live in the kernel
  * service "scaffolds" (a Map kind → Scaffold), so other plugins add theirs
- * (`registerScaffold(api, {name: "cli", …})`); this plugin brings "extension".
+ * (`registerScaffold(api, {name: "…", …})`); this plugin brings "extension", "cli" and "plugin".
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -100,15 +100,32 @@ function isEmptyDir(p: string): boolean {
   }
 }
 
-export function extensionScaffold(kernel: Kernel): Scaffold {
+/** What a template scaffold needs: its folder under templates/ and what to tell the user next. */
+export interface TemplateSpec {
+  name: string;
+  description: string;
+  /** Folder under templates/. */
+  template: string;
+  /** The created thing, for the message ("extension", "custom CLI", …). */
+  what: string;
+  /** Lines shown after "Next:" (rel = the folder relative to the cwd, name = the package name). */
+  next(rel: string, name: string, app: string): string[];
+}
+
+/**
+ * A scaffold copying templates/<template>. Placeholders: NAME (package name from the folder),
+ * HOST_NAME / HOST_VERSION (this package), HOST_SPEC (a `file:` path to this package, so
+ * `npm install` works offline), APP (the running CLI's name).
+ */
+export function templateScaffold(kernel: Kernel, spec: TemplateSpec): Scaffold {
   return {
-    name: "extension",
-    description: "a TypeScript pi extension with a test that runs against the faux model",
+    name: spec.name,
+    description: spec.description,
     run(dir, ctx) {
       const root = packageRoot();
-      const template = join(root, "templates", "extension");
+      const template = join(root, "templates", spec.template);
       if (!existsSync(template)) {
-        ctx.stderr(`${kernel.app.name} new extension: the template folder ${template} is missing from this installation`);
+        ctx.stderr(`${kernel.app.name} new ${spec.name}: the template folder ${template} is missing from this installation`);
         return 1;
       }
       const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; version: string };
@@ -121,13 +138,42 @@ export function extensionScaffold(kernel: Kernel): Scaffold {
         APP: kernel.app.name,
       });
       const rel = relative(ctx.cwd, dir) || ".";
-      ctx.stdout(
-        `Created the extension "${name}" in ${rel} (${files.length} files).\n\n` +
-          `Next:\n  cd ${rel}\n  npm install && npm test\n  ${kernel.app.name} -e ./src/index.ts     # try it\n`,
-      );
+      ctx.stdout(`Created the ${spec.what} "${name}" in ${rel} (${files.length} files).\n\nNext:\n${spec.next(rel, name, kernel.app.name).map((l) => `  ${l}\n`).join("")}`);
       return 0;
     },
   };
+}
+
+export function extensionScaffold(kernel: Kernel): Scaffold {
+  return templateScaffold(kernel, {
+    name: "extension",
+    description: "a TypeScript pi extension with a test that runs against the faux model",
+    template: "extension",
+    what: "extension",
+    next: (rel, _name, app) => [`cd ${rel}`, "npm install && npm test", `${app} -e ./src/index.ts     # try it`],
+  });
+}
+
+/** (added for sdk) `new cli <dir>`: a team's own CLI (createCli) with an inline extension. */
+export function cliScaffold(kernel: Kernel): Scaffold {
+  return templateScaffold(kernel, {
+    name: "cli",
+    description: "a custom CLI built with createCli(): its own name and config folders, an inline extension, a test",
+    template: "cli",
+    what: "custom CLI",
+    next: (rel, name) => [`cd ${rel}`, "npm install && npm test", `node bin/cli.js --version     # or npm link, then: ${name} --version`],
+  });
+}
+
+/** (added for sdk) `new plugin <dir>`: a native kernel plugin (definePlugin). */
+export function pluginScaffold(kernel: Kernel): Scaffold {
+  return templateScaffold(kernel, {
+    name: "plugin",
+    description: "a native kernel plugin (definePlugin) with a test that runs against the faux model",
+    template: "plugin",
+    what: "plugin",
+    next: (rel, _name, app) => [`cd ${rel}`, "npm install && npm test", `${app} -e ./src/index.ts     # try it (or list it in the "plugins" setting)`],
+  });
 }
 
 function usage(kernel: Kernel, map: ScaffoldMap): string {
@@ -145,9 +191,11 @@ export default definePlugin({
     const kernel = api.kernel;
     const map = scaffolds(api);
     registerScaffold(api, extensionScaffold(kernel));
+    registerScaffold(api, cliScaffold(kernel)); // (added for sdk)
+    registerScaffold(api, pluginScaffold(kernel)); // (added for sdk)
     api.registerSubcommand({
       name: "new",
-      description: "Create a project from a template (new extension <dir>, …)",
+      description: "Create a project from a template (new extension|cli|plugin <dir>)",
       usage: "new <kind> <dir>",
       async run(args, ctx) {
         const [kind, dir, ...rest] = args;
