@@ -17,7 +17,9 @@
  * ```
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { packageInfo } from "./package-info.js";
 import { JsonlLineReader } from "../core/io/jsonl.js";
 import type {
   RpcCommand,
@@ -52,7 +54,7 @@ export type RpcEventListener = (event: RpcEvent) => void;
 export type RpcUiAnswer = string | boolean | undefined | { value?: string; confirmed?: boolean; cancelled?: boolean };
 
 export interface RpcClientOptions {
-  /** The CLI entry (default: this package's dist/sdk/cli.js). */
+  /** The CLI entry (default: this package's `pi` binary, dist/bundle/cli.js). */
   cliPath?: string;
   /** The Node binary (default: the current one). */
   nodePath?: string;
@@ -143,7 +145,7 @@ export class RpcClient {
   async start(): Promise<void> {
     if (this.child) throw new Error("RpcClient: already started");
     const o = this.options;
-    const cliPath = o.cliPath ?? fileURLToPath(new URL("./cli.js", import.meta.url));
+    const cliPath = o.cliPath ?? defaultCliPath();
     const args = ["--mode", "rpc"];
     if (o.provider) args.push("--provider", o.provider);
     if (o.model) args.push("--model", o.model);
@@ -507,4 +509,11 @@ export class RpcClient {
     }
     for (const w of [...this.waiters]) w.reject(error);
   }
+}
+
+/** This package's `pi` binary (the bundle), or the unbundled entry when only tsc output exists. */
+function defaultCliPath(): string {
+  const root = packageInfo().root;
+  const bundled = join(root, "dist", "bundle", "cli.js");
+  return existsSync(bundled) ? bundled : join(root, "dist", "sdk", "cli.js");
 }

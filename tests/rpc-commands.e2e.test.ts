@@ -1,6 +1,6 @@
 /**
  * End to end: every RPC command, driven through the sdk RpcClient against the real CLI
- * (dist/sdk/cli.js) and the loopback LLM server.
+ * (dist/bundle/cli.js) and the loopback LLM server.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { existsSync, writeFileSync } from "node:fs";

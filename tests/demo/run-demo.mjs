@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { startLlmServer } from "../fixtures/llm-server.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const CLI = join(ROOT, "dist", "sdk", "cli.js");
+const CLI = join(ROOT, "dist", "bundle", "cli.js");
 const real = process.env.ANTHROPIC_API_KEY || process.env.OPENAI_API_KEY;
 
 const TASK =

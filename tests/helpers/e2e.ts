@@ -1,6 +1,6 @@
 /**
  * End-to-end helpers: a throwaway agent dir whose models.json points at the loopback LLM
- * server, and a runner that spawns the real CLI (dist/sdk/cli.js) against it.
+ * server, and a runner that spawns the real CLI (the bundled bin, dist/bundle/cli.js) against it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -9,7 +9,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const CLI = join(ROOT, "dist", "sdk", "cli.js");
+/** The shipped `pi` binary (package.json "bin"). */
+export const CLI = join(ROOT, "dist", "bundle", "cli.js");
 
 export interface E2eEnv {
   root: string;
