@@ -26,6 +26,8 @@ export interface ApiProvider {
   api: string;
   /** May load its implementation lazily; called once per request. */
   stream: StreamFn | ((...a: Parameters<StreamFn>) => Promise<AssistantStream>);
+  /** Load the implementation ahead of the first request (called when the process is idle). */
+  preload?(): Promise<void>;
 }
 
 export interface ModelDefinition {

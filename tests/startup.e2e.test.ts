@@ -59,11 +59,17 @@ describe("start-up loads only what the path needs", () => {
     for (const [name, re] of Object.entries(HEAVY)) expect([name, r.modules.filter((m) => re.test(m))]).toEqual([name, []]);
   });
 
-  it("rpc get_state: no blessed, no provider module, no MCP SDK, no catalog", async () => {
+  // After answering, RPC warms the current model's provider module (pi-ai's provider modules import
+  // its model catalog themselves), so only that one provider family may appear here.
+  it("rpc get_state: no blessed, no MCP SDK; only the model's own provider module, warmed after the answer", async () => {
     const r = await traced(["--mode", "rpc"], JSON.stringify({ id: "1", type: "get_state" }) + "\n");
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('"command":"get_state"');
-    for (const [name, re] of Object.entries(HEAVY)) expect([name, r.modules.filter((m) => re.test(m))]).toEqual([name, []]);
+    for (const name of ["blessed", "mcp"] as const) expect([name, r.modules.filter((m) => HEAVY[name].test(m))]).toEqual([name, []]);
+    const providers = r.modules.filter((m) => /@mariozechner\/pi-ai\/dist\/providers\//.test(m)).map((m) => m.replace(/.*\/providers\//, ""));
+    const otherApis = /^(anthropic|google|google-vertex|mistral|amazon-bedrock|azure-openai-responses|openai-responses|openai-codex-responses)\.js$/;
+    expect(providers.filter((p) => otherApis.test(p))).toEqual([]);
+    expect(r.modules.filter((m) => /node_modules\/(@anthropic-ai|@google|@mistralai|@aws-sdk)\//.test(m))).toEqual([]);
   });
 
   it("print: only the one provider API module it streams with; no blessed, no MCP SDK", async () => {

@@ -703,6 +703,17 @@ export class AgentSession {
     return this.setThinkingLevel(levels[(i + 1) % levels.length]!);
   }
 
+  /**
+   * Load the current model's provider module ahead of the first prompt. Modes call this once
+   * they are idle (RPC after its first response), so the module's load is off the first
+   * request's path. Failures are ignored here: the request reports them.
+   */
+  warmUp(): void {
+    const model = this._model;
+    if (!model || this.kernel.models.get(model.provider)?.streamSimple) return;
+    void this.kernel.providers.get(model.api)?.preload?.().catch(() => undefined);
+  }
+
   // ---- user bash ------------------------------------------------------------------------------
 
   private bashAbort: AbortController | undefined;

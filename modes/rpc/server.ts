@@ -46,8 +46,18 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   const { write, ui } = out;
   const stderr = (s: string) => process.stderr.write(s.endsWith("\n") ? s : s + "\n");
 
-  const success = (id: Id, command: string, data?: unknown) =>
-    write(data === undefined ? { id, type: "response", command, success: true } : { id, type: "response", command, success: true, data });
+  // After the first answer the process is idle: load the model's provider module then, not on the first prompt.
+  let warmed = false;
+  const warmUp = () => {
+    if (warmed) return;
+    warmed = true;
+    setTimeout(() => session().warmUp(), 0).unref();
+  };
+  const success = (id: Id, command: string, data?: unknown) => {
+    const done = write(data === undefined ? { id, type: "response", command, success: true } : { id, type: "response", command, success: true, data });
+    warmUp();
+    return done;
+  };
   const failure = (id: Id, command: string, error: string) => write({ id, type: "response", command, success: false, error });
 
   // ctx.shutdown() is honoured once the agent is settled (after the current command when idle).

@@ -70,6 +70,7 @@ export function createLazyApiProvider(api: string, load: StreamLoader, onLoad?: 
   return {
     api,
     stream,
+    preload: () => get().then(() => undefined),
     get loaded() {
       return fn !== undefined;
     },
