@@ -83,3 +83,21 @@ describe("start-up loads only what the path needs", () => {
     expect(piAi).not.toContain("google.js");
   });
 });
+
+describe("PI_TIMING", () => {
+  it("prints where start-up time goes: module loading, each plugin's setup, each extension's load", async () => {
+    const ext = join(ROOT, "tests", "fixtures", "extensions", "greeter.ts");
+    const child = spawn(process.execPath, [BIN, "-p", "--no-session", "-e", ext, "hi"], { cwd: e.cwd, env: { ...e.env, PI_TIMING: "1" } });
+    let stderr = "";
+    child.stderr.on("data", (c) => (stderr += c));
+    child.stdin.end();
+    const code = await new Promise((res) => child.on("exit", res));
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/PI_TIMING \(ms\):/);
+    expect(stderr).toMatch(/node start \+ module loading/);
+    expect(stderr).toMatch(/plugin tools/);
+    expect(stderr).toMatch(/plugin mode-print/);
+    expect(stderr).toContain(`extension ${ext}`);
+    expect(stderr).toMatch(/total since process start/);
+  });
+});
