@@ -276,16 +276,10 @@ export function resolveActiveTools(kernel: Kernel, o: { names?: string[]; noTool
   return active;
 }
 
-export interface SessionFactorySpec {
+export interface SessionFactorySpec
+  extends Pick<AgentSessionOptions, "mode" | "model" | "thinkingLevel" | "activeTools" | "customSystemPrompt" | "appendSystemPrompt" | "scopedModels"> {
   kernel: Kernel;
   registry: ModelRegistry;
-  mode: SessionMode;
-  model?: AnyModel;
-  thinkingLevel?: ThinkingLevel;
-  activeTools: string[];
-  customSystemPrompt?: string;
-  appendSystemPrompt?: string;
-  scopedModels?: ScopedModel[];
   /** Builds the session object (default `new AgentSession(options)`); the SDK builds its subclass. */
   construct?: (options: AgentSessionOptions) => AgentSession;
 }
