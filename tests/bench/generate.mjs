@@ -61,3 +61,33 @@ export function makeSessionStore(dir, count, bytesEach) {
   }
   return dir;
 }
+
+/**
+ * A source tree of `files` files totalling about `totalBytes` (kept in the temp folder between
+ * runs). Text lines with a rare marker word every so often, a .gitignore'd folder, some binaries.
+ */
+export function makeSourceTree(dir, files, totalBytes) {
+  const done = join(dir, ".complete");
+  if (existsSync(done)) return dir;
+  mkdirSync(dir, { recursive: true });
+  const perFile = Math.floor(totalBytes / files);
+  const line = "const value = compute(input, options); // ordinary line of generated code\n";
+  const body = line.repeat(Math.ceil(perFile / line.length)).slice(0, perFile);
+  const marked = body.slice(0, Math.floor(perFile / 2)) + "export const NEEDLE_MARKER = 42;\n" + body.slice(Math.floor(perFile / 2));
+  writeFileSyncSafe(join(dir, ".gitignore"), "ignored/\n");
+  for (let i = 0; i < files; i++) {
+    const sub = join(dir, `pkg${i % 100}`, `mod${Math.floor(i / 100) % 50}`);
+    if (i < 5000 || i % 100 === 0) mkdirSync(sub, { recursive: true });
+    writeFileSyncSafe(join(sub, `file${i}.ts`), i % 500 === 0 ? marked : body);
+  }
+  mkdirSync(join(dir, "ignored"), { recursive: true });
+  writeFileSyncSafe(join(dir, "ignored", "skip.ts"), marked);
+  writeFileSyncSafe(done, "");
+  return dir;
+}
+
+function writeFileSyncSafe(path, text) {
+  const fd = openSync(path, "w");
+  writeSync(fd, text);
+  closeSync(fd);
+}
