@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "../fixtures/llm-server.mjs";
-import { jsonLines, makeE2eEnv, runCli, spawnCli, type E2eEnv } from "../helpers/e2e.js";
+import { jsonLines, makeE2eEnv, ROOT, runCli, spawnCli, type E2eEnv } from "../helpers/e2e.js";
 import { SessionManager } from "../../core/session/session-manager.js";
 
 let server: LlmServer;
@@ -195,6 +195,64 @@ describe("faults", () => {
       execFileSync("chattr", ["-i", file!]);
     }
     expect(SessionManager.open(file!).getEntries().length).toBeGreaterThan(0);
+    e.cleanup();
+  });
+
+  it("1,000 malformed RPC lines: each answered, the process keeps serving", async () => {
+    const e = makeE2eEnv(server.url);
+    const child = spawnCli(["--mode", "rpc", "--no-session"], e);
+    let out = "";
+    child.stdout!.on("data", (c) => (out += c));
+    const garbage: string[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const kind = i % 5;
+      garbage.push(
+        kind === 0 ? `{"type": "prompt", "message": ${i}` : // truncated JSON
+        kind === 1 ? `not json at all ${i} \u0000 ${"x".repeat(i % 50)}` :
+        kind === 2 ? `{"type":"no_such_command","id":"g${i}"}` :
+        kind === 3 ? `{"type":"prompt","id":"g${i}","message":42}` : // wrong field type
+        `[${i}, "array"]`,
+      );
+    }
+    child.stdin!.write(garbage.join("\n") + "\n");
+    child.stdin!.write(JSON.stringify({ id: "alive", type: "get_state" }) + "\n");
+    for (let w = 0; w < 400 && !out.includes('"id":"alive"'); w++) await new Promise((r) => setTimeout(r, 25));
+    child.stdin!.end();
+    await new Promise((r) => child.on("exit", r));
+    const lines = jsonLines(out).filter((l) => l.type === "response");
+    const errors = lines.filter((l) => l.success === false);
+    expect(errors).toHaveLength(1000);
+    expect(errors.filter((l) => l.command === "parse")).toHaveLength(400);
+    expect(errors.find((l) => l.id === "g3")?.error).toMatch(/message/);
+    expect(lines.find((l) => l.id === "alive")?.success).toBe(true);
+    e.cleanup();
+  }, 30000);
+
+  it("an extension throwing in every event: every failure reported, the run completes", async () => {
+    const e = makeE2eEnv(server.url);
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "echo fine" } }] }, { text: "completed anyway" }] });
+    const thrower = join(ROOT, "tests", "fixtures", "extensions", "thrower.ts");
+    const r = await runCli(["-p", "--no-session", "-e", thrower, "go"], e, { timeoutMs: 30000 });
+    expect(r.stdout).toBe("completed anyway\n");
+    expect(r.code).toBe(0);
+    for (const ev of ["session_start", "input", "before_agent_start", "agent_start", "turn_start", "context", "message_end", "tool_result", "turn_end", "agent_end"]) {
+      expect([ev, r.stderr.includes(`(${ev})`)]).toEqual([ev, true]);
+    }
+    e.cleanup();
+  });
+
+  it("an MCP server dying mid-call: the model gets an error result, the run ends normally", async () => {
+    const e = makeE2eEnv(server.url, {
+      settings: { mcpServers: { demo: { command: process.execPath, args: [join(ROOT, "tests", "fixtures", "mcp", "stdio-server.mjs")] } } },
+    });
+    server.setScript({ turns: [{ toolCalls: [{ name: "mcp__demo__crash", arguments: {} }] }, { text: "survived the crash" }] });
+    server.reset();
+    const r = await runCli(["-p", "--no-session", "crash"], e, { timeoutMs: 30000 });
+    expect(r.stdout).toBe("survived the crash\n");
+    expect(r.code).toBe(0);
+    const toolMsg = server.stats().requests[1]!.body.messages.find((m: any) => m.role === "tool");
+    expect(JSON.stringify(toolMsg.content)).toMatch(/failed/);
+    expect(r.stderr).toMatch(/MCP server "demo" stopped/);
     e.cleanup();
   });
 });
