@@ -321,6 +321,7 @@ export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
       customSystemPrompt: spec.customSystemPrompt,
       appendSystemPrompt: spec.appendSystemPrompt,
       scopedModels: spec.scopedModels ?? [],
+      initialContext: ctx,
     });
     if (previous) {
       session.steeringMode = previous.steeringMode;

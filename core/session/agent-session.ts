@@ -74,6 +74,8 @@ export interface AgentSessionOptions {
   appendSystemPrompt?: string;
   /** Models for cycling (--models / enabledModels); empty = all available. */
   scopedModels?: Array<{ model: AnyModel; thinkingLevel?: ThinkingLevel }>;
+  /** The store's context when the caller built it already (saves a second walk of a large session). */
+  initialContext?: { messages: AgentMessage[] };
 }
 
 const RETRYABLE =
@@ -144,7 +146,7 @@ export class AgentSession {
     this.followUpMode = s.followUpMode;
     this.autoRetryEnabled = s.retry.enabled;
     this.autoCompactionEnabled = s.compaction.enabled;
-    this.transcript = [...opts.sessionManager.buildSessionContext().messages];
+    this.transcript = [...(opts.initialContext ?? opts.sessionManager.buildSessionContext()).messages];
     if (this._model) this._thinkingLevel = this.clampThinking(this._thinkingLevel);
     this.contextFactory = () => ({ cwd: this.cwd, hasUI: false, mode: this.mode, session: this, sessionManager: this.sessionManager, model: this._model });
     this.kernel.tools.onChange(() => (this.systemPromptDirty = true));
