@@ -2,7 +2,7 @@
  * End to end: the real CLI in print and json mode against the loopback LLM server.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, runCli, spawnCli, type E2eEnv } from "./helpers/e2e.js";
@@ -87,6 +87,17 @@ describe("print mode", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/No API key for provider "anthropic"/);
     expect(r.stderr).toMatch(/ANTHROPIC_API_KEY|--api-key|auth\.json/);
+  });
+
+  it("no key and no model at all: a clear error saying how to set one up, exit 1", async () => {
+    const bare = makeE2eEnv(server.url, { noDefaultModel: true });
+    rmSync(join(bare.agentDir, "models.json"));
+    const r = await runCli(["-p", "hi"], bare);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/No model is selected/);
+    expect(r.stderr).toMatch(/ANTHROPIC_API_KEY|OPENAI_API_KEY/);
+    expect(r.stderr).toContain(join(bare.agentDir, "models.json"));
+    bare.cleanup();
   });
 
   it("a cut-off answer (length) prints the text, warns, exits 1", async () => {

@@ -865,9 +865,11 @@ export class AgentSession {
   }
 
   private noModelMessage(): string {
+    const dir = this.kernel.agentDir;
     return (
-      "No model is selected. Pass --model <provider/id> (see --list-models), set defaultProvider/defaultModel in " +
-      `${this.kernel.agentDir}/settings.json, or configure a provider in ${this.kernel.agentDir}/models.json`
+      "No model is selected. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY in the environment, " +
+      `or ${dir}/auth.json) or configure a provider in ${dir}/models.json, then choose a model with ` +
+      `--model <provider/id> (see --list-models)${this.mode === "tui" ? " or /model" : ""}, or set defaultProvider/defaultModel in ${dir}/settings.json`
     );
   }
   private async noKeyMessage(model: AnyModel): Promise<string> {
