@@ -317,12 +317,12 @@ export interface TapOptions {
   stage?: number;
 }
 
+let tapCounter = 0;
+
 /**
  * Tap a hook with a promise-returning handler (sync handlers are fine, they are awaited).
  * Returns a function that removes the tap again (for /reload).
  */
-let tapCounter = 0;
-
 export function tapHook<N extends HookName>(hooks: Hooks, name: N, opts: TapOptions, handler: HookHandler<N>): () => void {
   const hook = hooks[name] as unknown as {
     tap(o: object, f: unknown): void;

@@ -114,6 +114,7 @@ export class AgentSession {
   private runDone: Promise<void> = Promise.resolve();
   private retryAbort: AbortController | undefined;
   private disposed = false;
+  private readonly offToolsChange: () => void;
   private turnSystemPrompt: string | undefined;
   private baseSystemPrompt: string | undefined;
   private systemPromptDirty = true;
@@ -149,7 +150,7 @@ export class AgentSession {
     this.transcript = [...(opts.initialContext ?? opts.sessionManager.buildSessionContext()).messages];
     if (this._model) this._thinkingLevel = this.clampThinking(this._thinkingLevel);
     this.contextFactory = () => ({ cwd: this.cwd, hasUI: false, mode: this.mode, session: this, sessionManager: this.sessionManager, model: this._model });
-    this.kernel.tools.onChange(() => (this.systemPromptDirty = true));
+    this.offToolsChange = this.kernel.tools.onChange(() => (this.systemPromptDirty = true));
   }
 
   // ---- state ----------------------------------------------------------------------------------
@@ -890,6 +891,7 @@ export class AgentSession {
     if (this.disposed) return;
     await this.abort();
     this.disposed = true;
+    this.offToolsChange();
     (this.sessionManager as { flushPendingWrites?: () => boolean }).flushPendingWrites?.();
     if (this.kernel.hooks.session_shutdown.isUsed()) {
       await this.kernel.hooks.session_shutdown.promise({ type: "session_shutdown", reason, ...extra } as { type: "session_shutdown"; reason: typeof reason });
