@@ -247,24 +247,18 @@ const cases = [
       return { "wall ms": wall };
     },
   },
-  {
-    name: "grep 50,000 files / 200 MB: in-process",
+  ...[
+    ["in-process", "builtin"],
+    ["ripgrep", "external"],
+  ].map(([label, backend]) => ({
+    name: `grep 50,000 files / 200 MB: ${label}`,
     oursOnly: true,
     inProcess: true,
     setup: (ctx) => {
       ctx.tree ??= makeSourceTree(join(tmpdir(), "pi-bench-tree-50k"), 50000, 200 * 1024 * 1024);
     },
-    run: async (_cli, ctx) => grepCase(ctx, "builtin"),
-  },
-  {
-    name: "grep 50,000 files / 200 MB: ripgrep",
-    oursOnly: true,
-    inProcess: true,
-    setup: (ctx) => {
-      ctx.tree ??= makeSourceTree(join(tmpdir(), "pi-bench-tree-50k"), 50000, 200 * 1024 * 1024);
-    },
-    run: async (_cli, ctx) => grepCase(ctx, "external"),
-  },
+    run: async (_cli, ctx) => grepCase(ctx, backend),
+  })),
   {
     name: "hook dispatch per event (5 taps)",
     oursOnly: true,
