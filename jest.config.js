@@ -12,6 +12,8 @@ export default {
       { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "es6" } },
     ],
   },
-  testTimeout: 30000,
+  setupFilesAfterEnv: ["<rootDir>/tests/helpers/jest-tmp.ts"],
+  // A guard, not a speed target: tests wait for conditions, and a busy machine may be slow.
+  testTimeout: 180000,
   maxWorkers: 2,
 };

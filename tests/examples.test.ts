@@ -34,7 +34,7 @@ function run(example: string, script?: unknown[], args: string[] = []): Promise<
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 150_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

@@ -270,5 +270,5 @@ describe("pi new extension", () => {
     expect([install.status, install.stderr]).toEqual([0, expect.any(String)]);
     const test = spawnSync("npm", ["test"], { cwd: dir, env: npmEnv, encoding: "utf8", timeout: 60000 });
     expect([test.status, test.stdout]).toEqual([0, expect.stringMatching(/# pass 2/)]);
-  }, 90000);
+  });
 });

@@ -313,6 +313,34 @@ describe("server robustness", () => {
     expect(() => validateScript("text")).toThrow(/must be an object or an array/);
   });
 
+  it("a gate holds the stream after N chunks until released (function or POST /__release)", async () => {
+    for (const api of APIS) {
+      use([{ text: "a b c d e f", gate: "g1", gateAfterChunks: 2 }]);
+      const events: AssistantMessageEvent[] = [];
+      const streamed = (async () => {
+        const options = { apiKey: "test", maxRetries: 0 };
+        const st =
+          api === "openai-completions"
+            ? streamSimpleOpenAICompletions(modelFor(api, srv.url) as Model<"openai-completions">, userContext("hi"), options)
+            : streamSimpleAnthropic(modelFor(api, srv.url) as Model<"anthropic-messages">, userContext("hi"), options);
+        for await (const ev of st) events.push(ev);
+        return st.result();
+      })();
+      while (!srv.held("g1")) await new Promise((r) => setTimeout(r, 5));
+      // Held: exactly two text chunks are out, and the message has not ended.
+      while (count(events, "text_delta") < 2) await new Promise((r) => setTimeout(r, 5));
+      expect(count(events, "text_delta")).toBe(2);
+      expect(count(events, "done")).toBe(0);
+      if (api === "openai-completions") srv.release("g1");
+      else expect((await fetch(`${srv.url}/__release`, { method: "POST", body: JSON.stringify({ gate: "g1" }) })).status).toBe(200);
+      const message = await streamed;
+      expect(textOf(message)).toBe("a b c d e f");
+      expect(srv.held("g1")).toBe(false);
+    }
+    expect((await fetch(`${srv.url}/__release`, { method: "POST", body: "{}" })).status).toBe(400);
+    expect(() => validateScript({ turns: [{ gate: "" }] })).toThrow(/turns\[0\]\.gate must be a non-empty string/);
+  });
+
   it("close() ends a hanging stream and open keep-alive connections", async () => {
     const own = await startLlmServer({ script: [{ text: "never", hang: true }] });
     await (await fetch(`${own.url}/__stats`)).text(); // leaves an idle keep-alive socket

@@ -84,7 +84,7 @@ describe("pi with MCP servers", () => {
 
   it("a server that never answers and a bad command: diagnostics at start, the working server's tools still run", async () => {
     const e = env({
-      mcpServers: { silent: stdio("--silent"), bad: { command: "pi-no-such-command-xyz" }, demo: { ...stdio(), connectTimeoutMs: 20000 } },
+      mcpServers: { silent: stdio("--silent"), bad: { command: "pi-no-such-command-xyz" }, demo: { ...stdio(), connectTimeoutMs: 120_000 } },
       mcp: { connectTimeoutMs: 1000 },
     });
     callThenDone("mcp__demo__add", { a: 1, b: 2 });

@@ -6,6 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, runCli, spawnCli, type E2eEnv } from "./helpers/e2e.js";
+import { waitUntil } from "./helpers/system.js";
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -109,15 +110,11 @@ describe("print mode", () => {
   });
 
   it("SIGTERM during a long stream: exits 143", async () => {
-    server.setScript({ default: { text: "slow ", repeat: 400, delayMs: 20 } });
+    // The answer waits at the server's gate after its first chunk: the CLI is mid-stream for sure.
+    server.setScript({ default: { text: "slow ", repeat: 400, gate: "sigterm" } });
     const child = spawnCli(["-p", "hi"], e);
     child.stdin!.end();
-    await new Promise<void>((resolve) => {
-      const check = () => (server.stats().requests.length ? resolve() : setTimeout(check, 20));
-      server.reset();
-      check();
-    });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil(() => server.held("sigterm"), "the answer to start streaming");
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     expect(code).toBe(143);
@@ -155,7 +152,7 @@ describe("json mode", () => {
 
   it("a 5,000-chunk answer writes well under 2 MiB", async () => {
     server.setScript({ default: { text: "word ", repeat: 5000, chunkSize: 5 } });
-    const r = await runCli(["--mode", "json", "long"], e, { timeoutMs: 60000 });
+    const r = await runCli(["--mode", "json", "long"], e);
     expect(r.code).toBe(0);
     const lines = jsonLines(r.stdout);
     const updates = lines.filter((l) => l.type === "message_update" && l.assistantMessageEvent.type === "text_delta");

@@ -155,13 +155,13 @@ describe("pi install / list / config / remove", () => {
     const good = mk(join(e.root, "packed-v1"), "1.0.0", "^1.0.0");
     const bad = mk(join(e.root, "packed-v2"), "2.0.0", "^7.0.0");
 
-    let r = await runCli(["install", `npm:${good}`], e, { timeoutMs: 60000 });
+    let r = await runCli(["install", `npm:${good}`], e);
     expect(r.code).toBe(0);
     const installed = join(e.agentDir, "npm", "node_modules", "packed-pkg");
     expect(existsSync(join(installed, "prompts", "packed.md"))).toBe(true);
     const settingsBefore = readFileSync(join(e.agentDir, "settings.json"), "utf8");
 
-    r = await runCli(["install", `npm:${bad}`], e, { timeoutMs: 60000 });
+    r = await runCli(["install", `npm:${bad}`], e);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("refused: packed-pkg@2.0.0 needs kernel API ^7.0.0");
     expect(readFileSync(join(e.agentDir, "settings.json"), "utf8")).toBe(settingsBefore);
@@ -171,7 +171,7 @@ describe("pi install / list / config / remove", () => {
     r = await runCli(["-p", "/packed x1"], e);
     expect(r.code).toBe(0);
     expect(request(0).user).toBe("Packed template v1.0.0 for x1");
-  }, 60000);
+  });
 
   it("-e npm:<tarball> installs under the temp folder for this run only", async () => {
     const src = join(e.root, "temp-src");
@@ -184,7 +184,7 @@ describe("pi install / list / config / remove", () => {
     mkdirSync(tmp, { recursive: true });
     const settingsBefore = readFileSync(join(e.agentDir, "settings.json"), "utf8");
     server.reset();
-    let r = await runCli(["-e", `npm:${tgz}`, "-p", "/tempt z"], e, { env: { TMPDIR: tmp, PI_OFFLINE: "" }, timeoutMs: 60000 });
+    let r = await runCli(["-e", `npm:${tgz}`, "-p", "/tempt z"], e, { env: { TMPDIR: tmp, PI_OFFLINE: "" } });
     expect(r.stderr).not.toContain("error");
     expect(r.code).toBe(0);
     expect(request(0).user).toBe("Temporary template for z");
@@ -194,7 +194,7 @@ describe("pi install / list / config / remove", () => {
     r = await runCli(["-p", "/tempt z"], e, { env: { TMPDIR: tmp } });
     expect(r.code).toBe(0);
     expect(request(0).user).toBe("/tempt z");
-  }, 60000);
+  });
 
   it("a project package is not loaded in an untrusted project, and says so", async () => {
     const pkg = join(e.root, "proj-pkg");

@@ -160,7 +160,8 @@ describe("RPC framing", () => {
   });
 
   it("prompt: the response precedes agent_start; a busy prompt without streamingBehavior is refused with its id", async () => {
-    server.setScript({ default: { text: "slow ", repeat: 200, delayMs: 5 } });
+    // The answer waits at a gate after its first chunk: the agent is busy until the abort.
+    server.setScript({ default: { text: "slow ", repeat: 200, gate: "busy" } });
     const p = rpc();
     p.send({ id: "p1", type: "prompt", message: "go" });
     await p.waitFor((r) => r.type === "agent_start", "agent_start");

@@ -194,13 +194,17 @@ describe("extension errors and shutdown", () => {
   });
 
   it("ctx.shutdown() while streaming waits until the agent settles", async () => {
-    server.setScript({ default: { text: "word ", repeat: 60, delayMs: 10 } });
+    // The answer waits at a gate after its first chunk until /quit has been taken.
+    server.setScript({ default: { text: "word ", repeat: 60, gate: "quit" } });
     const marker = join(e.root, "marker-busy");
     const p = new RawRpc(e, ["--no-session"], { RPC_TEST_MARKER: marker });
     raws.push(p);
     p.send({ id: "run", type: "prompt", message: "talk" });
     await p.waitFor((r) => r.type === "message_update", "streaming");
     p.send({ id: "q", type: "prompt", message: "/quit" });
+    expect(await p.response("q")).toMatchObject({ success: true, data: { disposition: "handled" } });
+    expect(p.records.find((r) => r.type === "agent_settled")).toBeUndefined(); // still streaming
+    server.release("quit");
     expect((await p.closed).code).toBe(0);
     const settled = p.records.find((r) => r.type === "agent_settled");
     expect(settled).toEqual({ type: "agent_settled", aborted: false });

@@ -57,5 +57,5 @@ describe("createCli for a team", () => {
     for (const name of ["from_mycli_agent_dir", "from_mycli_project", "from_inline", "read", "bash"]) expect(out.text()).toContain(name);
     expect(out.text()).not.toContain("from_pi_");
     expect(err.text()).toBe("");
-  }, 30000);
+  });
 });

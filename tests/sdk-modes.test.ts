@@ -47,5 +47,5 @@ describe("runRpcMode with an SDK runtime", () => {
       await client.stop();
     }
     expect(client.exitStatus).toEqual({ code: 0, signal: null });
-  }, 30000);
+  });
 });

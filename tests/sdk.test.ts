@@ -241,7 +241,7 @@ describe("binding extensions", () => {
 
   it("MCP servers connect only once the host binds", async () => {
     const stdio = { command: process.execPath, args: [resolve("tests/fixtures/mcp/stdio-server.mjs")] };
-    const r = await open({ settings: { mcpServers: { demo: stdio } } });
+    const r = await open({ settings: { mcpServers: { demo: stdio }, mcp: { connectTimeoutMs: 120_000 } } });
     const mcp = r.services.kernel.service<{ list(): Array<{ name: string; status: string }>; whenSettled(): Promise<void> }>("mcp")!;
     expect(mcp.list()).toEqual([]);
     expect(r.session.getActiveToolNames().some((n) => n.startsWith("mcp__"))).toBe(false);
@@ -249,7 +249,7 @@ describe("binding extensions", () => {
     await mcp.whenSettled();
     expect(mcp.list().map((s) => [s.name, s.status])).toEqual([["demo", "connected"]]);
     expect(r.session.getActiveToolNames()).toContain("mcp__demo__echo");
-  }, 20000);
+  });
 });
 
 describe("services and runtimes", () => {

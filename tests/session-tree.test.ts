@@ -5,6 +5,7 @@
 import { describe, it, expect, afterEach } from "@jest/globals";
 import type { Context } from "@mariozechner/pi-ai";
 import { createTestKernel } from "./helpers/test-kernel.js";
+import { waitUntil } from "./helpers/system.js";
 import compaction, { SUMMARIZER_SYSTEM_PROMPT } from "../plugins/compaction/index.js";
 import type { AgentSession } from "../core/session/agent-session.js";
 import type { SessionManager } from "../core/session/session-manager.js";
@@ -131,7 +132,7 @@ describe("navigateTree", () => {
     await expect(tk.session.navigateTree("nothere")).rejects.toThrow(/no entry "nothere"/);
     await expect(tk.session.navigateTree(ids.get("r1")!, { summarize: true })).rejects.toThrow(/compaction plugin/);
     const run = tk.session.prompt("q4");
-    await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => tk.session.isStreaming, "the run to start");
     await expect(tk.session.navigateTree(ids.get("r1")!)).rejects.toThrow(/agent is running/);
     await run;
   });

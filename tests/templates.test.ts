@@ -32,7 +32,7 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number |
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 170_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -83,5 +83,5 @@ describe("pi new: every template passes its own tests straight after scaffolding
     const again = await run(process.execPath, [CLI, "new", "cli", cli.target], root);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already exists and is not empty");
-  }, 90000);
+  });
 });

@@ -40,7 +40,7 @@ describe("built-in tools end to end", () => {
     ];
     server.setScript({ turns: [...calls.map((c) => ({ toolCalls: [c] })), { text: "all done" }] });
     server.reset();
-    const r = await runCli(["--mode", "json", "--tools", "read,bash,edit,write,grep,find,ls", "use every tool"], e, { timeoutMs: 30000 });
+    const r = await runCli(["--mode", "json", "--tools", "read,bash,edit,write,grep,find,ls", "use every tool"], e);
     expect(r.code).toBe(0);
     const ends = jsonLines(r.stdout).filter((l) => l.type === "tool_execution_end");
     expect(ends.map((x) => x.toolName)).toEqual(calls.map((c) => c.name));

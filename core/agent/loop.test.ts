@@ -2,7 +2,7 @@ import { describe, it, expect } from "@jest/globals";
 import { createTestKernel, echoTool } from "../../tests/helpers/test-kernel.js";
 import { SKIPPED_FOR_STEERING } from "./loop.js";
 
-const until = async (cond: () => boolean, ms = 5000) => {
+const until = async (cond: () => boolean, ms = 60_000) => {
   const t0 = Date.now();
   while (!cond()) {
     if (Date.now() - t0 > ms) throw new Error("timed out waiting");

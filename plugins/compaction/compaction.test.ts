@@ -7,6 +7,7 @@ import { describe, it, expect, afterEach } from "@jest/globals";
 import type { Context } from "@mariozechner/pi-ai";
 import { readFileSync } from "node:fs";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
+import { waitUntil } from "../../tests/helpers/system.js";
 import type { FauxStep, FauxStepValue } from "../faux/index.js";
 import compaction, { SUMMARIZER_SYSTEM_PROMPT, estimateTokens, findCutPoint, prepareCompaction } from "./index.js";
 import { SessionManager } from "../../core/session/session-manager.js";
@@ -247,8 +248,7 @@ describe("manual compaction", () => {
     tk.faux.setScript([{ text: "slow summary words here", delayMs: 50 }]);
     const w = watch(tk);
     const p = tk.session.compact();
-    await new Promise((r) => setTimeout(r, 20));
-    expect(tk.session.isCompacting).toBe(true);
+    await waitUntil(() => tk.session.isCompacting, "the summary to start");
     tk.session.abortCompaction();
     await expect(p).rejects.toThrow("Compaction cancelled");
     expect(w.seen.at(-1)).toMatchObject({ type: "compaction_end", aborted: true });

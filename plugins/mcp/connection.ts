@@ -346,6 +346,17 @@ function makeConnection(
           const t = tail();
           throw new Error(`the server closed the connection during the call${kind === "stdio" ? " (its process exited)" : ""}${t ? `; its stderr: ${t}` : ""}`);
         }
+        if (kind !== "stdio" && /fetch failed|ECONNRESET|ECONNREFUSED|socket|other side closed|terminated/i.test(`${msg} ${message((e as { cause?: unknown }).cause ?? "")}`)) {
+          // The request itself failed (the server went away before answering): is it still there?
+          const alive = await client.ping({ timeout: 3000 }).then(
+            () => true,
+            () => false,
+          );
+          if (!alive) {
+            lost(`lost the connection: ${msg}`);
+            throw new Error(lostReason ?? `lost the connection: ${msg}`);
+          }
+        }
         throw e;
       } finally {
         opts.signal?.removeEventListener("abort", onAbort);

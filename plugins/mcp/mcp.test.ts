@@ -36,7 +36,7 @@ async function start(opts: StartOptions = {}) {
   const t = await createTestKernel({
     plugins: [mcpPlugin, ...(opts.plugins ?? [])],
     steps: opts.steps ?? [],
-    settings: { mcpServers: opts.servers ?? {}, mcp: { connectTimeoutMs: 20000, ...opts.mcp } } as never,
+    settings: { mcpServers: opts.servers ?? {}, mcp: { connectTimeoutMs: 120_000, ...opts.mcp } } as never,
   });
   const diags: Diagnostic[] = [];
   t.kernel.diagnostics.subscribe((d) => void diags.push(d), true);
@@ -79,7 +79,7 @@ afterEach(async () => {
 
 const text = (r: { content: unknown }) => (r.content as Array<{ type: string; text?: string }>).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 
-async function waitFor(cond: () => boolean, ms = 4000): Promise<void> {
+async function waitFor(cond: () => boolean, ms = 60_000): Promise<void> {
   const until = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > until) throw new Error("condition not met in time");
@@ -183,13 +183,17 @@ describe("stdio servers", () => {
 
   it("abort cancels the MCP request (the server sees the cancellation); a call that never answers times out", async () => {
     const marker = join(tmpdir(), `pi-mcp-cancel-${process.pid}-${Date.now()}.txt`);
+    const callLog = `${marker}.calls`;
     try {
       const h = await start({
-        servers: { demo: { ...stdio("--cancel-marker", marker), callTimeoutMs: 600 } },
+        servers: { demo: { ...stdio("--cancel-marker", marker, "--call-log", callLog), callTimeoutMs: 3000 } },
         steps: [{ toolCalls: [{ name: "mcp__demo__hang" }] }, { toolCalls: [{ name: "mcp__demo__hang" }] }, "timed out"],
       });
+      // Abort once the server has the call (not after a guessed delay).
       const unsubscribe = h.session.subscribe((e) => {
-        if (e.type === "tool_execution_start" && e.toolName === "mcp__demo__hang") setTimeout(() => void h.session.abort(), 50);
+        if (e.type === "tool_execution_start" && e.toolName === "mcp__demo__hang") {
+          void waitFor(() => existsSync(callLog) && readFileSync(callLog, "utf8").includes("hang")).then(() => h.session.abort());
+        }
       });
       await h.session.prompt("hang");
       unsubscribe();
@@ -200,10 +204,11 @@ describe("stdio servers", () => {
       await h.session.prompt("hang again");
       const r = h.toolResults().at(-1)!;
       expect(r.isError).toBe(true);
-      expect(text(r)).toMatch(/no answer within 0\.6 s \(its callTimeoutMs\)/);
+      expect(text(r)).toMatch(/no answer within 3 s \(its callTimeoutMs\)/);
       await waitFor(() => readFileSync(marker, "utf8").split("cancelled:hang").length === 3);
     } finally {
       rmSync(marker, { force: true });
+      rmSync(callLog, { force: true });
     }
   });
 
@@ -297,8 +302,9 @@ describe("HTTP servers on 127.0.0.1", () => {
   it("abort cancels an HTTP call on the server", async () => {
     const h = await start({ servers: { web: { type: "http", url: web.url } }, steps: [{ toolCalls: [{ name: "mcp__web__hang" }] }, "x"] });
     const before = web.stats().cancelled.length;
+    const callsBefore = web.stats().calls.length;
     const unsubscribe = h.session.subscribe((e) => {
-      if (e.type === "tool_execution_start") setTimeout(() => void h.session.abort(), 50);
+      if (e.type === "tool_execution_start") void waitFor(() => web.stats().calls.length > callsBefore).then(() => h.session.abort());
     });
     await h.session.prompt("hang");
     unsubscribe();
@@ -308,14 +314,24 @@ describe("HTTP servers on 127.0.0.1", () => {
   it("an HTTP server that dies mid-call: the call fails as a lost connection, not at the call timeout", async () => {
     const child = spawn(process.execPath, [fileURLToPath(new URL("../../tests/fixtures/mcp/http-server.mjs", import.meta.url))], { stdio: ["ignore", "pipe", "inherit"] });
     try {
-      const line = await new Promise<string>((resolve) => child.stdout!.once("data", (d) => resolve(String(d))));
+      const lines: string[] = [];
+      let buffered = "";
+      child.stdout!.on("data", (d) => {
+        buffered += String(d);
+        const parts = buffered.split("\n");
+        buffered = parts.pop()!;
+        lines.push(...parts);
+      });
+      await waitFor(() => lines.length > 0);
+      const line = lines[0]!;
       const h = await start({
         servers: { remote: { type: "http", url: JSON.parse(line).url } },
         mcp: { callTimeoutMs: 120000 },
         steps: [{ toolCalls: [{ name: "mcp__remote__hang" }] }, "after"],
       });
       const unsubscribe = h.session.subscribe((e) => {
-        if (e.type === "tool_execution_start") setTimeout(() => child.kill("SIGKILL"), 100);
+        // Kill the server once it has the call in hand.
+        if (e.type === "tool_execution_start") void waitFor(() => lines.some((l) => l.includes('"call":"hang"'))).then(() => child.kill("SIGKILL"));
       });
       await h.session.prompt("hang");
       unsubscribe();

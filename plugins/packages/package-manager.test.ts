@@ -261,5 +261,5 @@ describe("real npm with tarballs", () => {
     const [r] = await pm.resolve();
     expect(r).toMatchObject({ status: "ok", source: `npm:${t1}` });
     expect(r!.resources.map((x) => x.rel)).toEqual(["prompts/a.md"]);
-  }, 30000);
+  });
 });

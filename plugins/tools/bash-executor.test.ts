@@ -1,6 +1,9 @@
 import { describe, it, expect } from "@jest/globals";
 import toolsPlugin from "./index.js";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
+import { waitUntil } from "../../tests/helpers/system.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 
 describe("user bash (session.executeBash through the tools plugin's executor)", () => {
   it("runs the command, records a bashExecution message, honours excludeFromContext", async () => {
@@ -25,8 +28,9 @@ describe("user bash (session.executeBash through the tools plugin's executor)", 
     const off = t.kernel.scope("ext").on("user_bash", (e) => (e.command === "fake" ? { result: { output: "from hook", exitCode: 0, cancelled: false, truncated: false } } : undefined));
     expect((await t.session.executeBash("fake")).output).toBe("from hook");
     off();
-    const p = t.session.executeBash("sleep 20");
-    await new Promise((r) => setTimeout(r, 100));
+    const marker = join(t.cwd, "bash-started.marker");
+    const p = t.session.executeBash(`touch '${marker}'; sleep 20`);
+    await waitUntil(() => existsSync(marker), "the command to start");
     t.session.abortBash();
     const r = await p;
     expect(r.cancelled).toBe(true);

@@ -42,7 +42,7 @@ function alive(pid: number): boolean {
     return false;
   }
 }
-async function waitUntil(cond: () => boolean, tries = 100): Promise<boolean> {
+async function waitUntil(cond: () => boolean, tries = 1200): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
     if (cond()) return true;
     await new Promise((r) => setTimeout(r, 50));

@@ -7,7 +7,7 @@ import { ripgrepPath } from "./external-tools.js";
 import { createGrepTool, type GrepOperations, type SearchBackend } from "./grep.js";
 import { compilePattern, configureInProcessSearch, inProcessSearchStats, requiredLiteral, searchInProcess, searchText } from "./grep-search.js";
 
-/** Every search engine available here: the in-process one (alone and with worker threads), ripgrep when installed. */
+/** Every search engine: the in-process one (alone and with worker threads) and ripgrep (scripts/system-deps.sh installs it). */
 interface Engine {
   name: string;
   backend: SearchBackend;
@@ -16,8 +16,14 @@ interface Engine {
 const engines: Engine[] = [
   { name: "in-process", backend: "builtin", workers: 0 },
   { name: "in-process with worker threads", backend: "builtin", workers: 2 },
-  ...(ripgrepPath() ? [{ name: "ripgrep", backend: "external" as SearchBackend, workers: 0 }] : []),
+  { name: "ripgrep", backend: "external", workers: 0 },
 ];
+
+it("has ripgrep to test the external engine with", () => {
+  if (!ripgrepPath()) {
+    throw new Error("this test needs `rg` (Debian package ripgrep), which is not installed: run `bash scripts/system-deps.sh` as root, or `sudo apt-get install -y ripgrep`");
+  }
+});
 
 let root: string;
 const put = (rel: string, content: string | Buffer) => {

@@ -5,11 +5,13 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "../fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, ROOT, runCli, spawnCli, type E2eEnv } from "../helpers/e2e.js";
 import { SessionManager } from "../../core/session/session-manager.js";
+import { writtenBytes } from "../helpers/rpc.js";
+import { waitUntil } from "../helpers/system.js";
 
 let server: LlmServer;
 beforeAll(async () => {
@@ -38,7 +40,8 @@ describe("faults", () => {
       // Once the session file exists (the first tool result is out), kill at a random moment.
       let out = "";
       child.stdout!.on("data", (c) => (out += c));
-      for (let w = 0; w < 400 && !out.includes('"type":"tool_execution_end"'); w++) await new Promise((r) => setTimeout(r, 25));
+      await waitUntil(() => out.includes('"type":"tool_execution_end"'), "the first tool result");
+      // The fault itself: a random moment within the next 400 ms.
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
       child.kill("SIGKILL");
       await new Promise((r) => child.on("close", r));
@@ -54,27 +57,26 @@ describe("faults", () => {
       expect(entries.length).toBeGreaterThanOrEqual(lines.length - 2);
     }
     e.cleanup();
-  }, 60000);
+  });
 
-  it("a stalled stdout reader: memory stays bounded and no record is lost", async () => {
+  it("a stalled stdout reader: the writer waits for it and no record is lost", async () => {
     const e = makeE2eEnv(server.url);
     server.setScript({ default: { text: "word ", repeat: 5000, chunkSize: 5 } });
+    server.reset();
     const child = spawnCli(["--mode", "json", "--no-session", "long"], e);
     child.stdin!.end();
     child.stdout!.pause();
-    const rss: number[] = [];
-    const sample = () => {
-      try {
-        const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
-        if (m) rss.push(Number(m[1]));
-      } catch {
-        /* exited */
-      }
-    };
-    for (let i = 0; i < 30; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      sample();
-    }
+    // The model sends the whole answer; the child's writes stop on the full pipe.
+    await waitUntil(() => server.stats().requests[0]?.outcome === "ok", "the model to send the whole answer");
+    let last = -1;
+    let stable = 0;
+    await waitUntil(async () => {
+      const now = (await writtenBytes(child.pid!)) ?? 0;
+      stable = now === last ? stable + 1 : 0;
+      last = now;
+      return stable >= 5;
+    }, "the child's writes to stall", 60_000, 100);
+    const writtenWhileStalled = last;
     const chunks: Buffer[] = [];
     child.stdout!.on("data", (c) => chunks.push(c));
     child.stdout!.resume();
@@ -83,10 +85,13 @@ describe("faults", () => {
     const lines = jsonLines(Buffer.concat(chunks).toString("utf8"));
     expect(lines.filter((l) => l.type === "message_update" && l.assistantMessageEvent.type === "text_delta")).toHaveLength(5000);
     expect(lines.at(-1).type).toBe("agent_settled");
-    // Stalled for 3 s: the process did not buffer the whole stream (a few hundred MiB in the reference).
-    expect(Math.max(...rss) / 1024).toBeLessThan(250);
+    // While nobody read, the child had written only what the pipe holds, a fraction of the output
+    // (the memory this costs is measured by the benchmark, not asserted here).
+    const total = Buffer.concat(chunks).length;
+    expect(total).toBeGreaterThan(1024 * 1024);
+    expect(writtenWhileStalled).toBeLessThan(total / 2);
     e.cleanup();
-  }, 60000);
+  });
 
   for (const [name, turn, expectText] of [
     ["429 then success", { text: "after 429", error: { status: 429, times: 1 } }, "after 429"],
@@ -121,9 +126,8 @@ describe("faults", () => {
   it("a hung tool: the bash timeout ends it and the run goes on", async () => {
     const e = makeE2eEnv(server.url);
     server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "sleep 60", timeout: 1 } }] }, { text: "moved on" }] });
-    const t0 = Date.now();
-    const r = await runCli(["--mode", "json", "--no-session", "hang"], e, { timeoutMs: 30000 });
-    expect(Date.now() - t0).toBeLessThan(20000);
+    // Without the timeout the run would outlast runCli's own limit (50 s < sleep 60) and fail.
+    const r = await runCli(["--mode", "json", "--no-session", "hang"], e, { timeoutMs: 50_000 });
     expect(r.code).toBe(0);
     const end = jsonLines(r.stdout).find((l) => l.type === "tool_execution_end");
     expect(end.isError).toBe(true);
@@ -138,14 +142,15 @@ describe("faults", () => {
     child.stdin!.end();
     let out = "";
     child.stdout!.on("data", (c) => (out += c));
-    for (let i = 0; i < 100 && !out.includes("tool_execution_start"); i++) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 300));
+    const sleeps = () => spawnSync("pgrep", ["-f", "sleep 6[12]"]).stdout.toString().trim();
+    await waitUntil(() => out.includes("tool_execution_start"), "the tool to start");
+    await waitUntil(() => sleeps().split("\n").filter(Boolean).length >= 2, "both sleeps to run");
     child.kill("SIGTERM");
     const code = await new Promise((r) => child.on("exit", r));
     expect(code).toBe(143);
-    await new Promise((r) => setTimeout(r, 300));
-    const left = spawnSync("pgrep", ["-f", "sleep 6[12]"]).stdout.toString().trim();
-    expect(left).toBe("");
+    // The tree is signalled on the way out; give the kernel time to reap, then nothing is left.
+    await waitUntil(() => sleeps() === "", "the tool's processes to end", 20_000);
+    expect(sleeps()).toBe("");
     e.cleanup();
   });
 
@@ -156,7 +161,7 @@ describe("faults", () => {
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=24k", "tmpfs", mnt]);
     try {
       server.setScript({ turns: [...Array.from({ length: 8 }, () => ({ text: "x".repeat(3000), toolCalls: [{ name: "bash", arguments: { command: "echo ok" } }] })), { text: "finished despite the full disk" }] });
-      const r = await runCli(["-p", "--session-dir", mnt, "fill it"], e, { timeoutMs: 30000 });
+      const r = await runCli(["-p", "--session-dir", mnt, "fill it"], e);
       expect(r.stdout).toBe("finished despite the full disk\n");
       expect(r.code).toBe(0);
       expect(r.stderr).toMatch(/ENOSPC|no space/i);
@@ -172,18 +177,21 @@ describe("faults", () => {
 
   (isRoot ? it : it.skip)("the session file is made read-only mid-run: reported, the agent keeps going, nothing earlier lost", async () => {
     const e = makeE2eEnv(server.url);
-    server.setScript({ turns: [{ text: "first", toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo ok" } }] }, { text: "second answer" }] });
+    // The tool waits for the test to say go (after the file is locked), not for a guessed delay.
+    const go = join(e.root, "go");
+    server.setScript({ turns: [{ text: "first", toolCalls: [{ name: "bash", arguments: { command: `while [ ! -e '${go}' ]; do sleep 0.05; done; echo ok` } }] }, { text: "second answer" }] });
     const child = spawnCli(["--mode", "json", "lock it"], e);
     child.stdin!.end();
     let out = "";
     child.stdout!.on("data", (c) => (out += c));
     let err = "";
     child.stderr!.on("data", (c) => (err += c));
-    for (let i = 0; i < 100 && !out.includes("tool_execution_start"); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => out.includes("tool_execution_start"), "the tool to start");
     const [file] = sessionFiles(e.agentDir);
     expect(file).toBeDefined();
     const before = readFileSync(file!);
     execFileSync("chattr", ["+i", file!]);
+    writeFileSync(go, "");
     try {
       const code = await new Promise((r) => child.on("close", r));
       expect(code).toBe(0);
@@ -216,7 +224,7 @@ describe("faults", () => {
     }
     child.stdin!.write(garbage.join("\n") + "\n");
     child.stdin!.write(JSON.stringify({ id: "alive", type: "get_state" }) + "\n");
-    for (let w = 0; w < 400 && !out.includes('"id":"alive"'); w++) await new Promise((r) => setTimeout(r, 25));
+    await waitUntil(() => out.includes('"id":"alive"'), "the answer to the last line");
     child.stdin!.end();
     await new Promise((r) => child.on("exit", r));
     const lines = jsonLines(out).filter((l) => l.type === "response");
@@ -226,13 +234,13 @@ describe("faults", () => {
     expect(errors.find((l) => l.id === "g3")?.error).toMatch(/message/);
     expect(lines.find((l) => l.id === "alive")?.success).toBe(true);
     e.cleanup();
-  }, 30000);
+  });
 
   it("an extension throwing in every event: every failure reported, the run completes", async () => {
     const e = makeE2eEnv(server.url);
     server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "echo fine" } }] }, { text: "completed anyway" }] });
     const thrower = join(ROOT, "tests", "fixtures", "extensions", "thrower.ts");
-    const r = await runCli(["-p", "--no-session", "-e", thrower, "go"], e, { timeoutMs: 30000 });
+    const r = await runCli(["-p", "--no-session", "-e", thrower, "go"], e);
     expect(r.stdout).toBe("completed anyway\n");
     expect(r.code).toBe(0);
     for (const ev of ["session_start", "input", "before_agent_start", "agent_start", "turn_start", "context", "message_end", "tool_result", "turn_end", "agent_end"]) {
@@ -247,7 +255,7 @@ describe("faults", () => {
     });
     server.setScript({ turns: [{ toolCalls: [{ name: "mcp__demo__crash", arguments: {} }] }, { text: "survived the crash" }] });
     server.reset();
-    const r = await runCli(["-p", "--no-session", "crash"], e, { timeoutMs: 30000 });
+    const r = await runCli(["-p", "--no-session", "crash"], e);
     expect(r.stdout).toBe("survived the crash\n");
     expect(r.code).toBe(0);
     const toolMsg = server.stats().requests[1]!.body.messages.find((m: any) => m.role === "tool");

@@ -1,6 +1,6 @@
 /**
  * Headless Chromium for tests: render a local HTML file and return the DOM after its scripts
- * ran (Debian's `chromium`; .ci/run installs it when missing).
+ * ran (Debian's `chromium`; scripts/system-deps.sh, run by `npm test`, installs it when missing).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 
 export function findChromium(): string {
   const found = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
-  if (!found) throw new Error("headless Chromium is needed for this test and was not found: apt-get install -y chromium");
+  if (!found) throw new Error("this test needs headless Chromium (Debian package chromium), which is not installed: run `bash scripts/system-deps.sh` as root, or `sudo apt-get install -y chromium`");
   return found;
 }
 

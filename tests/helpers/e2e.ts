@@ -45,6 +45,8 @@ export function makeE2eEnv(url: string, opts: { settings?: Record<string, unknow
     JSON.stringify({
       ...(opts.noDefaultModel ? {} : { defaultProvider: "mock", defaultModel: "mock-model" }),
       retry: { enabled: true, maxRetries: 3, baseDelayMs: 10, maxDelayMs: 50, provider: { maxRetries: 0 } },
+      // MCP test servers are node processes: on a busy machine they may take many seconds to start.
+      mcp: { connectTimeoutMs: 120_000 },
       ...opts.settings,
     }),
   );
@@ -68,7 +70,7 @@ export function runCli(args: string[], e: Pick<E2eEnv, "env" | "cwd">, opts: { i
     const err: Buffer[] = [];
     child.stdout.on("data", (c) => out.push(c));
     child.stderr.on("data", (c) => err.push(c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 20000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);

@@ -38,7 +38,7 @@ export class RawRpc {
   }
 
   /** The first record (from the start) matching `pred`; rejects after `timeoutMs` naming `what`. */
-  waitFor(pred: (r: any) => boolean, what = "a record", timeoutMs = 15000): Promise<any> {
+  waitFor(pred: (r: any) => boolean, what = "a record", timeoutMs = 90_000): Promise<any> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const hit = this.records.find(pred);
