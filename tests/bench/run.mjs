@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 /**
- * `npm run bench [-- --vs <path to another pi-compatible cli.js>] [--runs N] [--only a,b] [--json out.json]`
+ * `npm run bench [-- --vs <cli.js> [--vs-node <node>]]... [--runs N] [--only a,b] [--json out.json] [--write-docs]`
  *
- * Runs each case several times and prints median, min and max. With --vs, the same cases run
- * against the other CLI in the same run, alternating ours/theirs per repetition, and the table
- * gains a ratio column (ours / theirs; below 1 means we are faster or smaller).
+ * Runs each case several times and prints median, min and max. Each --vs names another
+ * pi-compatible CLI (e.g. pi 1.6's and pi 0.73.1's dist/cli.js), run by the Node binary of the
+ * --vs-node that follows it (default: the Node running the benchmark). The same cases run
+ * against every CLI in the same run, the CLIs taking turns in each repetition (the order
+ * rotates), and the table gains a ratio column per reference (ours / theirs; below 1 means we
+ * are faster or smaller).
  * Everything runs offline against the loopback scripted LLM server, with throwaway agent dirs.
  * Tests never assert these numbers; docs/performance.md records them.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -25,7 +28,18 @@ const opt = (name, dflt) => {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 ? argv[i + 1] : dflt;
 };
-const VS = opt("vs") ? resolve(opt("vs")) : undefined;
+/** The references: [{cli, node}] in the order given; --vs-node applies to the --vs before it. */
+const REFS = [];
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === "--vs") REFS.push({ cli: resolve(argv[++i] ?? ""), node: process.execPath });
+  else if (argv[i] === "--vs-node") {
+    if (!REFS.length) {
+      console.error("--vs-node must follow the --vs it applies to");
+      process.exit(2);
+    }
+    REFS[REFS.length - 1].node = resolve(argv[++i] ?? "");
+  }
+}
 const RUNS = Number(opt("runs", "5"));
 const ONLY = opt("only")?.split(",");
 const JSON_OUT = opt("json");
@@ -35,19 +49,25 @@ const log = (l) => {
   lines.push(l);
   console.log(l);
 };
-if (VS && !existsSync(VS)) {
-  console.error(`--vs: no such file ${VS}`);
-  process.exit(2);
+for (const r of REFS) {
+  if (!existsSync(r.cli)) {
+    console.error(`--vs: no such file ${r.cli}`);
+    process.exit(2);
+  }
+  if (!existsSync(r.node)) {
+    console.error(`--vs-node: no such file ${r.node}`);
+    process.exit(2);
+  }
 }
 
 // ---- helpers ----------------------------------------------------------------------------------
 const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 
 /** Run a CLI to completion; returns wall ms, stdout bytes/lines, peak RSS (KiB, via GNU time). */
-function runOnce(cli, args, { env, cwd, input }) {
+function runOnce(cli, args, { env, cwd, input, node = process.execPath }) {
   return new Promise((resolveRun) => {
-    const cmd = TIME ? TIME : process.execPath;
-    const full = TIME ? ["-f", "PEAKRSS:%M", process.execPath, cli, ...args] : [cli, ...args];
+    const cmd = TIME ? TIME : node;
+    const full = TIME ? ["-f", "PEAKRSS:%M", node, cli, ...args] : [cli, ...args];
     const t0 = performance.now();
     const child = spawn(cmd, full, { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
     let bytes = 0;
@@ -69,9 +89,9 @@ function runOnce(cli, args, { env, cwd, input }) {
 }
 
 /** RPC: spawn, send lines, resolve when `until(record)` is true. */
-function rpcSession(cli, { env, cwd, extraArgs = [] }) {
-  const cmd = TIME ? TIME : process.execPath;
-  const full = TIME ? ["-f", "PEAKRSS:%M", process.execPath, cli, "--mode", "rpc", ...extraArgs] : [cli, "--mode", "rpc", ...extraArgs];
+function rpcSession(cli, { env, cwd, extraArgs = [], node = process.execPath }) {
+  const cmd = TIME ? TIME : node;
+  const full = TIME ? ["-f", "PEAKRSS:%M", node, cli, "--mode", "rpc", ...extraArgs] : [cli, "--mode", "rpc", ...extraArgs];
   const t0 = performance.now();
   const child = spawn(cmd, full, { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
   let buf = "";
@@ -255,6 +275,25 @@ const cases = [
     },
   },
   {
+    name: "rpc, 10,000-entry session: get_messages",
+    rpc: true,
+    setup: (ctx) => {
+      ctx.sessionFile ??= makeSessionFile(join(ctx.root, "big-session.jsonl"), ctx.cwd, 10000);
+    },
+    run: async (cli, ctx) => {
+      const s = rpcSession(cli, { ...ctx, extraArgs: ["--session", ctx.sessionFile] });
+      s.send({ id: "1", type: "get_state" });
+      await s.wait((r) => r.type === "response" && r.id === "1", 120000);
+      const before = s.stats().bytes;
+      const t0 = performance.now();
+      s.send({ id: "m", type: "get_messages" });
+      const t1 = await s.wait((r) => r.type === "response" && r.id === "m", 120000);
+      const kib = (s.stats().bytes - before) / 1024;
+      await s.close();
+      return { "response ms": t1 - t0, "response KiB": kib };
+    },
+  },
+  {
     name: "list 200 sessions (1 GB store)",
     inProcess: true,
     setup: (ctx) => {
@@ -364,11 +403,11 @@ async function main() {
   const cwd = join(root, "project");
   mkdirSync(cwd, { recursive: true });
   const shared = { root, cwd };
-  const clis = [{ label: "ours", cli: OURS }];
-  if (VS) clis.push({ label: "theirs", cli: VS });
-  for (const c of clis) {
-    const agentDir = makeAgentDir(root, server.url, `agent-${c.label}`);
-    c.ctx = { root, cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1" } };
+  const clis = [{ label: "ours", cli: OURS, node: process.execPath }];
+  for (const r of REFS) clis.push({ label: refLabel(r), cli: r.cli, node: r.node });
+  for (const [i, c] of clis.entries()) {
+    const agentDir = makeAgentDir(root, server.url, `agent-${i}`);
+    c.ctx = { root, cwd, node: c.node, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" } };
     c.rpc = await supportsRpc(c.cli, c.ctx);
   }
   const results = [];
@@ -378,19 +417,22 @@ async function main() {
     const per = new Map(); // label -> metric -> values
     const active = clis.filter((c) => !(cs.oursOnly && c.label !== "ours") && !(cs.rpc && !c.rpc));
     cs.setup?.(shared);
-    let failed;
-    for (let i = 0; i < RUNS && !failed; i++) {
-      for (const c of i % 2 ? [...active].reverse() : active) {
+    const failures = new Map(); // label -> message; a CLI that fails a case sits out its other runs
+    for (let i = 0; i < RUNS; i++) {
+      // The CLIs take turns; the order rotates with each repetition.
+      for (const c of [...active.slice(i % active.length), ...active.slice(0, i % active.length)]) {
+        if (failures.has(c.label)) continue;
         try {
           const m = await cs.run(c.cli, { ...c.ctx, ...shared });
           const mm = per.get(c.label) ?? new Map();
           for (const [k, v] of Object.entries(m)) if (Number.isFinite(v)) mm.set(k, [...(mm.get(k) ?? []), v]);
           per.set(c.label, mm);
         } catch (e) {
-          failed = `${c.label}: ${e.message}`;
+          failures.set(c.label, e.message);
         }
       }
     }
+    const failed = failures.size ? [...failures].map(([l, m]) => `${l}: ${m}`).join("; ") : undefined;
     results.push({ name: cs.name, per, failed, skipped: clis.filter((c) => !active.includes(c)).map((c) => c.label) });
     printCase(results.at(-1));
   }
@@ -404,10 +446,18 @@ async function main() {
       skipped: r.skipped,
       metrics: Object.fromEntries([...r.per].map(([label, mm]) => [label, Object.fromEntries([...mm].map(([k, v]) => [k, { median: median(v), min: Math.min(...v), max: Math.max(...v), runs: v.length }]))])),
     }));
-    writeFileSync(JSON_OUT, JSON.stringify({ date: new Date().toISOString(), runs: RUNS, vs: VS ?? null, results: out }, null, 2));
+    writeFileSync(JSON_OUT, JSON.stringify({ date: new Date().toISOString(), runs: RUNS, vs: REFS.map(refLabel), results: out }, null, 2));
   }
 }
 
+
+const nodeVersions = new Map();
+/** A reference's label: its package name@version and the Node it runs on. */
+function refLabel(r) {
+  if (!nodeVersions.has(r.node)) nodeVersions.set(r.node, spawnSync(r.node, ["--version"], { encoding: "utf8" }).stdout.trim());
+  return `${refName(r.cli).replace(/ \(.*\)$/, "")} on Node ${nodeVersions.get(r.node)}`;
+}
+const refLabels = () => REFS.map(refLabel);
 
 /** The reference named by its package (name@version), never by where it sits on this machine. */
 function refName(cli) {
@@ -451,14 +501,42 @@ function budgets(results) {
     ["load a 10,000-entry session → `get_state`", get("rpc, load 10,000-entry session → get_state", "ours", "first response ms"), "≤ 300 ms", (v) => v <= 300, "ms"],
     ["`-p` short answer, peak RSS", get("print, short answer", "ours", "peak RSS MiB"), "≤ 110 MiB", (v) => v <= 110, "MiB"],
   ];
+  const old = refLabels().find((l) => /@0\./.test(l)) ?? refLabels()[0];
   const ours = get("rpc, 5,000-chunk answer", "ours", "events/s");
-  const theirs = get("rpc, 5,000-chunk answer", "theirs", "events/s");
+  const theirs = old ? get("rpc, 5,000-chunk answer", old, "events/s") : undefined;
   const out = rows.map(([what, v, budget, ok, unit]) => `| ${what} | ${v === undefined ? "not measured" : `${fmt(v)} ${unit}`} | ${budget} | ${v === undefined ? "–" : ok(v) ? "met" : "**missed**"} |`);
   const gIn = get("grep 50,000 files / 200 MB: in-process", "ours", "wall ms");
   const gRg = get("grep 50,000 files / 200 MB: ripgrep", "ours", "wall ms");
   out.push(`| grep without ripgrep vs ripgrep, 50,000 files / 200 MB | ${gIn && gRg ? `${fmt(gIn)} ms vs ${fmt(gRg)} ms (${(gIn / gRg).toFixed(2)}x)` : "not measured"} | ≤ 3x (issue 7) | ${gIn && gRg ? (gIn / gRg <= 3 ? "met" : "**missed**") : "–"} |`);
-  out.push(`| 5,000-chunk answer, events per second (RPC) | ${ours ? fmt(ours) : "not measured"}${ours && theirs ? ` (${(ours / theirs).toFixed(1)}x theirs)` : ""} | ≥ 4x the reference | ${ours && theirs ? (ours / theirs >= 4 ? "met" : "**missed**") : "needs --vs"} |`);
+  out.push(`| 5,000-chunk answer, events per second (RPC) | ${ours ? fmt(ours) : "not measured"}${ours && theirs ? ` (${(ours / theirs).toFixed(1)}x ${old})` : ""} | ≥ 4x pi 0.73.1 | ${ours && theirs ? (ours / theirs >= 4 ? "met" : "**missed**") : "needs --vs"} |`);
   return out;
+}
+
+/** Ratio budgets against pi 1.6 (issue 20): ours / theirs, medians, same run. */
+function ratioBudgets(results) {
+  const ref = refLabels().find((l) => /@1\./.test(l));
+  if (!ref) return ["| (needs --vs with pi 1.6's cli.js) | | | |"];
+  const get = (name, label, metric) => {
+    const v = results.find((r) => r.name === name)?.per.get(label)?.get(metric);
+    return v ? median(v) : undefined;
+  };
+  const rows = [
+    ["`--version` wall", "--version", "wall ms", 0.15],
+    ["RPC spawn → first `get_state`", "rpc, spawn → first get_state", "first response ms", 0.2],
+    ["RPC 5,000-chunk prompt → agent_end", "rpc, 5,000-chunk answer", "wall ms", 0.35],
+    ["RPC 5,000-chunk answer, peak RSS", "rpc, 5,000-chunk answer", "peak RSS MiB", 0.5],
+    ["JSON 5,000-chunk answer, end to end", "json, 5,000-chunk answer", "wall ms", 0.4],
+    ["JSON 5,000-chunk answer, peak RSS", "json, 5,000-chunk answer", "peak RSS MiB", 0.5],
+    ["`-p` short answer, peak RSS", "print, short answer", "peak RSS MiB", 0.6],
+    ["10,000-entry session → `get_state`", "rpc, load 10,000-entry session → get_state", "first response ms", 0.3],
+    ["10,000-entry session: `get_messages`", "rpc, 10,000-entry session: get_messages", "response ms", 1.0],
+  ];
+  return rows.map(([what, name, metric, budget]) => {
+    const o = get(name, "ours", metric);
+    const t = get(name, ref, metric);
+    const r = o !== undefined && t ? o / t : undefined;
+    return `| ${what} | ${o === undefined ? "–" : fmt(o)} / ${t === undefined ? "–" : fmt(t)} ${metric.replace(/^.* /, "")} | ${r === undefined ? "not measured" : `${r.toFixed(2)}x`} | ≤ ${budget}x | ${r === undefined ? "–" : r <= budget ? "met" : "**missed**"} |`;
+  });
 }
 
 function writeDocs(results) {
@@ -466,10 +544,16 @@ function writeDocs(results) {
   const doc = [
     "# Performance",
     "",
-    "Generated by `npm run bench -- --write-docs" + (VS ? " --vs <reference cli.js>" : "") + "` (tests/bench/run.mjs); do not edit by hand.",
+    "Generated by `npm run bench -- --write-docs" + REFS.map(() => " --vs <reference cli.js> [--vs-node <node>]").join("") + "` (tests/bench/run.mjs); do not edit by hand.",
     "",
-    `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
-    VS ? `Reference: ${refName(VS)}` : "Reference: not run (pass --vs).",
+    `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ours on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    REFS.length ? `References: ${refLabels().join("; ")}` : "References: none run (pass --vs).",
+    "",
+    "## Against pi 1.6 (ratio budgets, issue 20)",
+    "",
+    "| measure | ours / pi 1.6 (median) | ratio | budget | |",
+    "|---|---|---|---|---|",
+    ...ratioBudgets(results),
     "",
     "## Budgets (architecture.md §5)",
     "",
@@ -489,22 +573,25 @@ function writeDocs(results) {
 }
 
 function printCase(r) {
+  const refs = refLabels();
   if (!headerPrinted) {
-    log(`runs per case: ${RUNS}${VS ? `; theirs = ${refName(VS)}` : ""}`);
-    log(["case".padEnd(44), "metric".padEnd(18), "ours median (min–max)".padEnd(28), VS ? "theirs median (min–max)".padEnd(28) + "ratio" : ""].join(" "));
+    log(`runs per case: ${RUNS}; ours on Node ${process.version}${refs.length ? `; references: ${refs.map((l, i) => `[${i + 1}] ${l}`).join(", ")}` : ""}`);
+    log(["case".padEnd(44), "metric".padEnd(18), "ours median (min–max)".padEnd(26), ...refs.map((_, i) => `[${i + 1}] median (min–max)`.padEnd(26) + `ratio [${i + 1}]`.padEnd(11))].join(" "));
     headerPrinted = true;
   }
   if (r.failed) log(`${r.name.padEnd(44)} FAILED: ${r.failed}`);
   const ours = r.per.get("ours") ?? new Map();
-  const theirs = r.per.get("theirs") ?? new Map();
-  const metrics = new Set([...ours.keys(), ...theirs.keys()]);
+  const metrics = new Set([...ours.keys(), ...refs.flatMap((l) => [...(r.per.get(l)?.keys() ?? [])])]);
   let first = true;
   for (const m of metrics) {
     const o = ours.get(m);
-    const t = theirs.get(m);
     const cell = (v) => (v ? `${fmt(median(v))} (${fmt(Math.min(...v))}–${fmt(Math.max(...v))})` : "–");
-    const ratio = o && t ? (median(o) / median(t)).toFixed(2) + "x" : r.skipped.includes("theirs") && VS ? "n/a" : "";
-    log([(first ? r.name : "").padEnd(44), m.padEnd(18), cell(o).padEnd(28), VS ? cell(t).padEnd(28) + ratio : ""].join(" ").trimEnd());
+    const cols = refs.map((l) => {
+      const t = r.per.get(l)?.get(m);
+      const ratio = o && t ? (median(o) / median(t)).toFixed(2) + "x" : r.skipped.includes(l) ? "n/a" : "";
+      return cell(t).padEnd(26) + ratio.padEnd(11);
+    });
+    log([(first ? r.name : "").padEnd(44), m.padEnd(18), cell(o).padEnd(26), ...cols].join(" ").trimEnd());
     first = false;
   }
 }
