@@ -266,9 +266,9 @@ describe("pi new extension", () => {
     expect(again.stderr).toContain("already exists and is not empty");
     const { spawnSync } = await import("node:child_process");
     const npmEnv = { ...e.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
-    const install = spawnSync("npm", ["install", "--offline"], { cwd: dir, env: npmEnv, encoding: "utf8", timeout: 60000 });
+    const install = spawnSync("npm", ["install", "--offline"], { cwd: dir, env: npmEnv, encoding: "utf8", timeout: 85_000 });
     expect([install.status, install.stderr]).toEqual([0, expect.any(String)]);
-    const test = spawnSync("npm", ["test"], { cwd: dir, env: npmEnv, encoding: "utf8", timeout: 60000 });
+    const test = spawnSync("npm", ["test"], { cwd: dir, env: npmEnv, encoding: "utf8", timeout: 85_000 });
     expect([test.status, test.stdout]).toEqual([0, expect.stringMatching(/# pass 2/)]);
   });
 });

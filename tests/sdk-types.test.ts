@@ -94,7 +94,7 @@ describe("package types for consumers", () => {
         files: ["consumer.ts"],
       }),
     );
-    const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", dir], { cwd: dir, encoding: "utf8", timeout: 60000 });
+    const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", dir], { cwd: dir, encoding: "utf8", timeout: 170_000 });
     expect([r.status, r.stdout + r.stderr]).toEqual([0, ""]);
   });
 });

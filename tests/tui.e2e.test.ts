@@ -48,7 +48,7 @@ export default {
       description: "asks through the ui service",
       handler: async () => {
         const ui = api.kernel.service("ui");
-        const answer = await ui.select("Fixture question?", ["Red", "Blue"], { timeout: 30000 });
+        const answer = await ui.select("Fixture question?", ["Red", "Blue"], { timeout: 120_000 });
         ui.notify("fixture picked " + answer, "info");
       },
     });

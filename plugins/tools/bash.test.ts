@@ -146,8 +146,9 @@ describe("bash: limits", () => {
 
 describe("bash: timeout and abort", () => {
   it("stops a command at its timeout", async () => {
-    const msg = await errorOf(run("echo started; sleep 20", { timeout: 0.5 }));
-    expect(msg).toBe("started\n\nCommand timed out after 0.5 seconds");
+    // 5 s: long enough for a loaded machine to start bash and echo, far short of the sleep.
+    const msg = await errorOf(run("echo started; sleep 20", { timeout: 5 }));
+    expect(msg).toBe("started\n\nCommand timed out after 5 seconds");
   });
 
   it("kills the whole process tree on abort", async () => {
