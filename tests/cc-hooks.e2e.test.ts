@@ -28,6 +28,12 @@ switch (mode) {
   case "rewrite":
     out({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "echo REWRITTEN_BY_HOOK" } } });
     break;
+  case "allow":
+    out({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
+    break;
+  case "ask":
+    out({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "HOOK_ASK_REASON" } });
+    break;
   case "post-context":
     out({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "POST_CONTEXT_MARKER" } });
     break;
@@ -195,6 +201,59 @@ describe("cc-hooks in print mode", () => {
     writeFileSync(join(e.cwd, ".claude", "settings.local.json"), '{\n  "hooks": {\n    "Stop": [,]\n  }\n}\n');
     const r2 = await runCli(["hooks", "list", "--trust"], e);
     expect(r2.stderr).toMatch(/settings\.local\.json: not valid JSON at line 3, column \d+/);
+  });
+});
+
+describe("cc-hooks and the permission gate", () => {
+  it("a hook's allow skips the gate's ask but never a deny rule", async () => {
+    const { e } = setup((cmd) => ({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: cmd("allow") }] }] }), {
+      permissions: { deny: ["bash(echo DENIED*)"] },
+    });
+    // `rm -rf` makes the gate ask (no UI in print mode: blocked) unless the hook allowed it.
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "mkdir gone && rm -rf gone && echo ALLOWED_RAN" } }] }, { toolCalls: [{ name: "bash", arguments: { command: "echo DENIED_$((1+1))" } }] }, { text: "ok" }] });
+    server.reset();
+    const r = await runCli(["--mode", "json", "go"], e, { timeoutMs: 30000 });
+    expect(r.code).toBe(0);
+    const ends = jsonLines(r.stdout).filter((l) => l.type === "tool_execution_end");
+    const text = (i: number) => ends[i].result.content.map((c: any) => c.text).join("");
+    expect(ends[0].isError).toBe(false);
+    expect(text(0)).toContain("ALLOWED_RAN");
+    expect(ends[1].isError).toBe(true);
+    expect(text(1)).toContain("Blocked by the permission gate");
+    expect(text(1)).not.toContain("DENIED_2");
+  });
+
+  it("ask goes through the gate: blocked with no UI (print), answered by the RPC client's dialog", async () => {
+    const { e } = setup((cmd) => ({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: cmd("ask") }] }] }));
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "echo ASKED_$((1+1))" } }] }, { text: "ok" }] });
+    server.reset();
+    const r = await runCli(["-p", "go"], e, { timeoutMs: 30000 });
+    expect(r.code).toBe(0);
+    expect(requestText(1)).toContain("no user interface to ask");
+    expect(requestText(1)).not.toContain("ASKED_2");
+
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "echo ASKED_$((1+1))" } }] }, { text: "ok" }] });
+    server.reset();
+    const titles: string[] = [];
+    const client = new RpcClient({
+      cliPath: CLI,
+      cwd: e.cwd,
+      env: e.env,
+      inheritEnv: false,
+      onExtensionUiRequest: (req: any) => {
+        if (req.method !== "select") return undefined;
+        titles.push(String(req.title));
+        return "Yes";
+      },
+    });
+    await client.start();
+    try {
+      await client.promptAndWait("go");
+    } finally {
+      await client.stop();
+    }
+    expect(titles.some((t) => t.includes("HOOK_ASK_REASON"))).toBe(true);
+    expect(requestText(1)).toContain("ASKED_2");
   });
 });
 
