@@ -207,17 +207,17 @@ describe("cc-hooks in print mode", () => {
 describe("cc-hooks and the permission gate", () => {
   it("a hook's allow skips the gate's ask but never a deny rule", async () => {
     const { e } = setup((cmd) => ({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: cmd("allow") }] }] }), {
-      permissions: { deny: ["bash(echo DENIED*)"] },
+      permissions: { ask: ["bash(echo ALLOWED*)"], deny: ["bash(echo DENIED*)"] },
     });
-    // `rm -rf` makes the gate ask (no UI in print mode: blocked) unless the hook allowed it.
-    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "mkdir gone && rm -rf gone && echo ALLOWED_RAN" } }] }, { toolCalls: [{ name: "bash", arguments: { command: "echo DENIED_$((1+1))" } }] }, { text: "ok" }] });
+    // The ask rule makes the gate ask (no UI in json mode: blocked) unless the hook allowed the call.
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "echo ALLOWED_$((1+1))" } }] }, { toolCalls: [{ name: "bash", arguments: { command: "echo DENIED_$((1+1))" } }] }, { text: "ok" }] });
     server.reset();
     const r = await runCli(["--mode", "json", "go"], e, { timeoutMs: 30000 });
     expect(r.code).toBe(0);
     const ends = jsonLines(r.stdout).filter((l) => l.type === "tool_execution_end");
     const text = (i: number) => ends[i].result.content.map((c: any) => c.text).join("");
     expect(ends[0].isError).toBe(false);
-    expect(text(0)).toContain("ALLOWED_RAN");
+    expect(text(0)).toContain("ALLOWED_2");
     expect(ends[1].isError).toBe(true);
     expect(text(1)).toContain("Blocked by the permission gate");
     expect(text(1)).not.toContain("DENIED_2");
