@@ -132,16 +132,24 @@ describe("cc-hooks in print mode", () => {
     expect(calls()[0]!.input).toMatchObject({ hook_event_name: "UserPromptSubmit", prompt: "here is my secret" });
   });
 
-  it("SessionStart runs once and its stdout reaches the model as context", async () => {
-    const { e, calls } = setup((cmd) => ({ SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: cmd("session-start") }] }] }));
+  it("SessionStart runs once and its stdout reaches the model as context; SessionEnd runs at exit; -c is a resume", async () => {
+    const { e, calls } = setup((cmd) => ({
+      SessionStart: [{ matcher: "startup|resume", hooks: [{ type: "command", command: cmd("session-start") }] }],
+      SessionEnd: [{ hooks: [{ type: "command", command: cmd("marker") }] }],
+    }));
     server.setScript({ default: { text: "hello" } });
     server.reset();
     const r = await runCli(["-p", "first", "second"], e, { timeoutMs: 30000 });
     expect(r.code).toBe(0);
     expect(server.stats().requests).toHaveLength(2);
-    expect(calls().map((c) => c.input.hook_event_name)).toEqual(["SessionStart"]);
+    expect(calls().map((c) => c.input.hook_event_name)).toEqual(["SessionStart", "SessionEnd"]);
     expect(calls()[0]!.input.source).toBe("startup");
+    expect(calls()[1]!.input.reason).toBe("prompt_input_exit");
     expect(requestText(0)).toContain("SESSION_START_MARKER");
+    expect(requestText(1).split("SESSION_START_MARKER").length - 1).toBe(1); // added once, not again with the second prompt
+    const r2 = await runCli(["-p", "-c", "third"], e, { timeoutMs: 30000 });
+    expect(r2.code).toBe(0);
+    expect(calls()[2]!.input).toMatchObject({ hook_event_name: "SessionStart", source: "resume" });
   });
 
   it("a hanging hook is killed (with its process group) at its timeout, reported, and the run goes on", async () => {

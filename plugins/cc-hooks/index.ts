@@ -69,7 +69,9 @@ export function setupHooks(kernel: Kernel, on: PluginApi): HookEngine {
   on.on("session_start", async (e) => {
     engine.current(); // report problems and skipped files once, at start
     listenToGate();
-    const source = SESSION_START_SOURCE[e.reason];
+    let source = SESSION_START_SOURCE[e.reason];
+    // -c / --session at start-up continue a saved conversation: Claude Code calls that a resume.
+    if (source === "startup" && (engine.session()?.messages.length ?? 0) > 0) source = "resume";
     if (source) await sessionStart(source);
   });
   on.on("session_compact", () => sessionStart("compact"));
