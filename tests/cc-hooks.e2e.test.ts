@@ -55,6 +55,9 @@ switch (mode) {
   case "stop-always":
     out({ decision: "block", reason: "STOP_AGAIN_MARKER" });
     break;
+  case "exit2":
+    process.stderr.write("EXIT2_REASON from " + input.hook_event_name);
+    process.exit(2);
   case "marker":
     break;
 }
@@ -232,7 +235,10 @@ describe("cc-hooks and the permission gate", () => {
   });
 
   it("ask goes through the gate: blocked with no UI (print), answered by the RPC client's dialog", async () => {
-    const { e } = setup((cmd) => ({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: cmd("ask") }] }] }));
+    const { e, calls } = setup((cmd) => ({
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: cmd("ask") }] }],
+      Notification: [{ matcher: "permission_prompt", hooks: [{ type: "command", command: cmd("marker") }] }],
+    }));
     server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "echo ASKED_$((1+1))" } }] }, { text: "ok" }] });
     server.reset();
     const r = await runCli(["-p", "go"], e, { timeoutMs: 30000 });
@@ -262,6 +268,12 @@ describe("cc-hooks and the permission gate", () => {
     }
     expect(titles.some((t) => t.includes("HOOK_ASK_REASON"))).toBe(true);
     expect(requestText(1)).toContain("ASKED_2");
+    // Notification runs in the background when the dialog opens (also in print mode, where the gate fails closed before asking: no dialog, no notification).
+    const notes = () => calls().filter((c) => c.input.hook_event_name === "Notification");
+    for (let i = 0; i < 100 && notes().length === 0; i++) await new Promise((res) => setTimeout(res, 50));
+    expect(notes()).toHaveLength(1);
+    expect(notes()[0]!.input).toMatchObject({ notification_type: "permission_prompt" });
+    expect(notes()[0]!.input.message).toContain("HOOK_ASK_REASON");
   });
 });
 
@@ -335,6 +347,27 @@ describe("cc-hooks in json mode", () => {
 });
 
 describe("cc-hooks in RPC mode", () => {
+  it("PreCompact exit 2 cancels a manual compaction; its input names the trigger", async () => {
+    const { e, calls } = setup((cmd) => ({ PreCompact: [{ matcher: "manual", hooks: [{ type: "command", command: cmd("exit2") }] }] }), {
+      compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 1 },
+    });
+    server.setScript({ default: { text: "a reasonably long answer ".repeat(20) } });
+    server.reset();
+    const client = new RpcClient({ cliPath: CLI, cwd: e.cwd, env: e.env, inheritEnv: false });
+    await client.start();
+    try {
+      await client.promptAndWait("one");
+      await client.promptAndWait("two");
+      const before = server.stats().requests.length;
+      await expect(client.compact("keep the names")).rejects.toThrow(/cancel/i);
+      expect(server.stats().requests.length).toBe(before); // no summary was requested
+    } finally {
+      await client.stop();
+    }
+    expect(calls()).toHaveLength(1);
+    expect(calls()[0]!.input).toMatchObject({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "keep the names" });
+  });
+
   it("UserPromptSubmit adds context; exit 2 blocks a prompt; PreToolUse exit 2 blocks bash; SessionStart runs once", async () => {
     const { e, calls } = setup((cmd) => ({
       UserPromptSubmit: [{ hooks: [{ type: "command", command: cmd("prompt-context") }, { type: "command", command: cmd("prompt-block") }] }],
