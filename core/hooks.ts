@@ -163,6 +163,20 @@ export interface UserBashResult {
   result?: unknown;
 }
 
+// ---- (added for cc-hooks #24) agent_before_settle: a run is about to settle ---------------------
+/**
+ * Emitted once a run ended normally (not aborted) with nothing queued, just before
+ * `agent_settled`. A tap may return `{followUp}` to run the agent once more with that message
+ * (Claude Code's Stop hook); the new run's own end emits this hook again.
+ */
+export interface AgentBeforeSettleEvent {
+  type: "agent_before_settle";
+}
+export interface AgentBeforeSettleResult {
+  followUp?: { customType: string; content: string; display?: boolean };
+}
+// ---- (end cc-hooks #24) -----------------------------------------------------------------------
+
 // ---- kernel ---------------------------------------------------------------------------------
 
 export interface ModeSelectArgs {
@@ -223,6 +237,7 @@ function createHookTable() {
     auto_retry_start: new AsyncSeriesHook<[EventOf<"auto_retry_start">]>(["event"], "auto_retry_start"),
     auto_retry_end: new AsyncSeriesHook<[EventOf<"auto_retry_end">]>(["event"], "auto_retry_end"),
     agent_settled: new AsyncSeriesHook<[EventOf<"agent_settled">]>(["event"], "agent_settled"),
+    agent_before_settle: new AsyncSeriesBailHook<[AgentBeforeSettleEvent], AgentBeforeSettleResult | undefined>(["event"], "agent_before_settle"), // (added for cc-hooks #24)
 
     // kernel
     kernel_mode_select: new SyncBailHook<[ModeSelectArgs], string | undefined>(["args"], "kernel_mode_select"),

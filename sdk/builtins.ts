@@ -13,11 +13,12 @@ import packages from "../plugins/packages/index.js";
 import mcp from "../plugins/mcp/index.js";
 import trust from "../plugins/trust/index.js";
 import permissionGate from "../plugins/permission-gate/index.js";
+import ccHooks from "../plugins/cc-hooks/index.js";
 import extensions from "../plugins/extensions/index.js";
 import scaffolds from "../plugins/scaffolds/index.js";
 import compaction from "../plugins/compaction/index.js";
 import exportHtml from "../plugins/export-html/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  return [providers, faux, tools, printMode, interactiveMode, rpcMode, resources, packages, mcp, trust, permissionGate, extensions, scaffolds, compaction, exportHtml];
+  return [providers, faux, tools, printMode, interactiveMode, rpcMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml];
 }

@@ -426,6 +426,14 @@ export class AgentSession {
       void this.continueRun();
       return;
     }
+    // (added for cc-hooks #24) a tap may ask for one more run before the session settles
+    if (!aborted && !this.disposed && this.kernel.hooks.agent_before_settle.isUsed()) {
+      const r = await this.kernel.hooks.agent_before_settle.promise({ type: "agent_before_settle" });
+      if (r?.followUp && !this.disposed) {
+        this.followUpQueue.push(createCustomMessage(r.followUp.customType, r.followUp.content, r.followUp.display ?? false));
+        return this.continueRun();
+      }
+    }
     await this.emit({ type: "agent_settled", aborted });
   }
 

@@ -65,6 +65,13 @@ export interface PermissionGate {
   check(toolName: string, input: Record<string, unknown>): Evaluation & { yolo: boolean };
   /** The tool_call tap itself. */
   onToolCall(event: ToolCallEvent): Promise<ToolCallResult | undefined>;
+  // (added for cc-hooks #24) another policy source (a hook) answered for one call
+  /** Skip the ask for this call (deny rules still apply when the gate's tap runs). */
+  approve(toolCallId: string): void;
+  /** Ask the person about this call through the gate's ask path (fails closed with no UI); deny rules win. */
+  ask(event: ToolCallEvent, reason: string): Promise<ToolCallResult | undefined>;
+  /** Called whenever the gate is about to show a permission dialog; returns an unsubscribe function. */
+  onAsk(fn: (message: string) => void): () => void;
 }
 
 export function createPermissionGate(kernel: Kernel): PermissionGate {
@@ -82,6 +89,54 @@ export function createPermissionGate(kernel: Kernel): PermissionGate {
     return s;
   };
 
+  const approved = new Set<string>(); // (added for cc-hooks #24)
+  const askListeners = new Set<(message: string) => void>();
+
+  const askUser = async (s: GateState, ev: { reason?: string }, what: string): Promise<ToolCallResult | undefined> => {
+    if (s.yolo) return undefined;
+    const ui = kernel.service<ExtensionUI>("ui");
+    if (!ui || ui.kind === "none") {
+      report("warning", `blocked ${what}: it needs permission (${ev.reason}) and this mode has no UI to ask`);
+      return {
+        block: true,
+        reason:
+          `Blocked by the permission gate: ${what} needs permission (${ev.reason}), and there is no user interface to ask. ` +
+          `Run with --yolo, or add a matching rule to "permissions.allow" in settings, to let it run.`,
+      };
+    }
+    const wait = s.askTimeoutMs >= 1000 ? `${Math.round(s.askTimeoutMs / 1000)} s` : `${s.askTimeoutMs} ms`;
+    const title = `Allow ${what}?\n(${ev.reason}; no answer in ${wait} means No)`;
+    for (const l of askListeners) l(title);
+    // The UI runs the timeout; our own deadline (a little later) also closes a dialog that ignored it.
+    const dismiss = new AbortController();
+    const deadline = dialogDeadline<string | undefined | "__timeout__">({ timeout: s.askTimeoutMs + 500 }, "__timeout__");
+    let choice: string | undefined;
+    try {
+      choice = await Promise.race([ui.select(title, ["Yes", "No"], { timeout: s.askTimeoutMs, signal: dismiss.signal }), deadline.promise]);
+      if (choice === "__timeout__") dismiss.abort();
+    } catch (error) {
+      report("warning", `blocked ${what}: the permission dialog failed (${error instanceof Error ? error.message : String(error)})`);
+      return { block: true, reason: `Blocked by the permission gate: ${what} needs permission (${ev.reason}) and the dialog failed.` };
+    } finally {
+      deadline.cancel();
+    }
+    if (choice === "Yes") return undefined;
+    if (choice === undefined || choice === "__timeout__") {
+      report("warning", `blocked ${what}: no answer to the permission dialog within ${wait}`);
+      return { block: true, reason: `Blocked by the permission gate: ${what} needs permission (${ev.reason}) and nobody answered within ${wait}.` };
+    }
+    report("info", `blocked ${what}: the user said no`);
+    return { block: true, reason: `Blocked by the permission gate: the user did not allow ${what}.` };
+  };
+
+  const denied = (s: GateState, event: ToolCallEvent): ToolCallResult | undefined => {
+    const ev = evaluate(s.policy, event.toolName, event.input, kernel.cwd);
+    if (ev.decision !== "deny") return undefined;
+    const what = describeCall(event.toolName, event.input);
+    report("warning", `blocked ${what} (${ev.reason})`);
+    return { block: true, reason: `Blocked by the permission gate: ${what} matches ${ev.reason}.` };
+  };
+
   return {
     check(toolName, input) {
       const s = state();
@@ -89,46 +144,27 @@ export function createPermissionGate(kernel: Kernel): PermissionGate {
     },
     async onToolCall(event) {
       const s = state();
+      const preApproved = approved.delete(event.toolCallId);
       const ev = evaluate(s.policy, event.toolName, event.input, kernel.cwd);
       if (ev.decision === "allow") return undefined;
-      const what = describeCall(event.toolName, event.input);
-      if (ev.decision === "deny") {
-        report("warning", `blocked ${what} (${ev.reason})`);
-        return { block: true, reason: `Blocked by the permission gate: ${what} matches ${ev.reason}.` };
-      }
-      if (s.yolo) return undefined;
-      const ui = kernel.service<ExtensionUI>("ui");
-      if (!ui || ui.kind === "none") {
-        report("warning", `blocked ${what}: it needs permission (${ev.reason}) and this mode has no UI to ask`);
-        return {
-          block: true,
-          reason:
-            `Blocked by the permission gate: ${what} needs permission (${ev.reason}), and there is no user interface to ask. ` +
-            `Run with --yolo, or add a matching rule to "permissions.allow" in settings, to let it run.`,
-        };
-      }
-      const wait = s.askTimeoutMs >= 1000 ? `${Math.round(s.askTimeoutMs / 1000)} s` : `${s.askTimeoutMs} ms`;
-      const title = `Allow ${what}?\n(${ev.reason}; no answer in ${wait} means No)`;
-      // The UI runs the timeout; our own deadline (a little later) also closes a dialog that ignored it.
-      const dismiss = new AbortController();
-      const deadline = dialogDeadline<string | undefined | "__timeout__">({ timeout: s.askTimeoutMs + 500 }, "__timeout__");
-      let choice: string | undefined;
-      try {
-        choice = await Promise.race([ui.select(title, ["Yes", "No"], { timeout: s.askTimeoutMs, signal: dismiss.signal }), deadline.promise]);
-        if (choice === "__timeout__") dismiss.abort();
-      } catch (error) {
-        report("warning", `blocked ${what}: the permission dialog failed (${error instanceof Error ? error.message : String(error)})`);
-        return { block: true, reason: `Blocked by the permission gate: ${what} needs permission (${ev.reason}) and the dialog failed.` };
-      } finally {
-        deadline.cancel();
-      }
-      if (choice === "Yes") return undefined;
-      if (choice === undefined || choice === "__timeout__") {
-        report("warning", `blocked ${what}: no answer to the permission dialog within ${wait}`);
-        return { block: true, reason: `Blocked by the permission gate: ${what} needs permission (${ev.reason}) and nobody answered within ${wait}.` };
-      }
-      report("info", `blocked ${what}: the user said no`);
-      return { block: true, reason: `Blocked by the permission gate: the user did not allow ${what}.` };
+      if (ev.decision === "deny") return denied(s, event);
+      if (preApproved) return undefined;
+      return askUser(s, ev, describeCall(event.toolName, event.input));
+    },
+    approve(toolCallId) {
+      approved.add(toolCallId);
+    },
+    async ask(event, reason) {
+      const s = state();
+      const deny = denied(s, event);
+      if (deny) return deny;
+      const r = await askUser(s, { reason }, describeCall(event.toolName, event.input));
+      if (!r?.block) approved.add(event.toolCallId);
+      return r;
+    },
+    onAsk(fn) {
+      askListeners.add(fn);
+      return () => askListeners.delete(fn);
     },
   };
 }
