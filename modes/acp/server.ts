@@ -143,7 +143,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
         name: "Model",
         category: "model",
         type: "select",
-        currentValue: s.model ? modelValue(s.model) : modelValue(models[0]!),
+        currentValue: s.model ? modelValue(s.model) : "",
         options: models.map((m) => ({ value: modelValue(m), name: m.name || m.id, description: m.provider })),
       });
     }
@@ -348,13 +348,14 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
       turns.add(turn);
       const before = s.messages.length;
       try {
-        if (!s.isStreaming) await ensureAuth();
         let disposition;
         try {
           disposition = await s.prompt(text, { images: images as ImageContent[], streamingBehavior: "steer", source: "rpc" });
         } catch (e) {
           if (turn.cancelled) return { stopReason: "cancelled" };
-          throw RequestError.internalError({ message: (e as Error).message }, (e as Error).message);
+          const message = (e as Error).message;
+          if (/no model is selected|no api key/i.test(message)) throw RequestError.authRequired({ authMethods: [AUTH_METHOD_ID] }, message);
+          throw RequestError.internalError({ message }, message);
         }
         if (disposition === "queued") await s.waitForIdle();
         if (turn.cancelled) return { stopReason: "cancelled" };
