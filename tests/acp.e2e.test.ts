@@ -21,6 +21,7 @@ const SCRIPT = {
     { match: "write the file", turns: [{ toolCalls: [{ name: "write", arguments: { path: "out.txt", content: "new content\n" } }] }, { text: "wrote it" }] },
     { match: "guarded write", turns: [{ toolCalls: [{ name: "write", arguments: { path: "guarded.txt", content: "secret\n" } }] }, { text: "after the guarded write" }] },
     { match: "go slowly", text: "slow ", repeat: 4000, delayMs: 5 },
+    { match: "tick a while", text: "tick ", repeat: 150, delayMs: 10 },
   ],
   default: { text: "default answer" },
 };
@@ -222,5 +223,39 @@ describe("pi --mode acp with the official SDK client", () => {
     const r = await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "say hello" }] });
     expect(r.stopReason).toBe("end_turn");
     for (const line of a.stdout().split("\n").filter(Boolean)) expect(JSON.parse(line).jsonrpc).toBe("2.0");
+  });
+
+  it("a session/prompt arriving mid-turn is steered into the running turn, never an error", async () => {
+    const a = startAgent();
+    const id = await openSession(a);
+    const first = a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "tick a while" }] });
+    await waitFor(() => text(a, id).includes("tick"), "the first chunk");
+    const second = a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "say hello" }] });
+    const [r1, r2] = await Promise.all([first, second]);
+    expect(r1.stopReason).toBe("end_turn");
+    expect(r2.stopReason).toBe("end_turn");
+    expect(text(a, id)).toMatch(/tick[\s\S]*Hello from the mock model$/);
+  });
+
+  it("prompts carry resource links, embedded resources and images to the model", async () => {
+    const a = startAgent();
+    const id = await openSession(a);
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const before = server.stats().requests.length;
+    const r = await a.conn.prompt({
+      sessionId: id,
+      prompt: [
+        { type: "text", text: "look at these" },
+        { type: "resource_link", uri: `file://${join(e.cwd, "notes.md")}`, name: "notes.md" },
+        { type: "resource", resource: { uri: `file://${join(e.cwd, "draft.ts")}`, text: "UNSAVED BUFFER TEXT", mimeType: "text/x-typescript" } },
+        { type: "image", data: png, mimeType: "image/png" },
+      ],
+    });
+    expect(r.stopReason).toBe("end_turn");
+    const body = JSON.stringify(server.stats().requests.slice(before)[0]!.body);
+    expect(body).toContain(`@${join(e.cwd, "notes.md")}`);
+    expect(body).toContain("UNSAVED BUFFER TEXT");
+    expect(body).toContain(`data:image/png;base64,${png}`);
+    await expect(a.conn.prompt({ sessionId: id, prompt: [{ type: "text" } as any] })).rejects.toMatchObject({ code: -32602 });
   });
 });
