@@ -17,6 +17,7 @@ beforeAll(async () => {
   server = await startLlmServer({
     script: {
       turns: [
+        { match: "run the command", turns: [{ toolCalls: [{ name: "bash", arguments: { command: "echo hi-from-terminal; exit 3" } }] }, { text: "ran it" }] },
         { match: "denied write", turns: [{ toolCalls: [{ name: "write", arguments: { path: "guarded-denied.txt", content: "no\n" } }] }, { text: "after the denied write" }] },
         { match: "guarded write", turns: [{ toolCalls: [{ name: "write", arguments: { path: "guarded.txt", content: "secret\n" } }] }, { text: "after the write" }] },
       ],
@@ -77,6 +78,9 @@ describe("pi --mode acp with acpx", () => {
     const done = updates(r.frames).find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
     expect(done.content).toContainEqual({ type: "diff", path: join(e.cwd, "guarded.txt"), oldText: null, newText: "secret\n" });
     expect(readFileSync(join(e.cwd, "guarded.txt"), "utf8")).toBe("secret\n");
+    // acpx advertises fs.writeTextFile: the write went through the client.
+    const write = r.frames.find((f) => f.method === "fs/write_text_file");
+    expect(write.params).toMatchObject({ path: join(e.cwd, "guarded.txt"), content: "secret\n" });
     expect(r.frames.find((f) => f.result?.stopReason)?.result.stopReason).toBe("end_turn");
   });
 
@@ -94,6 +98,20 @@ describe("pi --mode acp with acpx", () => {
     const failed = updates(r.frames).find((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed");
     expect(JSON.stringify(failed.content)).toContain("did not allow");
     expect(existsSync(file)).toBe(false);
+    expect(r.frames.find((f) => f.result?.stopReason)?.result.stopReason).toBe("end_turn");
+  });
+
+  it("bash runs in the client's terminal (terminal/create, embedded in the tool call) when the client offers terminals", async () => {
+    const r = await runAcpx(["--approve-all", "exec", "run the command"]);
+    const create = r.frames.find((f) => f.method === "terminal/create");
+    expect(create.params).toMatchObject({ command: "bash", args: ["-c", "echo hi-from-terminal; exit 3"], cwd: e.cwd });
+    const created = r.frames.find((f) => f.id === create.id && f.result?.terminalId);
+    const terminalId = created.result.terminalId;
+    const ups = updates(r.frames).filter((u) => u.sessionUpdate === "tool_call_update");
+    expect(ups.some((u) => JSON.stringify(u.content ?? []).includes(terminalId))).toBe(true);
+    const end = ups.find((u) => u.status === "failed");
+    expect(end.rawOutput.content).toContain("hi-from-terminal");
+    expect(end.rawOutput.content).toContain("Command exited with code 3");
     expect(r.frames.find((f) => f.result?.stopReason)?.result.stopReason).toBe("end_turn");
   });
 });

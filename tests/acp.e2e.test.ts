@@ -21,6 +21,7 @@ const SCRIPT = {
     { match: "write the file", turns: [{ toolCalls: [{ name: "write", arguments: { path: "out.txt", content: "new content\n" } }] }, { text: "wrote it" }] },
     { match: "guarded write", turns: [{ toolCalls: [{ name: "write", arguments: { path: "guarded.txt", content: "secret\n" } }] }, { text: "after the guarded write" }] },
     { match: "go slowly", text: "slow ", repeat: 4000, delayMs: 5 },
+    { match: "read the notes", turns: [{ toolCalls: [{ name: "read", arguments: { path: "notes.md" } }] }, { text: "read them" }] },
     { match: "tick a while", text: "tick ", repeat: 150, delayMs: 10 },
   ],
   default: { text: "default answer" },
@@ -31,6 +32,7 @@ interface Agent {
   conn: ClientSideConnection;
   updates: SessionNotification[];
   permissions: RequestPermissionRequest[];
+  reads: string[];
   stdout: () => string;
   answer: (req: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
   kill(): Promise<void>;
@@ -46,6 +48,7 @@ function startAgent(args: string[] = []): Agent {
     child,
     updates: [],
     permissions: [],
+    reads: [],
     stdout: () => raw,
     answer: () => ({ outcome: { outcome: "cancelled" } }),
     conn: undefined as unknown as ClientSideConnection,
@@ -63,6 +66,10 @@ function startAgent(args: string[] = []): Agent {
     },
     async sessionUpdate(n) {
       agent.updates.push(n);
+    },
+    async readTextFile(req) {
+      agent.reads.push(req.path);
+      return { content: `EDITOR BUFFER of ${req.path}` };
     },
   };
   agent.conn = new ClientSideConnection(() => client, stream);
@@ -255,7 +262,21 @@ describe("pi --mode acp with the official SDK client", () => {
     const body = JSON.stringify(server.stats().requests.slice(before)[0]!.body);
     expect(body).toContain(`@${join(e.cwd, "notes.md")}`);
     expect(body).toContain("UNSAVED BUFFER TEXT");
-    expect(body).toContain(`data:image/png;base64,${png}`);
+    expect(body).toContain(png); // an image part (OpenAI data: URL or Anthropic base64 source, per the current model)
     await expect(a.conn.prompt({ sessionId: id, prompt: [{ type: "text" } as any] })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it("read goes through the client's fs/read_text_file when advertised (the editor's buffer)", async () => {
+    const a = startAgent();
+    await a.conn.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } } });
+    const id = (await a.conn.newSession({ cwd: e.cwd, mcpServers: [] })).sessionId;
+    writeFileSync(join(e.cwd, "notes.md"), "DISK CONTENT\n");
+    const before = server.stats().requests.length;
+    const r = await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "read the notes" }] });
+    expect(r.stopReason).toBe("end_turn");
+    expect(a.reads).toEqual([join(e.cwd, "notes.md")]);
+    const second = JSON.stringify(server.stats().requests.slice(before)[1]!.body);
+    expect(second).toContain(`EDITOR BUFFER of ${join(e.cwd, "notes.md")}`);
+    expect(second).not.toContain("DISK CONTENT");
   });
 });

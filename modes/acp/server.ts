@@ -21,6 +21,7 @@ import { openAcpOutput } from "./output.js";
 import { AcpSessions } from "./sessions.js";
 import { LiveUpdates, replayUpdates, type Update } from "./updates.js";
 import { promptToMessage } from "./prompt.js";
+import { useClientTools } from "./client-tools.js";
 
 interface ModelRegistryLike {
   find(provider: string, modelId: string): AnyModel | undefined;
@@ -77,6 +78,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   const turns = new Set<Turn>();
   const sessions = new AcpSessions(runtime);
   let lastTitle: string | undefined;
+  let removeClientTools = () => {};
 
   const sessionId = () => session().sessionId;
   const send = (update: Update, id = sessionId()): Promise<void> =>
@@ -245,7 +247,16 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   const agent: Acp.Agent = {
     async initialize(params) {
       clientCaps = params.clientCapabilities ?? {};
-      void clientCaps;
+      removeClientTools();
+      removeClientTools = useClientTools(kernel, {
+        caps: clientCaps,
+        sessionId,
+        cwd: () => runtime.cwd,
+        readTextFile: (p) => conn.readTextFile(p),
+        writeTextFile: (p) => conn.writeTextFile(p),
+        createTerminal: (p) => conn.createTerminal(p),
+        embedTerminal: (toolCallId, terminalId) => live.embedTerminal(toolCallId, terminalId),
+      });
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentInfo: { name: kernel.app.name, title: "pi (pi-kernel)", version: kernel.app.version },
@@ -422,6 +433,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   }
   unsubscribe();
   unRebind();
+  removeClientTools();
   await out.close();
   process.stdin.pause();
   return signalled ?? 0;

@@ -95,6 +95,8 @@ interface Tracked {
 export class LiveUpdates {
   private readonly tools = new Map<string, Tracked>();
   private current: PendingToolCall | undefined;
+  /** Terminals shown in tool calls (client terminals running our bash). */
+  private readonly terminals = new Map<string, string>();
 
   constructor(
     private readonly send: (u: Update) => Promise<void>,
@@ -103,6 +105,12 @@ export class LiveUpdates {
 
   currentToolCall(): PendingToolCall | undefined {
     return this.current;
+  }
+
+  async embedTerminal(toolCallId: string, terminalId: string): Promise<void> {
+    if (this.current?.toolCallId === toolCallId) this.current = undefined;
+    this.terminals.set(toolCallId, terminalId);
+    await this.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress", content: [{ type: "terminal", terminalId }] });
   }
 
   async onEvent(ev: AgentSessionEvent): Promise<void> {
@@ -138,8 +146,15 @@ export class LiveUpdates {
         this.tools.delete(ev.toolCallId);
         const content = resultContent(ev.result?.content);
         if (!ev.isError && tracked?.path) {
-          const after = readSmall(tracked.path);
+          // write: the new text is the content given (the client may hold it in a buffer); edit: the file now.
+          const given = tracked.name === "write" ? (tracked.args as { content?: unknown })?.content : undefined;
+          const after = typeof given === "string" ? given : readSmall(tracked.path);
           if (after !== null) content.unshift({ type: "diff", path: tracked.path, oldText: tracked.before ?? null, newText: after });
+        }
+        const terminalId = this.terminals.get(ev.toolCallId);
+        if (terminalId) {
+          this.terminals.delete(ev.toolCallId);
+          content.unshift({ type: "terminal", terminalId });
         }
         await this.send({
           sessionUpdate: "tool_call_update",
