@@ -9,7 +9,7 @@ import { Readable, Writable } from "node:stream";
 import type { ChildProcess } from "node:child_process";
 import { ClientSideConnection, ndJsonStream, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
-import { makeE2eEnv, spawnCli, type E2eEnv } from "./helpers/e2e.js";
+import { ROOT, makeE2eEnv, spawnCli, type E2eEnv } from "./helpers/e2e.js";
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -22,6 +22,7 @@ const SCRIPT = {
     { match: "guarded write", turns: [{ toolCalls: [{ name: "write", arguments: { path: "guarded.txt", content: "secret\n" } }] }, { text: "after the guarded write" }] },
     { match: "go slowly", text: "slow ", repeat: 4000, delayMs: 5 },
     { match: "read the notes", turns: [{ toolCalls: [{ name: "read", arguments: { path: "notes.md" } }] }, { text: "read them" }] },
+    { match: "use the echo tool", turns: [{ toolCalls: [{ name: "mcp__demo__echo", arguments: { text: "via acp" } }] }, { text: "echoed" }] },
     { match: "tick a while", text: "tick ", repeat: 150, delayMs: 10 },
   ],
   default: { text: "default answer" },
@@ -278,5 +279,20 @@ describe("pi --mode acp with the official SDK client", () => {
     const second = JSON.stringify(server.stats().requests.slice(before)[1]!.body);
     expect(second).toContain(`EDITOR BUFFER of ${join(e.cwd, "notes.md")}`);
     expect(second).not.toContain("DISK CONTENT");
+  });
+
+  it("the client's mcpServers (session/new) are connected through the MCP plugin and their tools reach the model", async () => {
+    const a = startAgent();
+    await a.conn.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    const stdio = { name: "demo", command: process.execPath, args: [join(ROOT, "tests", "fixtures", "mcp", "stdio-server.mjs")], env: [] };
+    await expect(a.conn.newSession({ cwd: e.cwd, mcpServers: [{ name: "", command: "x", args: [], env: [] }] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("mcpServers[0].name") });
+    const id = (await a.conn.newSession({ cwd: e.cwd, mcpServers: [stdio] })).sessionId;
+    const before = server.stats().requests.length;
+    const r = await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "use the echo tool" }] });
+    expect(r.stopReason).toBe("end_turn");
+    const done = a.updates.map((u) => u.update as any).find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    expect(done.rawOutput.content).toBe("echo:via acp");
+    const reqs = server.stats().requests.slice(before);
+    expect(JSON.stringify(reqs[0]!.body.tools)).toContain("mcp__demo__echo");
   });
 });

@@ -22,6 +22,7 @@ import { AcpSessions } from "./sessions.js";
 import { LiveUpdates, replayUpdates, type Update } from "./updates.js";
 import { promptToMessage } from "./prompt.js";
 import { useClientTools } from "./client-tools.js";
+import { ClientMcpServers } from "./mcp.js";
 
 interface ModelRegistryLike {
   find(provider: string, modelId: string): AnyModel | undefined;
@@ -79,6 +80,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   const sessions = new AcpSessions(runtime);
   let lastTitle: string | undefined;
   let removeClientTools = () => {};
+  const clientMcp = new ClientMcpServers(kernel);
 
   const sessionId = () => session().sessionId;
   const send = (update: Update, id = sessionId()): Promise<void> =>
@@ -205,9 +207,11 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
       throw RequestError.invalidParams({ field: "cwd" }, `cwd ${cwd} is not this agent's folder (${runtime.cwd}); start one agent process per project folder`);
     }
   }
-  function noteMcpServers(servers: unknown): void {
-    if (Array.isArray(servers) && servers.length) {
-      stderr(`${kernel.app.name}: ignoring ${servers.length} MCP server(s) from the client: configure MCP servers in ${kernel.app.configDir}/mcp.json or the agent dir instead`);
+  async function useMcpServers(servers: unknown): Promise<void> {
+    try {
+      await clientMcp.use(servers);
+    } catch (e) {
+      throw RequestError.invalidParams({ field: "mcpServers" }, (e as Error).message);
     }
   }
   async function needSession(id: unknown): Promise<AgentSession> {
@@ -263,7 +267,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
         authMethods: [
@@ -282,7 +286,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
     },
     async newSession(params) {
       checkCwd(params.cwd);
-      noteMcpServers(params.mcpServers);
+      await useMcpServers(params.mcpServers);
       if (!sessions.claimFresh()) await runtime.newSession();
       sessions.remember(session());
       const id = sessionId();
@@ -291,7 +295,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
     },
     async loadSession(params) {
       checkCwd(params.cwd);
-      noteMcpServers(params.mcpServers);
+      await useMcpServers(params.mcpServers);
       const s = await needSession(params.sessionId);
       sessions.remember(s);
       for (const u of replayUpdates(s.messages, runtime.cwd)) await send(u, s.sessionId);
@@ -301,7 +305,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
     },
     async resumeSession(params) {
       checkCwd(params.cwd);
-      noteMcpServers(params.mcpServers);
+      await useMcpServers(params.mcpServers);
       const s = await needSession(params.sessionId);
       sessions.remember(s);
       afterSetup(s.sessionId);
@@ -434,6 +438,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   unsubscribe();
   unRebind();
   removeClientTools();
+  clientMcp.dispose();
   await out.close();
   process.stdin.pause();
   return signalled ?? 0;
