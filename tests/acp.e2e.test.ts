@@ -3,7 +3,7 @@
  * (ClientSideConnection, @agentclientprotocol/sdk) against the scripted model server.
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from "@jest/globals";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import type { ChildProcess } from "node:child_process";
@@ -102,7 +102,7 @@ async function openSession(a: Agent): Promise<string> {
 
 beforeAll(async () => {
   server = await startLlmServer({ script: SCRIPT });
-  e = makeE2eEnv(server.url, { settings: { permissions: { ask: ["write(guarded*)"] } } });
+  e = makeE2eEnv(server.url, { settings: { permissions: { ask: ["write(guarded*)"] }, extensions: [join(ROOT, "tests", "fixtures", "acp", "plan-extension.ts")] } });
 });
 afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.kill()));
@@ -294,5 +294,80 @@ describe("pi --mode acp with the official SDK client", () => {
     expect(done.rawOutput.content).toBe("echo:via acp");
     const reqs = server.stats().requests.slice(before);
     expect(JSON.stringify(reqs[0]!.body.tools)).toContain("mcp__demo__echo");
+  });
+
+  it("extensions: a plan reaches the client as a plan update; confirm() becomes session/request_permission", async () => {
+    const a = startAgent();
+    const id = await openSession(a);
+    await waitFor(() => a.updates.some((u) => (u.update as any).sessionUpdate === "available_commands_update"), "commands");
+    const cmds = (a.updates.find((u) => (u.update as any).sessionUpdate === "available_commands_update")!.update as any).availableCommands.map((c: any) => c.name);
+    expect(cmds).toEqual(expect.arrayContaining(["plan-it", "confirm-it"]));
+    expect((await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "/plan-it" }] })).stopReason).toBe("end_turn");
+    await waitFor(() => a.updates.some((u) => (u.update as any).sessionUpdate === "plan"), "plan");
+    expect((a.updates.find((u) => (u.update as any).sessionUpdate === "plan")!.update as any).entries).toEqual([
+      { content: "read the code", status: "completed", priority: "high" },
+      { content: "change it", status: "in_progress", priority: "medium" },
+      { content: "run the tests", status: "pending", priority: "medium" },
+    ]);
+    a.answer = (req) => ({ outcome: { outcome: "selected", optionId: req.options.find((o) => o.kind === "allow_once")!.optionId } });
+    await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "/confirm-it" }] });
+    await waitFor(() => JSON.stringify(a.updates).includes("answer: yes"), "the confirm answer");
+    expect(a.permissions.at(-1)!.toolCall.title).toContain("Deploy?");
+  });
+
+  it("resume, close, legacy session/set_model, thought_level, read-only mode, _session/steering", async () => {
+    const a = startAgent();
+    const init = await a.conn.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    expect((init._meta as any)?.steering?.supported).toBe(true);
+    const id = (await a.conn.newSession({ cwd: e.cwd, mcpServers: [] })).sessionId;
+    await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "say hello" }] });
+    const id2 = (await a.conn.newSession({ cwd: e.cwd, mcpServers: [] })).sessionId;
+    expect(id2).not.toBe(id);
+    const resumed = await a.conn.resumeSession({ sessionId: id, cwd: e.cwd, mcpServers: [] });
+    expect(resumed.configOptions?.length).toBeGreaterThan(0);
+    // no replay on resume: the only user_message_chunk updates would come from load
+    expect(a.updates.some((u) => (u.update as any).sessionUpdate === "user_message_chunk")).toBe(false);
+    await expect(a.conn.resumeSession({ sessionId: "no-such-session", cwd: e.cwd, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
+
+    expect(await a.conn.extMethod("session/set_model", { sessionId: id, modelId: "mock/mock-model" })).toEqual({});
+    const before = server.stats().requests.length;
+    await a.conn.setSessionMode({ sessionId: id, modeId: "read-only" });
+    await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "say hello" }] });
+    const req = server.stats().requests.slice(before)[0]!;
+    expect(req.path).toBe("/v1/chat/completions");
+    expect((req.body.tools as any[]).map((t) => t.function.name).sort()).toEqual(["read"]);
+    await a.conn.setSessionMode({ sessionId: id, modeId: "default" });
+    await expect(a.conn.setSessionMode({ sessionId: id, modeId: "nope" })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("modeId") });
+    await expect(a.conn.setSessionConfigOption({ sessionId: id, configId: "thought_level", value: "ultra" })).rejects.toMatchObject({ code: -32602 });
+
+    const slow = a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "tick a while" }] });
+    await waitFor(() => text(a, id).includes("tick"), "ticking");
+    expect(await a.conn.extMethod("_session/steering", { sessionId: id, prompt: [{ type: "text", text: "say hello" }] })).toEqual({ outcome: "injected" });
+    expect((await slow).stopReason).toBe("end_turn");
+    expect(text(a, id)).toMatch(/Hello from the mock model$/);
+    expect(await a.conn.extMethod("_session/steering", { sessionId: id, prompt: [{ type: "text", text: "x" }], _meta: { steering: { idleBehavior: "promptRequired" } } })).toEqual({ outcome: "promptRequired" });
+    expect(await a.conn.closeSession({ sessionId: id })).toEqual({});
+  });
+});
+
+describe("pi --mode acp without a model", () => {
+  it("answers auth_required (-32000) with the auth method that says what to set", async () => {
+    const saved = e;
+    const bare = makeE2eEnv(server.url, { noDefaultModel: true });
+    rmSync(join(bare.agentDir, "models.json"));
+    e = bare;
+    try {
+      const a = startAgent();
+      const init = await a.conn.initialize({ protocolVersion: 1, clientCapabilities: {} });
+      expect(init.authMethods?.[0]).toMatchObject({ id: "provider-api-key" });
+      expect(init.authMethods?.[0]?.description).toContain("API key");
+      const id = (await a.conn.newSession({ cwd: bare.cwd, mcpServers: [] })).sessionId;
+      await expect(a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "say hello" }] })).rejects.toMatchObject({ code: -32000 });
+      await expect(a.conn.authenticate({ methodId: "provider-api-key" })).rejects.toMatchObject({ code: -32000 });
+      await a.kill();
+    } finally {
+      e = saved;
+      bare.cleanup();
+    }
   });
 });

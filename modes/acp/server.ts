@@ -228,10 +228,9 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
     const m = s.model;
     const reg = registry();
     if (m && reg && (reg.isKeyless(m.provider) || (await reg.hasConfiguredAuth(m)))) return;
-    if (!m && (await availableModels()).length) return;
     throw RequestError.authRequired(
       { authMethods: [AUTH_METHOD_ID] },
-      m ? `no API key for provider "${m.provider}": set its environment variable or add it to auth.json in the agent dir, then restart the agent` : "no model is configured: set a provider API key (e.g. ANTHROPIC_API_KEY) or add models.json, then restart the agent",
+      m ? `no API key for provider "${m.provider}": set its environment variable or add it to auth.json in the agent dir, then restart the agent` : "no model is selected: set a provider API key (e.g. ANTHROPIC_API_KEY) or add models.json and restart the agent, or choose a model with the \"model\" config option",
     );
   }
   function stopReasonOf(before: number): Acp.StopReason {
@@ -270,6 +269,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
           mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {}, resume: {}, close: {} },
         },
+        _meta: { steering: { supported: true } },
         authMethods: [
           {
             id: AUTH_METHOD_ID,
@@ -384,6 +384,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
       await cancelTurns();
     },
     async extMethod(method, params) {
+      if (method === "_session/steering" || method === "session/steering") return steer(params);
       if (method === "session/set_model") {
         const p = params as { sessionId?: unknown; modelId?: unknown };
         const s = await needSession(p.sessionId);
@@ -406,6 +407,55 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
     }
     await s.setModel(model);
   }
+
+  /**
+   * The steering extension other agents ship (`_session/steering`, advertised by
+   * `_meta.steering.supported`): injects the prompt into the running turn; when idle, starts a
+   * new turn, or answers "promptRequired" if the client asked for that (`_meta.steering.idleBehavior`).
+   */
+  async function steer(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const s = await needSession(params.sessionId);
+    const { text, images } = promptToMessage(params.prompt, (field) => {
+      throw RequestError.invalidParams({ field }, `${field} is not a valid content block`);
+    });
+    if (s.isStreaming) {
+      await s.steer(text, images as ImageContent[]);
+      return { outcome: "injected" };
+    }
+    const idle = ((params._meta as { steering?: { idleBehavior?: unknown } } | undefined)?.steering?.idleBehavior ?? "startNewTurn") as string;
+    if (idle === "promptRequired") return { outcome: "promptRequired" };
+    void Promise.resolve(agent.prompt({ sessionId: s.sessionId, prompt: params.prompt as Acp.ContentBlock[] })).catch((e: unknown) =>
+      kernel.diagnostics.report({ level: "error", source: "mode-acp", hook: "_session/steering", message: "the steered turn failed", error: e }),
+    );
+    return { outcome: "startedNewTurn" };
+  }
+
+  /** Plans: an extension emits `pi.events.emit("acp:plan", {entries:[{content, status?, priority?}]})`. */
+  function listenForPlans(): () => void {
+    const bus = kernel.service<{ bus?: { on(channel: string, h: (d: unknown) => unknown, owner: string): () => void } }>("extensions")?.bus;
+    if (!bus) return () => {};
+    const STATUS = ["pending", "in_progress", "completed"];
+    const PRIORITY = ["high", "medium", "low"];
+    return bus.on(
+      "acp:plan",
+      (data) => {
+        const raw = (data as { entries?: unknown })?.entries ?? data;
+        if (!Array.isArray(raw)) throw new Error('acp:plan needs {entries: [{content, status?, priority?}]}');
+        const entries = raw.map((e, i) => {
+          const x = (typeof e === "string" ? { content: e } : e) as Record<string, unknown>;
+          if (typeof x?.content !== "string") throw new Error(`acp:plan entries[${i}].content must be a string`);
+          return {
+            content: x.content,
+            status: STATUS.includes(x.status as string) ? x.status : "pending",
+            priority: PRIORITY.includes(x.priority as string) ? x.priority : "medium",
+          };
+        });
+        return send({ sessionUpdate: "plan", entries });
+      },
+      "mode-acp",
+    );
+  }
+  const unPlans = listenForPlans();
 
   async function cancelTurns(): Promise<void> {
     for (const t of turns) t.cancelled = true;
@@ -439,6 +489,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   unRebind();
   removeClientTools();
   clientMcp.dispose();
+  unPlans();
   await out.close();
   process.stdin.pause();
   return signalled ?? 0;
