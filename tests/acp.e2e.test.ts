@@ -19,6 +19,7 @@ const SCRIPT = {
   turns: [
     { match: "say hello", text: "Hello from the mock model" },
     { match: "write the file", turns: [{ toolCalls: [{ name: "write", arguments: { path: "out.txt", content: "new content\n" } }] }, { text: "wrote it" }] },
+    { match: "pending guard", turns: [{ toolCalls: [{ name: "write", arguments: { path: "guarded-pending.txt", content: "no\n" } }] }, { text: "never" }] },
     { match: "guarded write", turns: [{ toolCalls: [{ name: "write", arguments: { path: "guarded.txt", content: "secret\n" } }] }, { text: "after the guarded write" }] },
     { match: "go slowly", text: "slow ", repeat: 4000, delayMs: 5 },
     { match: "read the notes", turns: [{ toolCalls: [{ name: "read", arguments: { path: "notes.md" } }] }, { text: "read them" }] },
@@ -177,6 +178,20 @@ describe("pi --mode acp with the official SDK client", () => {
     // still serving
     const r2 = await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "say hello" }] });
     expect(r2.stopReason).toBe("end_turn");
+  });
+
+  it("session/cancel while a permission request is pending: the tool is blocked and the prompt answers cancelled", async () => {
+    const a = startAgent();
+    const id = await openSession(a);
+    let answerLater!: (r: RequestPermissionResponse) => void;
+    a.answer = () => new Promise((r) => (answerLater = r));
+    const pending = a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "pending guard write" }] });
+    await waitFor(() => a.permissions.length === 1, "the permission request");
+    await a.conn.cancel({ sessionId: id });
+    expect((await pending).stopReason).toBe("cancelled");
+    answerLater({ outcome: { outcome: "cancelled" } });
+    expect(a.permissions[0]!.toolCall.rawInput).toEqual({ path: "guarded-pending.txt", content: "no\n" });
+    expect(existsSync(join(e.cwd, "guarded-pending.txt"))).toBe(false);
   });
 
   it("session/load in a new process replays the conversation before answering", async () => {
