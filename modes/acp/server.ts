@@ -35,7 +35,7 @@ interface ModelRegistryLike {
 export const SESSION_MODES = [
   { id: "default", name: "Default", description: "Asks before tool calls the permission gate flags (dangerous bash, ask rules)" },
   { id: "auto-approve", name: "Auto-approve", description: "Answers the permission gate's questions with yes; deny rules still block" },
-  { id: "read-only", name: "Read only", description: "Only the read, grep, find and ls tools; nothing is changed" },
+  { id: "read-only", name: "Read only", description: "Only the active tools that change nothing (read, grep, find, ls)" },
 ] as const;
 const READ_ONLY_TOOLS = new Set(["read", "grep", "find", "ls"]);
 const AUTH_METHOD_ID = "provider-api-key";
