@@ -84,9 +84,11 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
 
   const sessionId = () => session().sessionId;
   const send = (update: Update, id = sessionId()): Promise<void> =>
-    conn.sessionUpdate({ sessionId: id, update } as unknown as Acp.SessionNotification).catch((e: unknown) => {
-      stderr(`${kernel.app.name}: could not send a session/update: ${(e as Error).message}`);
-    });
+    conn.signal.aborted
+      ? Promise.resolve()
+      : conn.sessionUpdate({ sessionId: id, update } as unknown as Acp.SessionNotification).catch((e: unknown) => {
+          if (!conn.signal.aborted) stderr(`${kernel.app.name}: could not send a session/update: ${(e as Error).message}`);
+        });
 
   const live = new LiveUpdates((u) => send(u), () => runtime.cwd);
   out.ui.attach({
