@@ -2,12 +2,15 @@
  * End to end: `pi --mode acp` driven by the third-party headless ACP client `acpx` (npm, a
  * devDependency), against the scripted model server. `--format json` prints every ACP frame.
  */
-import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
+import { describe, it, expect, beforeAll, afterAll, jest } from "@jest/globals";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, ROOT, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
+
+// Each test spawns the CLI (and acpx) several times: generous limits for a busy machine.
+jest.setTimeout(240_000);
 
 const ACPX = join(ROOT, "node_modules", "acpx", "package.json");
 let server: LlmServer;
@@ -49,7 +52,7 @@ function runAcpx(args: string[]): Promise<{ code: number | null; frames: any[]; 
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
     child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 200_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

@@ -2,7 +2,7 @@
  * End to end: `pi --mode acp` (the bundled CLI) driven by the official ACP SDK's client
  * (ClientSideConnection, @agentclientprotocol/sdk) against the scripted model server.
  */
-import { describe, it, expect, beforeAll, afterAll, afterEach } from "@jest/globals";
+import { describe, it, expect, beforeAll, afterAll, afterEach, jest } from "@jest/globals";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -10,6 +10,9 @@ import type { ChildProcess } from "node:child_process";
 import { ClientSideConnection, ndJsonStream, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { ROOT, makeE2eEnv, spawnCli, type E2eEnv } from "./helpers/e2e.js";
+
+// Each test spawns the CLI (and acpx) several times: generous limits for a busy machine.
+jest.setTimeout(240_000);
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -79,7 +82,7 @@ function startAgent(args: string[] = []): Agent {
   return agent;
 }
 
-async function waitFor(pred: () => boolean, what: string, ms = 30000): Promise<void> {
+async function waitFor(pred: () => boolean, what: string, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (!pred()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
