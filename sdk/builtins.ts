@@ -8,6 +8,7 @@ import tools from "../plugins/tools/index.js";
 import printMode from "../modes/print/index.js";
 import interactiveMode from "../modes/tui/index.js";
 import rpcMode from "../modes/rpc/index.js";
+import acpMode from "../modes/acp/index.js";
 import resources from "../plugins/resources/index.js";
 import packages from "../plugins/packages/index.js";
 import mcp from "../plugins/mcp/index.js";
@@ -20,5 +21,5 @@ import compaction from "../plugins/compaction/index.js";
 import exportHtml from "../plugins/export-html/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  return [providers, faux, tools, printMode, interactiveMode, rpcMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml];
+  return [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml];
 }

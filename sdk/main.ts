@@ -182,7 +182,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     // Messages, @file arguments and piped stdin.
     let messages = [...parsed.positionals];
     let images: ImageContent[] = [];
-    const isRpc = modeFlag === "rpc";
+    const isRpc = modeFlag === "rpc" || modeFlag === "acp"; // (acp: the mode owns stdin, like rpc)
     if (isRpc && messages.some((m) => m.startsWith("@"))) throw new UsageError("@file arguments cannot be used with --mode rpc");
     const files = await processFileArgs(messages, cwd);
     messages = files.messages;

@@ -331,12 +331,24 @@ interface KernelLike {
   service<T>(name: string): T | undefined;
 }
 
+/**
+ * (added for acp) Servers a run mode adds for this process — an ACP client's session/new
+ * `mcpServers` — through the service "mcp-extra-servers" (settings format, user scope; they win
+ * over a settings server of the same name).
+ */
+function withExtraServers(kernel: KernelLike, user: CollectInput["user"]): CollectInput["user"] {
+  const extra = kernel.service<() => Obj | undefined>("mcp-extra-servers")?.();
+  if (!extra || !Object.keys(extra).length) return user;
+  const own = user && isObj(user.servers) ? user.servers : {};
+  return { servers: { ...own, ...extra }, path: user ? `${user.path} and the ACP client` : "the ACP client (session/new mcpServers)" };
+}
+
 /** The sources of a kernel, without deciding trust yet. */
 export function kernelSources(kernel: KernelLike): Pick<CollectInput, "user" | "projectSettings" | "mcpJson"> {
   const g = kernel.settings.getGlobal();
   const p = kernel.settings.getProject();
   return {
-    user: g.mcpServers !== undefined ? { servers: g.mcpServers, path: join(kernel.agentDir, "settings.json") } : undefined,
+    user: withExtraServers(kernel, g.mcpServers !== undefined ? { servers: g.mcpServers, path: join(kernel.agentDir, "settings.json") } : undefined),
     projectSettings: p.mcpServers !== undefined ? { servers: p.mcpServers, path: kernel.settings.projectPath() ?? join(kernel.cwd, ".pi", "settings.json") } : undefined,
     mcpJson: readMcpJson(kernel.cwd),
   };
