@@ -184,7 +184,12 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     let images: ImageContent[] = [];
     const isRpc = modeFlag === "rpc";
     if (isRpc && messages.some((m) => m.startsWith("@"))) throw new UsageError("@file arguments cannot be used with --mode rpc");
-    const files = await processFileArgs(messages, cwd);
+    const files = await processFileArgs(messages, cwd, (path) => {
+      // Path rules apply to @file arguments as to the read tool (issue 21).
+      const gate = kernel.service<{ check(tool: string, input: Record<string, unknown>): { decision: string; reason?: string } }>("permission-gate");
+      const ev = gate?.check("read", { path });
+      return ev?.decision === "deny" ? `blocked by the permission gate (${ev.reason})` : undefined;
+    });
     messages = files.messages;
     images = files.images;
     let pipedInput = false;

@@ -3,8 +3,12 @@
  *
  * - `Tool` is a tool name, or a glob over tool names (`mcp__*`); bare, it matches every call.
  * - bash: `pattern` is a command glob (`*` = any characters, spaces and slashes included;
- *   `?` = one character), matched against the whole command and against each simple command
- *   in it (split at `;`, `&&`, `||`, `|` and newlines), whitespace runs collapsed.
+ *   `?` = one character), matched against the whole command, against each simple command
+ *   in it (split at `;`, `&&`, `||`, `|` and newlines), whitespace runs collapsed, and — once
+ *   any bash rule exists — against each simple command of the parsed command (bash-analysis.ts:
+ *   quotes and escapes removed, wrappers stripped, `/bin/rm` → `rm`, subshells, groups, bodies
+ *   and `sh -c` scripts included). A command that cannot be analysed statically asks (no UI:
+ *   denied) while a bash deny or ask rule exists.
  *   A deny or ask rule fires when any part matches; an allow rule covers a command only when
  *   every part is matched by some allow rule (so `bash(git *)` does not allow
  *   `git status; rm -rf /`).
@@ -19,6 +23,7 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { analyzeBash, type BashAnalysis } from "./bash-analysis.js";
 
 export type Decision = "allow" | "ask" | "deny";
 
@@ -305,17 +310,32 @@ function matchesPattern(rule: ParsedRule, toolName: string, input: Record<string
 }
 
 /** Deny and ask rules: does any part of the call match? */
-function anyMatch(rule: ParsedRule, toolName: string, input: Record<string, unknown>, cwd: string): boolean {
+function anyMatch(rule: ParsedRule, toolName: string, input: Record<string, unknown>, cwd: string, parsed?: BashAnalysis): boolean {
   if (toolName === "bash" && rule.pattern !== undefined && rule.tool.test("bash")) {
     const cmd = String(input?.command ?? "");
     if (matchesPattern(rule, toolName, input, cwd, tidy(cmd))) return true;
-    return splitCommand(cmd).some((seg) => matchesPattern(rule, toolName, input, cwd, seg));
+    if (splitCommand(cmd).some((seg) => matchesPattern(rule, toolName, input, cwd, seg))) return true;
+    return !!parsed?.commands.some((seg) => matchesPattern(rule, toolName, input, cwd, seg));
   }
   return matchesPattern(rule, toolName, input, cwd, undefined, "restrict");
 }
 
 /** Allow rules: is every part of the call covered by some rule? Returns the rules used. */
-function allowCovers(rules: ParsedRule[], toolName: string, input: Record<string, unknown>, cwd: string): ParsedRule | undefined {
+function allowCovers(rules: ParsedRule[], toolName: string, input: Record<string, unknown>, cwd: string, parsed?: BashAnalysis): ParsedRule | undefined {
+  if (parsed && rules.some((r) => r.pattern !== undefined && r.tool.test("bash"))) {
+    // Parsed: every simple command the shell will run must be allowed; an opaque command never is by a pattern.
+    const bare = rules.find((r) => r.pattern === undefined && r.tool.test(toolName));
+    let used: ParsedRule | undefined;
+    if (!parsed.opaque && parsed.commands.length) {
+      for (let i = 0; i < parsed.commands.length; i++) {
+        const forms = [parsed.commands[i]!, parsed.wrapped[i]!];
+        const r = rules.find((x) => x.pattern !== undefined && forms.some((f) => matchesPattern(x, toolName, input, cwd, f)));
+        if (!r) return bare;
+        used ??= r;
+      }
+    }
+    return used ?? bare;
+  }
   const segs = toolName === "bash" ? splitCommand(String(input?.command ?? "")) : [];
   // A pattern's * must not swallow a second command: compound commands are judged part by part.
   if (segs.length <= 1) return rules.find((r) => matchesPattern(r, toolName, input, cwd));
@@ -362,11 +382,21 @@ export function evaluate(policy: CompiledPolicy, toolName: string, input: Record
     const t = rules.length ? pathTargets(pathArg(input) ?? ".", cwd) : undefined;
     if (t?.error) return { decision: "deny", rule: rules[0]!.text, reason: `a path rule applies and the path cannot be resolved safely (${t.error})` };
   }
-  const deny = policy.deny.find((r) => anyMatch(r, toolName, input, cwd));
+  // Bash rules match the parsed command (issue 21); the parser loads only when a bash rule exists.
+  const bashRule = (r: ParsedRule) => r.pattern !== undefined && r.tool.test("bash");
+  let parsed: BashAnalysis | undefined;
+  if (toolName === "bash" && [...policy.deny, ...policy.ask, ...policy.allow].some(bashRule)) {
+    parsed = analyzeBash(String(input?.command ?? ""));
+  }
+  const deny = policy.deny.find((r) => anyMatch(r, toolName, input, cwd, parsed));
   if (deny) return { decision: "deny", rule: deny.text, reason: `deny rule "${deny.text}"` };
-  const ask = policy.ask.find((r) => anyMatch(r, toolName, input, cwd));
+  const restricting = [...policy.deny, ...policy.ask].find(bashRule);
+  if (parsed?.opaque && restricting) {
+    return { decision: "ask", rule: restricting.text, reason: `the command cannot be checked against rule "${restricting.text}": ${parsed.opaque}` };
+  }
+  const ask = policy.ask.find((r) => anyMatch(r, toolName, input, cwd, parsed));
   if (ask) return { decision: "ask", rule: ask.text, reason: `ask rule "${ask.text}"` };
-  const allow = allowCovers(policy.allow, toolName, input, cwd);
+  const allow = allowCovers(policy.allow, toolName, input, cwd, parsed);
   if (allow) return { decision: "allow", rule: allow.text };
   if (toolName === "bash") {
     const why = dangerousCommandReason(String(input?.command ?? ""));

@@ -4,7 +4,8 @@
  * the code before the fix; docs/security.md lists them with their status.
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from "@jest/globals";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "../fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, runCli, type E2eEnv } from "../helpers/e2e.js";
@@ -80,4 +81,90 @@ describe("security: untrusted project settings", () => {
     expect(readdirSync(join(e.agentDir, "sessions")).length).toBeGreaterThan(0);
     expect(r.stderr).toContain("sessionDir");
   }, 60000);
+});
+
+describe("security: path rules compare real paths", () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  function setup() {
+    const secret = mkdtempSync(join(tmpdir(), "pi-secret-"));
+    dirs.push(secret);
+    writeFileSync(join(secret, "key.txt"), "TOP-SECRET-CONTENT\n");
+    const e = env({ permissions: { deny: [`write(${secret}/**)`, `edit(${secret}/**)`, `read(${secret}/**)`, `grep(${secret}/**)`] } });
+    symlinkSync(secret, join(e.cwd, "link"));
+    symlinkSync(join(secret, "key.txt"), join(e.cwd, "key-link"));
+    return { e, secret };
+  }
+
+  it("write, edit, read and grep through symlinks, /proc/self/root and .. are blocked", async () => {
+    const { e, secret } = setup();
+    const calls = [
+      { name: "write", arguments: { path: "link/planted.txt", content: "x" } },
+      { name: "edit", arguments: { path: "key-link", oldText: "TOP", newText: "OWNED" } },
+      { name: "read", arguments: { path: "key-link" } },
+      { name: "read", arguments: { path: `/proc/self/root${secret}/key.txt` } },
+      { name: "grep", arguments: { pattern: "SECRET", path: `${secret}/..` } },
+    ];
+    server.setScript({ turns: [...calls.map((c) => ({ toolCalls: [c] })), { text: "done" }] });
+    const r = await runCli(["--mode", "json", "--no-session", "--tools", "read,write,edit,grep", "go"], e, { timeoutMs: 60000 });
+    expect(r.code).toBe(0);
+    const results = toolResults(r.stdout);
+    expect(results).toHaveLength(calls.length);
+    for (const x of results) {
+      expect(x.isError).toBe(true);
+      expect(x.text).toContain("permission gate");
+      expect(x.text).not.toContain("TOP-SECRET-CONTENT");
+    }
+    expect(existsSync(join(secret, "planted.txt"))).toBe(false);
+    expect(readFileSync(join(secret, "key.txt"), "utf8")).toBe("TOP-SECRET-CONTENT\n");
+  }, 90000);
+
+  it("an @file argument through a symlink into a denied folder is refused", async () => {
+    const { e } = setup();
+    server.setScript({ turns: [{ text: "done" }] });
+    const r = await runCli(["-p", "@key-link", "summarise"], e, { timeoutMs: 30000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("@key-link");
+    expect(r.stderr).toContain("permission gate");
+    expect(r.stdout).not.toContain("TOP-SECRET-CONTENT");
+  }, 60000);
+});
+
+describe("security: bash rules match parsed commands", () => {
+  it("a deny rule on rm -rf holds against quoting, wrappers, subshells, sh -c, eval and a pipe into sh", async () => {
+    const e = env({ permissions: { deny: ["bash(rm -rf *)"] } });
+    const victims = ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"];
+    for (const v of victims) mkdirSync(join(e.cwd, v));
+    const b64 = Buffer.from("rm -rf v12\n").toString("base64");
+    const commands = [
+      "r''m -rf v1",
+      "\\rm -rf v2",
+      "$(echo rm) -rf v3",
+      'bash -c "rm -rf v4"',
+      "X=rm; $X -rf v5",
+      "/bin/rm -rf v6",
+      "env rm -rf v7",
+      "true & rm -rf v8",
+      "(rm -rf v9)",
+      "{ rm -rf v10; }",
+      "eval 'rm -rf v11'",
+      `echo ${b64} | base64 -d | sh`,
+    ];
+    server.setScript({ turns: [...commands.map((command) => ({ toolCalls: [{ name: "bash", arguments: { command } }] })), { text: "done" }] });
+    const r = await runCli(["--mode", "json", "--no-session", "go"], e, { timeoutMs: 90000 });
+    expect(r.code).toBe(0);
+    const results = toolResults(r.stdout);
+    expect(results).toHaveLength(commands.length);
+    for (const x of results) {
+      expect(x.isError).toBe(true);
+      expect(x.text).toContain("permission gate");
+    }
+    for (const v of victims) expect(existsSync(join(e.cwd, v))).toBe(true);
+    // An honest command still runs.
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "ls v1 && echo fine" } }] }, { text: "done" }] });
+    const ok = await runCli(["--mode", "json", "--no-session", "go"], e, { timeoutMs: 30000 });
+    expect(toolResults(ok.stdout)[0]).toMatchObject({ isError: false, text: expect.stringContaining("fine") });
+  }, 150000);
 });
