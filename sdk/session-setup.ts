@@ -98,7 +98,15 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   }
   if (noSession) store = SessionManager.inMemory(cwd);
   else if (f.fork !== undefined) store = SessionManager.forkFrom(await findSession(String(f.fork), cwd, sessionDir), cwd, sessionDir);
-  else if (f.session !== undefined) store = SessionManager.open(await findSession(String(f.session), cwd, sessionDir), sessionDir);
+  else if (f.session !== undefined) {
+    const file = await findSession(String(f.session), cwd, sessionDir);
+    try {
+      store = SessionManager.open(file, sessionDir);
+    } catch (error) {
+      // A file that is not a session (or cannot be read) is refused and left as it is (issue 21).
+      throw new SessionSetupError(`--session ${String(f.session)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   else if (f.resume) {
     checkResume(kernel, opts.mode);
     store = SessionManager.create(cwd, sessionDir);

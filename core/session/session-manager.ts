@@ -280,9 +280,10 @@ export class SessionManager {
   }
 
   private load(file: string, parsed: ParsedSessionFile | undefined): void {
-    if (parsed && !parsed.header && parsed.parsedLines > 0) {
+    // A file with complete lines but no session header is someone else's file: never append to it (issue 21).
+    if (parsed && !parsed.header && (parsed.parsedLines > 0 || (parsed.completeLines ?? 0) > 0)) {
       this.addDiagnostics(parsed.diagnostics);
-      throw new Error(`Not a session file (its first entry is not a session header): ${file}`);
+      throw new Error(`Not a session file (its first line is not a session header), left unchanged: ${file}`);
     }
     this.warnIfUnwritten();
     if (!parsed || !parsed.header) {

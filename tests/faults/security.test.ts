@@ -168,3 +168,21 @@ describe("security: bash rules match parsed commands", () => {
     expect(toolResults(ok.stdout)[0]).toMatchObject({ isError: false, text: expect.stringContaining("fine") });
   }, 150000);
 });
+
+describe("security: --session refuses files that are not sessions", () => {
+  it.each([
+    ["package.json", '{\n  "name": "victim",\n  "version": "1.0.0"\n}\n'],
+    ["notes.jsonl", '{"type":"message","note":"not a header"}\n'],
+    ["one-line.txt", "hello world\n"],
+  ])("--session %s: clear error, exit 1, file byte-identical", async (name, content) => {
+    const e = env();
+    const file = join(e.cwd, name);
+    writeFileSync(file, content);
+    server.setScript({ turns: [{ text: "answer" }] });
+    const r = await runCli(["--session", `./${name}`, "-p", "hi"], e, { timeoutMs: 30000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("Not a session file");
+    expect(r.stderr).toContain(name);
+    expect(readFileSync(file, "utf8")).toBe(content);
+  }, 60000);
+});
