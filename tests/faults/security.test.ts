@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "../fixtures/llm-server.mjs";
-import { jsonLines, makeE2eEnv, runCli, type E2eEnv } from "../helpers/e2e.js";
+import { jsonLines, makeE2eEnv, runCli, spawnCli, type E2eEnv } from "../helpers/e2e.js";
 
 let server: LlmServer;
 const envs: E2eEnv[] = [];
@@ -184,5 +184,59 @@ describe("security: --session refuses files that are not sessions", () => {
     expect(r.stderr).toContain("Not a session file");
     expect(r.stderr).toContain(name);
     expect(readFileSync(file, "utf8")).toBe(content);
+  }, 60000);
+});
+
+describe("security: json and rpc stdout carry only the protocol", () => {
+  const NOISY = [
+    'console.log("NOISE-AT-LOAD");',
+    'process.stdout.write("NOISE-WRITE-AT-LOAD\\n");',
+    "export default function (pi) {",
+    '  console.log("NOISE-IN-FACTORY");',
+    '  pi.on("session_start", () => { console.log("NOISE-IN-SESSION-START"); process.stdout.write("NOISE-WRITE-IN-SESSION-START\\n"); });',
+    "}",
+  ].join("\n");
+  const NOISES = ["NOISE-AT-LOAD", "NOISE-WRITE-AT-LOAD", "NOISE-IN-FACTORY", "NOISE-IN-SESSION-START", "NOISE-WRITE-IN-SESSION-START"];
+  function noisyEnv(): E2eEnv {
+    const e = env();
+    mkdirSync(join(e.agentDir, "extensions"), { recursive: true });
+    writeFileSync(join(e.agentDir, "extensions", "noisy.ts"), NOISY + "\n");
+    return e;
+  }
+  const allJson = (stdout: string) => {
+    const lines = stdout.split("\n").filter(Boolean);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
+    expect(stdout.startsWith("{")).toBe(true);
+  };
+
+  it("--mode json: an extension writing to stdout at load, in its factory and in session_start", async () => {
+    const e = noisyEnv();
+    server.setScript({ turns: [{ text: "answer" }] });
+    const r = await runCli(["--mode", "json", "--no-session", "hi"], e, { timeoutMs: 30000 });
+    expect(r.code).toBe(0);
+    allJson(r.stdout);
+    for (const n of NOISES) {
+      expect(r.stdout).not.toContain(n);
+      expect(r.stderr).toContain(n);
+    }
+  }, 60000);
+
+  it("--mode rpc: the same extension; the first byte of stdout is a protocol record", async () => {
+    const e = noisyEnv();
+    const child = spawnCli(["--mode", "rpc", "--no-session"], e);
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (c) => (out += c));
+    child.stderr!.on("data", (c) => (err += c));
+    const closed = new Promise((r) => child.on("close", r));
+    child.stdin!.write(JSON.stringify({ id: "s1", type: "get_state" }) + "\n");
+    for (let i = 0; i < 600 && !out.includes('"id":"s1"'); i++) await new Promise((r) => setTimeout(r, 50));
+    child.stdin!.end();
+    await closed;
+    expect(out).toContain('"id":"s1"');
+    allJson(out);
+    for (const n of NOISES) expect(out).not.toContain(n);
+    expect(err).toContain("NOISE-AT-LOAD");
   }, 60000);
 });
