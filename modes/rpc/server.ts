@@ -15,6 +15,9 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ModeContext, SlashCommand } from "../../core/kernel.js";
 import { attachJsonlReader, parseJsonLine } from "../../core/io/jsonl.js";
+
+/** Default limit of one RPC input line, in characters (setting `rpc.maxLineLength`). */
+export const DEFAULT_MAX_RPC_LINE = 64 * 1024 * 1024;
 import { toWireEvent } from "../../core/io/wire.js";
 import { messageText } from "../../core/agent/messages.js";
 import type { AgentSession, Disposition } from "../../core/session/agent-session.js";
@@ -355,10 +358,27 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     }
   };
 
-  detachInput = attachJsonlReader(process.stdin, onLine, (error) => {
-    if (error) stderr(`${kernel.app.name}: stdin failed: ${error.message}`);
-    void finish(0);
-  });
+  // An input line over the limit is dropped as it arrives and answered with an error (issue 21).
+  const maxLine = Number((kernel.settings.get().rpc as { maxLineLength?: unknown } | undefined)?.maxLineLength);
+  const maxLineLength = Number.isFinite(maxLine) && maxLine > 0 ? maxLine : DEFAULT_MAX_RPC_LINE;
+  detachInput = attachJsonlReader(
+    process.stdin,
+    onLine,
+    (error) => {
+      if (error) stderr(`${kernel.app.name}: stdin failed: ${error.message}`);
+      void finish(0);
+    },
+    {
+      maxLineLength,
+      onOversized: (length) =>
+        void write({
+          type: "response",
+          command: "parse",
+          success: false,
+          error: `Input line too long: ${length} characters, the limit is ${maxLineLength} (setting rpc.maxLineLength); the line was ignored`,
+        }),
+    },
+  );
 
   // ctx.shutdown() may have come during start-up (a session_start handler).
   if (out.shutdownRequested) queueMicrotask(maybeShutdown);

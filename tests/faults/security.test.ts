@@ -240,3 +240,27 @@ describe("security: json and rpc stdout carry only the protocol", () => {
     expect(err).toContain("NOISE-AT-LOAD");
   }, 60000);
 });
+
+describe("security: bounded RPC input lines", () => {
+  it("an oversized RPC line gets an error response and the process keeps serving", async () => {
+    const e = env({ rpc: { maxLineLength: 1024 * 1024 } });
+    const child = spawnCli(["--mode", "rpc", "--no-session"], e);
+    let out = "";
+    child.stdout!.on("data", (c) => (out += c));
+    child.stdin!.on("error", () => {});
+    const closed = new Promise((r) => child.on("close", r));
+    // 8 MiB without a newline, in pieces, then the newline and a normal command.
+    const piece = "x".repeat(256 * 1024);
+    for (let i = 0; i < 32; i++) {
+      if (!child.stdin!.write(piece)) await new Promise((r) => child.stdin!.once("drain", r));
+    }
+    child.stdin!.write("\n" + JSON.stringify({ id: "after", type: "get_state" }) + "\n");
+    for (let i = 0; i < 600 && !out.includes('"id":"after"'); i++) await new Promise((r) => setTimeout(r, 50));
+    child.stdin!.end();
+    await closed;
+    const records = jsonLines(out);
+    const tooLong = records.find((r) => r.type === "response" && r.success === false && /too long/.test(r.error));
+    expect(tooLong?.error).toContain("8388608");
+    expect(records.find((r) => r.id === "after")).toMatchObject({ success: true });
+  }, 60000);
+});
