@@ -172,7 +172,7 @@ export function appendToFile(path: string, data: Buffer): AppendResult {
   let fd: number | undefined;
   let written = 0;
   try {
-    fd = openSync(path, "a");
+    fd = openSync(path, "a", 0o600); // transcripts may hold secrets: owner only when created (issue 21)
     while (written < data.length) {
       written += writeSync(fd, data, written, data.length - written);
     }

@@ -4,7 +4,7 @@
  * the code before the fix; docs/security.md lists them with their status.
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from "@jest/globals";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "../fixtures/llm-server.mjs";
@@ -262,5 +262,39 @@ describe("security: bounded RPC input lines", () => {
     const tooLong = records.find((r) => r.type === "response" && r.success === false && /too long/.test(r.error));
     expect(tooLong?.error).toContain("8388608");
     expect(records.find((r) => r.id === "after")).toMatchObject({ success: true });
+  }, 60000);
+});
+
+describe("security: file modes and rule names", () => {
+  it("the agent dir is created 0700, session files and bash full-output logs 0600", async () => {
+    const e = env();
+    // An agent dir that does not exist yet.
+    const fresh = join(e.root, "fresh-agent");
+    const r1 = await runCli(["--list-models"], e, { env: { PI_CODING_AGENT_DIR: fresh }, timeoutMs: 30000 });
+    expect(r1.signal).toBeNull();
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
+    // A session file and a bash log over the truncation limit.
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: "seq 1 100000" } }] }, { text: "done" }] });
+    const r = await runCli(["--mode", "json", "go"], e, { timeoutMs: 60000 });
+    expect(r.code).toBe(0);
+    const end = jsonLines(r.stdout).find((l) => l.type === "tool_execution_end");
+    const log = end?.result?.details?.fullOutputPath as string;
+    expect(typeof log).toBe("string");
+    expect(statSync(log).mode & 0o777).toBe(0o600);
+    rmSync(log, { force: true });
+    const dir = join(e.agentDir, "sessions");
+    const files = readdirSync(dir).flatMap((d) => readdirSync(join(dir, d)).map((f) => join(dir, d, f)));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(statSync(f).mode & 0o777).toBe(0o600);
+  }, 90000);
+
+  it("permission rules naming no tool (Bash(...)) are reported at start-up", async () => {
+    const e = env({ permissions: { deny: ["Bash(rm *)", "bash(git push*)"] } });
+    server.setScript({ turns: [{ text: "answer" }] });
+    const r = await runCli(["-p", "--no-session", "hi"], e, { timeoutMs: 30000 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('"Bash(rm *)" names no known tool');
+    expect(r.stderr).toContain('did you mean "bash(rm *)"');
+    expect(r.stderr).not.toContain('"bash(git push*)" names');
   }, 60000);
 });
