@@ -118,12 +118,14 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
 
   let signalled = false;
   const onSignal = (sig: NodeJS.Signals) => {
-    if (signalled) process.exit(sig === "SIGHUP" ? 129 : 143);
+    const code = sig === "SIGHUP" ? 129 : sig === "SIGINT" ? 130 : 143;
+    if (signalled) process.exit(code);
     signalled = true;
-    void finish(sig === "SIGHUP" ? 129 : 143);
+    void finish(code);
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
+  process.on("SIGINT", onSignal); // (issue 21) Ctrl-C ends the tool process groups too
 
   // ---- commands ----
   const registry = () => kernel.service<ModelRegistryLike>("model-registry");
@@ -386,6 +388,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   const code = await done;
   process.off("SIGTERM", onSignal);
   process.off("SIGHUP", onSignal);
+  process.off("SIGINT", onSignal);
   // Whatever still holds the event loop (a provider's keep-alive socket, a stray timer) must not keep a finished server alive.
   setTimeout(() => process.exit(code), 2000).unref();
   return code;

@@ -4,6 +4,7 @@
  * the code before the fix; docs/security.md lists them with their status.
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from "@jest/globals";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -296,5 +297,79 @@ describe("security: file modes and rule names", () => {
     expect(r.stderr).toContain('"Bash(rm *)" names no known tool');
     expect(r.stderr).toContain('did you mean "bash(rm *)"');
     expect(r.stderr).not.toContain('"bash(git push*)" names');
+  }, 60000);
+});
+
+describe("security: damaged session trees are reported", () => {
+  it("--session with a leaf whose parent is missing: a warning says what was recovered", async () => {
+    const e = env();
+    server.setScript({ turns: [{ text: "first answer" }] });
+    const first = await runCli(["--mode", "json", "hello"], e, { timeoutMs: 30000 });
+    expect(first.code).toBe(0);
+    const dir = join(e.agentDir, "sessions");
+    const file = readdirSync(dir).flatMap((d) => readdirSync(join(dir, d)).map((f) => join(dir, d, f)))[0]!;
+    const lines = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    lines[lines.length - 1].parentId = "missing0";
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    server.setScript({ turns: [{ text: "second answer" }] });
+    const r = await runCli(["--session", file, "-p", "again"], e, { timeoutMs: 30000 });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("session tree damaged");
+    expect(r.stderr).toContain("missing0");
+  }, 60000);
+});
+
+describe("security: every known credential is redacted from session files", () => {
+  it("another provider's auth.json key, a provider env variable and an MCP token printed by a tool are not stored", async () => {
+    const e = env({ mcpServers: { tokens: { command: "does-not-exist-mcp", headers: { Authorization: "Bearer mcp-token-ABCDEF123456" }, lifecycle: "lazy" } } });
+    const authKey = "sk-other-provider-SECRET-123456";
+    const envKey = "env-provider-secret-987654321";
+    writeFileSync(join(e.agentDir, "auth.json"), JSON.stringify({ othervendor: { type: "api_key", key: authKey } }), { mode: 0o600 });
+    const command = `cat ${JSON.stringify(join(e.agentDir, "auth.json"))}; echo "$OTHERVENDOR_API_KEY"; echo mcp-token-ABCDEF123456`;
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: "done" }] });
+    const r = await runCli(["--mode", "json", "go"], e, { timeoutMs: 60000, env: { OTHERVENDOR_API_KEY: envKey } });
+    expect(r.code).toBe(0);
+    // The tool really printed them (the model saw them in this run).
+    expect(r.stdout).toContain(authKey);
+    const dir = join(e.agentDir, "sessions");
+    const files = readdirSync(dir).flatMap((d) => readdirSync(join(dir, d)).map((f) => join(dir, d, f)));
+    expect(files.length).toBe(1);
+    const stored = readFileSync(files[0]!, "utf8");
+    expect(stored).toContain("[redacted]");
+    for (const secret of [authKey, envKey, "mcp-token-ABCDEF123456"]) expect(stored).not.toContain(secret);
+  }, 90000);
+});
+
+describe("security: signals end the tool process groups in every mode", () => {
+  const cases: Array<[string, NodeJS.Signals, number, number]> = [
+    ["json", "SIGINT", 130, 7101],
+    ["json", "SIGHUP", 129, 7103],
+    ["rpc", "SIGINT", 130, 7105],
+    ["rpc", "SIGTERM", 143, 7107],
+    ["rpc", "SIGHUP", 129, 7109],
+  ];
+  it.each(cases)("--mode %s, %s: exit %i, no tool process left", async (mode, signal, code, n) => {
+    const e = env();
+    const pattern = `sleep ${n}[01]`;
+    server.setScript({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${n}0 & sleep ${n}1; wait` } }] }, { text: "unused" }] });
+    const child = mode === "rpc" ? spawnCli(["--mode", "rpc", "--no-session"], e) : spawnCli(["--mode", "json", "--no-session", "hang"], e);
+    if (mode === "rpc") child.stdin!.write(JSON.stringify({ id: "p", type: "prompt", message: "hang" }) + "\n");
+    else child.stdin!.end();
+    let out = "";
+    child.stdout!.on("data", (c) => (out += c));
+    const exited = new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
+    const running = () => spawnSync("pgrep", ["-f", pattern]).stdout.toString().trim();
+    for (let i = 0; i < 400 && !(out.includes("tool_execution_start") && running().split("\n").filter(Boolean).length >= 2); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(running()).not.toBe("");
+    child.kill(signal);
+    expect(await exited).toBe(code);
+    let left = running();
+    for (let i = 0; i < 100 && left; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      left = running();
+    }
+    expect(left).toBe("");
   }, 60000);
 });
