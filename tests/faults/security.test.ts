@@ -373,3 +373,31 @@ describe("security: signals end the tool process groups in every mode", () => {
     expect(left).toBe("");
   }, 60000);
 });
+
+describe("security: extension handlers are bounded and isolated", () => {
+  it("a handler that never settles times out with a diagnostic naming extension and event; throws and rejections in its timers are reported, not fatal", async () => {
+    const e = env({ extensionHandlerTimeoutMs: 1500 });
+    mkdirSync(join(e.agentDir, "extensions"), { recursive: true });
+    writeFileSync(
+      join(e.agentDir, "extensions", "stuck.ts"),
+      [
+        "export default function (pi: any) {",
+        "  pi.on(\"before_agent_start\", () => new Promise(() => {}));",
+        "  pi.on(\"agent_start\", () => {",
+        "    setTimeout(() => { Promise.reject(new Error(\"boom-in-timer\")); }, 5);",
+        "    setTimeout(() => { throw new Error(\"throw-in-timer\"); }, 10);",
+        "  });",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    server.setScript({ turns: [{ text: "the answer", delayMs: 300 }] });
+    const r = await runCli(["-p", "--no-session", "hi"], e, { timeoutMs: 60000 });
+    expect(r.stdout).toContain("the answer");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/stuck\.ts.*"before_agent_start" handler did not finish within 1500 ms/);
+    expect(r.stderr).toContain("boom-in-timer");
+    expect(r.stderr).toContain("throw-in-timer");
+    expect(r.stderr).toContain("isolated");
+  }, 90000);
+});
