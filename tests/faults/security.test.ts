@@ -401,3 +401,30 @@ describe("security: extension handlers are bounded and isolated", () => {
     expect(r.stderr).toContain("isolated");
   }, 90000);
 });
+
+describe("security: the read tool streams", () => {
+  it("a file over 2 GiB is read with offset and limit (sparse fixture)", async () => {
+    const { createReadTool } = await import("../../plugins/tools/read.js");
+    const { openSync, writeSync, closeSync } = await import("node:fs");
+    const dir = mkdtempSync(join(tmpdir(), "pi-read-huge-"));
+    try {
+      const file = join(dir, "huge.log");
+      const fd = openSync(file, "w");
+      // Over 8 KiB of text first (the binary check looks at the head), then a hole, then text.
+      writeSync(fd, Array.from({ length: 300 }, (_, i) => `head line ${i + 1} ${"-".repeat(30)}`).join("\n") + "\n");
+      // A hole of 2.1 GiB of spaces would take real disk; a sparse hole reads as NUL bytes in one long line.
+      const tail = "\nafter the hole 1\nafter the hole 2\n";
+      writeSync(fd, tail, Math.floor(2.1 * 1024 ** 3), "utf8");
+      closeSync(fd);
+      expect(statSync(file).size).toBeGreaterThan(2 * 1024 ** 3);
+      const tool = createReadTool(dir);
+      const run = async (args: Record<string, unknown>) =>
+        ((await tool.execute("id", { path: "huge.log", ...args } as any, undefined, undefined, undefined as any)).content[0] as { text: string }).text;
+      const dashes = "-".repeat(30);
+      expect(await run({ limit: 2 })).toBe(`head line 1 ${dashes}\nhead line 2 ${dashes}\n\n[302 more lines in file. Use offset=3 to continue.]`);
+      expect(await run({ offset: 302, limit: 2 })).toBe("after the hole 1\nafter the hole 2\n\n[1 more lines in file. Use offset=304 to continue.]");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300000);
+});
