@@ -119,10 +119,7 @@ function stripWrappers(words: Array<string | undefined>): Array<string | undefin
       else if (x.startsWith("-") && x.length > 1) i += valueOpts.has(x) ? 2 : 1;
       else break;
     }
-    if (name === "timeout" && i < w.length) i++; // the duration
-    if (name === "watch" || name === "chroot") {
-      if (name === "chroot" && i < w.length) i++; // the new root
-    }
+    if ((name === "timeout" || name === "chroot") && i < w.length) i++; // the duration; the new root
     w = w.slice(i);
   }
   return w;
@@ -144,7 +141,6 @@ export function analyzeBash(command: string, depth = 0): BashAnalysis {
   const fail = (why: string) => {
     opaque ??= why;
   };
-  // Stdin redirections per statement, to spot `sh < script`.
   S.Walk(file, (node) => {
     if (!node) return true;
     const type = S.NodeType(node);
