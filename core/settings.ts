@@ -87,6 +87,17 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   mcpServers: {},
 }) as Settings;
 
+// ---- project trust for settings (security hardening, issue 21) ---------------------------------
+/**
+ * Settings whose value is executed, or names a program or a folder written to. A project's own
+ * value for one of these applies only while the project is trusted; otherwise it is ignored
+ * (the global value, or the default, stays in force) and the trust plugin reports it.
+ * Keys that load code (extensions, plugins, packages, mcpServers, a `.ts` config) are gated
+ * by their own loaders.
+ */
+export const TRUST_GATED_SETTINGS: readonly string[] = Object.freeze(["shellPath", "shellCommandPrefix", "npmCommand", "sessionDir"]);
+// ---- end project trust for settings ---------------------------------------------------------------
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
 
@@ -126,6 +137,8 @@ export class SettingsManager {
   private project: LayerFile;
   private merged: Settings;
   private overrides: Obj = {};
+  /** Whether the project layer's trust-gated keys apply (set by whoever knows the trust state). */
+  private projectTrusted: () => boolean = () => true;
   readonly diagnostics: Diagnostic[] = [];
 
   private constructor(
@@ -186,6 +199,25 @@ export class SettingsManager {
     return this.project.path;
   }
 
+  /**
+   * Decide whether the project's trust-gated keys (TRUST_GATED_SETTINGS) apply. Call
+   * `refreshTrust()` when the answer changes.
+   */
+  setProjectTrust(isTrusted: () => boolean): void {
+    this.projectTrusted = isTrusted;
+    this.merged = this.compute();
+  }
+
+  refreshTrust(): void {
+    this.merged = this.compute();
+  }
+
+  /** The project's trust-gated keys being ignored now (empty when the project is trusted). */
+  ignoredProjectKeys(): string[] {
+    if (this.projectTrusted()) return [];
+    return TRUST_GATED_SETTINGS.filter((k) => this.project.data[k] !== undefined);
+  }
+
   /** Runtime-only values (CLI flags); never persisted. */
   setOverride(key: string, value: unknown): void {
     this.overrides[key] = value;
@@ -237,7 +269,12 @@ export class SettingsManager {
 
   private compute(): Settings {
     let m = mergeSettings(DEFAULT_SETTINGS as unknown as Obj, this.global.data);
-    m = mergeSettings(m, this.project.data);
+    let project = this.project.data;
+    if (TRUST_GATED_SETTINGS.some((k) => project[k] !== undefined) && !this.projectTrusted()) {
+      project = { ...project };
+      for (const k of TRUST_GATED_SETTINGS) delete project[k];
+    }
+    m = mergeSettings(m, project);
     m = mergeSettings(m, this.overrides);
     return m as Settings;
   }

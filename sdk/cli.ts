@@ -4,6 +4,7 @@
  * imports the CLI runner, which builds the kernel from the built-in plugins.
  */
 import { packageInfo } from "./package-info.js";
+import { protectProtocolStdout } from "../core/io/stdout-guard.js";
 
 const argv = process.argv.slice(2);
 // A reader that goes away (`pi rpc-schema | head`) is a normal end, not a crash. Modes that own
@@ -17,6 +18,9 @@ process.stdout.on("error", onStdoutError);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   process.stdout.write(packageInfo().version + "\n");
 } else {
+  // json/rpc: stdout carries the protocol only, from the first byte; stray writes (extensions,
+  // dependencies, even while modules load) go to stderr (issue 21).
+  protectProtocolStdout(argv);
   const { runPiCli } = await import("./pi.js");
   const code = await runPiCli(argv);
   process.exitCode = code;

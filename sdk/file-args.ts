@@ -22,7 +22,15 @@ function fileArgError(message: string): Error {
   return e;
 }
 
-export async function processFileArgs(args: string[], cwd: string): Promise<{ messages: string[]; images: ImageContent[]; prefix: string }> {
+/**
+ * `check` (the permission gate's path rules, issue 21) returns why a file may not be read;
+ * such an argument is an error naming the file and the reason.
+ */
+export async function processFileArgs(
+  args: string[],
+  cwd: string,
+  check?: (path: string) => string | undefined,
+): Promise<{ messages: string[]; images: ImageContent[]; prefix: string }> {
   const messages: string[] = [];
   const images: ImageContent[] = [];
   let prefix = "";
@@ -32,6 +40,8 @@ export async function processFileArgs(args: string[], cwd: string): Promise<{ me
       continue;
     }
     const path = resolve(cwd, expandHome(a.slice(1)));
+    const refused = check?.(path);
+    if (refused) throw fileArgError(`@file argument ${a}: ${refused}`);
     let buf: Buffer;
     try {
       if (statSync(path).isDirectory()) throw fileArgError(`@file argument ${a}: ${path} is a directory`);

@@ -3,6 +3,7 @@
  * `pi` is one such CLI; teams ship their own with their own name, config folder and inline
  * extensions.
  */
+import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
 import { formatDiagnostic, type Kernel, type ModeContext } from "../core/kernel.js";
@@ -76,6 +77,12 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   if (pass1.flags.offline || /^(1|true|yes)$/i.test(env.PI_OFFLINE ?? "")) env.PI_OFFLINE = "1";
 
   const agentDir = resolveAgentDir(app, env);
+  // The agent dir holds credentials and transcripts: created owner-only (issue 21).
+  try {
+    if (!existsSync(agentDir)) mkdirSync(agentDir, { recursive: true, mode: 0o700 });
+  } catch {
+    /* reported by whatever needs it first */
+  }
   // Until a mode takes over, diagnostics go to stderr as they happen.
   let unsubscribeDiag: () => void = () => undefined;
   function printDiagnostic(d: Diagnostic) {
@@ -184,7 +191,12 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     let images: ImageContent[] = [];
     const isRpc = modeFlag === "rpc" || modeFlag === "acp"; // (acp: the mode owns stdin, like rpc)
     if (isRpc && messages.some((m) => m.startsWith("@"))) throw new UsageError("@file arguments cannot be used with --mode rpc");
-    const files = await processFileArgs(messages, cwd);
+    const files = await processFileArgs(messages, cwd, (path) => {
+      // Path rules apply to @file arguments as to the read tool (issue 21).
+      const gate = kernel.service<{ check(tool: string, input: Record<string, unknown>): { decision: string; reason?: string } }>("permission-gate");
+      const ev = gate?.check("read", { path });
+      return ev?.decision === "deny" ? `blocked by the permission gate (${ev.reason})` : undefined;
+    });
     messages = files.messages;
     images = files.images;
     let pipedInput = false;

@@ -4,13 +4,14 @@
  * --models), active tools (--tools, --no-tools) and the system prompt flags. The same factory
  * builds every later session (/new, resume, fork, clone, import).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Kernel } from "../core/kernel.js";
 import { expandHome } from "../core/config.js";
 import { AgentSession, type AgentSessionOptions, type SessionMode } from "../core/session/agent-session.js";
 import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../core/session/runtime.js";
 import { SessionManager } from "../core/session/session-manager.js";
+import { addEnvSecrets, addProcessSecrets } from "../core/session/redact.js";
 import type { ModelSource } from "../core/session/model-source.js";
 import { AuthStorage } from "../core/models/auth-storage.js";
 import { ModelRegistry } from "../core/models/model-registry.js";
@@ -82,6 +83,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
 
   // Models and keys.
   const auth = AuthStorage.create(join(kernel.agentDir, "auth.json"), { report: (d) => kernel.diagnostics.report(d) });
+  seedProcessSecrets(kernel, auth.getAll(), cwd); // (security, issue 21) every known credential is redacted
   const registry = ModelRegistry.forKernel(kernel, { authStorage: auth });
   kernel.provide("model-registry", registry, "cli");
 
@@ -98,7 +100,15 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   }
   if (noSession) store = SessionManager.inMemory(cwd);
   else if (f.fork !== undefined) store = SessionManager.forkFrom(await findSession(String(f.fork), cwd, sessionDir), cwd, sessionDir);
-  else if (f.session !== undefined) store = SessionManager.open(await findSession(String(f.session), cwd, sessionDir), sessionDir);
+  else if (f.session !== undefined) {
+    const file = await findSession(String(f.session), cwd, sessionDir);
+    try {
+      store = SessionManager.open(file, sessionDir);
+    } catch (error) {
+      // A file that is not a session (or cannot be read) is refused and left as it is (issue 21).
+      throw new SessionSetupError(`--session ${String(f.session)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   else if (f.resume) {
     checkResume(kernel, opts.mode);
     store = SessionManager.create(cwd, sessionDir);
@@ -346,5 +356,29 @@ function checkResume(kernel: Kernel, mode: string): void {
   }
   if (!kernel.hasService("session-picker")) {
     throw new SessionSetupError(`--resume (-r) needs a session picker, and no installed plugin provides one; ${alternatives}`);
+  }
+}
+
+// ---- every credential the CLI knows is redacted (security hardening, issue 21) ------------------
+/** auth.json (all providers), credential-looking environment variables, models.json keys and headers, MCP server headers and env. */
+function seedProcessSecrets(kernel: Kernel, authData: unknown, cwd: string): void {
+  addProcessSecrets(authData);
+  addEnvSecrets(process.env);
+  const readJson = (file: string): unknown => {
+    try {
+      return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  addProcessSecrets((readJson(join(kernel.agentDir, "models.json")) as { providers?: unknown } | undefined)?.providers);
+  const servers = [kernel.settings.getGlobal().mcpServers, kernel.settings.getProject().mcpServers, (readJson(join(cwd, ".mcp.json")) as { mcpServers?: unknown } | undefined)?.mcpServers];
+  for (const group of servers) {
+    if (!group || typeof group !== "object") continue;
+    for (const server of Object.values(group as Record<string, unknown>)) {
+      const s = server as { headers?: unknown; env?: unknown } | null;
+      addProcessSecrets(s?.headers, true);
+      addProcessSecrets(s?.env, true);
+    }
   }
 }

@@ -206,3 +206,18 @@ describe("parseJsonLine", () => {
     if (!result.ok) expect(result.position).toBe(depth);
   });
 });
+
+describe("JsonlLineReader line limit (issue 21)", () => {
+  it("drops a line over the limit as it arrives, reports its length, keeps reading", () => {
+    const lines: string[] = [];
+    const over: number[] = [];
+    const r = new JsonlLineReader((l) => lines.push(l), { maxLineLength: 10, onOversized: (n) => over.push(n) });
+    r.push("short\n0123456");
+    r.push("789abcdef");
+    r.push("ghij\nok\n");
+    r.push("0123456789ABC\nlast");
+    r.end();
+    expect(lines).toEqual(["short", "ok", "last"]);
+    expect(over).toEqual([20, 13]);
+  });
+});

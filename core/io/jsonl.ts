@@ -219,8 +219,21 @@ export class JsonlLineReader {
   /** Pieces of the current (unterminated) line, oldest first. */
   private pending: string[] = [];
   private ended = false;
+  // ---- line size limit (security hardening, issue 21) ----
+  /** Characters in `pending`. */
+  private pendingLength = 0;
+  /** Inside an oversized line: drop everything up to its LF. */
+  private discarding = false;
+  private discardedLength = 0;
 
-  constructor(private readonly onLine: (line: string) => void) {}
+  /**
+   * `maxLineLength` (characters; default unlimited): a longer line is dropped as it arrives —
+   * memory stays bounded — and `onOversized(length)` is called once its LF (or the end) comes.
+   */
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly limits: { maxLineLength?: number; onOversized?: (length: number) => void } = {},
+  ) {}
 
   /** Feeds one chunk. Strings are taken as already decoded text. */
   push(chunk: Buffer | Uint8Array | string): void {
@@ -235,9 +248,15 @@ export class JsonlLineReader {
     this.ended = true;
     const rest = this.decoder.end();
     if (rest.length > 0) this.split(rest);
+    if (this.discarding) {
+      this.discarding = false;
+      this.limits.onOversized?.(this.discardedLength);
+      return;
+    }
     if (this.pending.length > 0) {
       const line = this.pending.length === 1 ? this.pending[0]! : this.pending.join("");
       this.pending = [];
+      this.pendingLength = 0;
       this.emit(line);
     }
   }
@@ -248,9 +267,27 @@ export class JsonlLineReader {
   }
 
   private split(text: string): void {
+    const max = this.limits.maxLineLength ?? Infinity;
     let start = 0;
     let nl = text.indexOf("\n");
     while (nl !== -1) {
+      if (this.discarding) {
+        this.discardedLength += nl - start;
+        this.discarding = false;
+        start = nl + 1;
+        this.limits.onOversized?.(this.discardedLength);
+        nl = text.indexOf("\n", start);
+        continue;
+      }
+      if (this.pendingLength + (nl - start) > max) {
+        const length = this.pendingLength + (nl - start);
+        this.pending = [];
+        this.pendingLength = 0;
+        start = nl + 1;
+        this.limits.onOversized?.(length);
+        nl = text.indexOf("\n", start);
+        continue;
+      }
       let line: string;
       if (this.pending.length === 0) {
         line = text.slice(start, nl);
@@ -258,12 +295,25 @@ export class JsonlLineReader {
         this.pending.push(text.slice(start, nl));
         line = this.pending.join("");
         this.pending = [];
+        this.pendingLength = 0;
       }
       start = nl + 1;
       this.emit(line);
       nl = text.indexOf("\n", start);
     }
-    if (start < text.length) this.pending.push(start === 0 ? text : text.slice(start));
+    if (start < text.length) {
+      const rest = text.length - start;
+      if (this.discarding) this.discardedLength += rest;
+      else if (this.pendingLength + rest > max) {
+        this.discarding = true;
+        this.discardedLength = this.pendingLength + rest;
+        this.pending = [];
+        this.pendingLength = 0;
+      } else {
+        this.pending.push(start === 0 ? text : text.slice(start));
+        this.pendingLength += rest;
+      }
+    }
   }
 
   private emit(line: string): void {
@@ -287,8 +337,9 @@ export function attachJsonlReader(
   stream: NodeJS.ReadableStream,
   onLine: (line: string) => void,
   onEnd?: (error?: Error) => void,
+  limits?: { maxLineLength?: number; onOversized?: (length: number) => void },
 ): () => void {
-  const reader = new JsonlLineReader(onLine);
+  const reader = new JsonlLineReader(onLine, limits);
   let done = false;
   const onData = (chunk: Buffer | string) => reader.push(chunk);
   const finish = (error?: Error) => {

@@ -440,3 +440,34 @@ function exitAfterStderr(error: Error, stderr: WritableLike): void {
     exit();
   }
 }
+
+// ---- protocol stdout from the first byte (security hardening, issue 21) -------------------------
+let earlyGuard: StdoutGuard | undefined;
+
+/** The `--mode` value in raw argv (`--mode json`, `--mode=rpc`), or undefined. */
+export function modeInArgv(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") break;
+    if (a === "--mode") return argv[i + 1];
+    if (a.startsWith("--mode=")) return a.slice("--mode=".length);
+  }
+  return undefined;
+}
+
+/**
+ * In the protocol modes (json, rpc) send every stdout write to stderr from now on — before any
+ * plugin, extension or dependency module loads — so stdout carries only what the mode's own
+ * guard writes (a later guard writes through to the real stdout). Idempotent; returns whether
+ * stdout is now protected.
+ */
+export function protectProtocolStdout(argv: readonly string[]): boolean {
+  const mode = modeInArgv(argv);
+  if (mode !== "json" && mode !== "rpc") return false;
+  if (!earlyGuard) {
+    earlyGuard = new StdoutGuard({ onBroken: () => undefined });
+    earlyGuard.takeover();
+  }
+  return true;
+}
+// ---- end protocol stdout from the first byte ------------------------------------------------------

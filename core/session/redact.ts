@@ -12,22 +12,39 @@ export const REDACTED = "[redacted]";
 export const MIN_SECRET_LENGTH = 8;
 
 export class SecretSet {
-  private readonly values = new Set<string>();
+  private readonly ownValues = new Set<string>();
   private sorted: string[] | undefined;
+  private sortedFor = -1;
+
+  /**
+   * `parent` (default: the process-wide set, PROCESS_SECRETS) is consulted too, so every
+   * credential the CLI knows is redacted, not only the ones this session handed to a provider.
+   */
+  constructor(private readonly parent: SecretSet | null = PROCESS_SECRETS ?? null) {}
+
+  /** This set's values and its parent's. */
+  private get values(): Set<string> {
+    if (!this.parent || !this.parent.size) return this.ownValues;
+    return new Set([...this.parent.values, ...this.ownValues]);
+  }
+
+  private version(): number {
+    return this.ownValues.size + (this.parent ? this.parent.size * 100003 : 0);
+  }
 
   /** Remember a value (and, for "Bearer x" header values, the token x). */
   add(value: unknown): void {
     if (typeof value !== "string") return;
     const v = value.trim();
-    if (v.length < MIN_SECRET_LENGTH || this.values.has(v)) return;
-    this.values.add(v);
+    if (v.length < MIN_SECRET_LENGTH || this.ownValues.has(v)) return;
+    this.ownValues.add(v);
     this.sorted = undefined;
     const bearer = /^(?:bearer|basic|token)\s+(\S+)$/i.exec(v);
     if (bearer) this.add(bearer[1]);
   }
 
   get size(): number {
-    return this.values.size;
+    return this.ownValues.size + (this.parent?.size ?? 0);
   }
 
   has(value: string): boolean {
@@ -36,7 +53,9 @@ export class SecretSet {
 
   /** The text with every known secret replaced (longest first, so a key inside a header value goes too). */
   redactText(text: string): string {
-    if (!this.values.size || !text) return text;
+    if (!this.size || !text) return text;
+    if (this.sortedFor !== this.version()) this.sorted = undefined;
+    this.sortedFor = this.version();
     this.sorted ??= [...this.values].sort((a, b) => b.length - a.length);
     let out = text;
     for (const s of this.sorted) if (out.includes(s)) out = out.split(s).join(REDACTED);
@@ -48,7 +67,7 @@ export class SecretSet {
    * holds none (the common case costs one JSON.stringify).
    */
   redact<T>(value: T): T {
-    if (!this.values.size || value === undefined || value === null) return value;
+    if (!this.size || value === undefined || value === null) return value;
     if (typeof value === "string") return this.redactText(value) as T;
     if (typeof value !== "object") return value;
     let json: string;
@@ -81,4 +100,33 @@ function deepRedact(value: unknown, fn: (s: string) => string): unknown {
     return out;
   }
   return value;
+}
+
+// ---- every credential the CLI knows (security hardening, issue 21) -----------------------------
+/** Secrets known to the whole process (auth.json, provider env variables, MCP tokens); every SecretSet includes them. */
+export const PROCESS_SECRETS: SecretSet = new SecretSet(null);
+
+/** Names of environment variables that hold credentials. */
+export const SECRET_ENV_NAME = /(^|_)(API_KEY|APIKEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY|ACCESS_KEY_ID|PASSWORD|PASSWD|CREDENTIALS?|AUTH)$/i;
+
+const SECRET_FIELD = /key|token|access|refresh|secret|password|auth|cookie|credential/i;
+
+/**
+ * Remember the secret-looking strings inside `value`: every string under a field whose name
+ * looks like a credential (`key`, `access`, `refresh`, `Authorization`, `X-Api-Key`, …), or
+ * every string when `all` (the values of an MCP server's headers and env).
+ */
+export function addProcessSecrets(value: unknown, all = false, depth = 0): void {
+  if (depth > 6 || value === null || value === undefined) return;
+  if (typeof value === "string") {
+    if (all) PROCESS_SECRETS.add(value);
+  } else if (Array.isArray(value)) for (const v of value) addProcessSecrets(v, all, depth + 1);
+  else if (typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) addProcessSecrets(v, all || SECRET_FIELD.test(k), depth + 1);
+  }
+}
+
+/** Remember the values of the credential-looking variables of `env`. */
+export function addEnvSecrets(env: NodeJS.ProcessEnv): void {
+  for (const [k, v] of Object.entries(env)) if (v && SECRET_ENV_NAME.test(k)) PROCESS_SECRETS.add(v);
 }

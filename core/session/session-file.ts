@@ -36,6 +36,8 @@ export interface ParsedSessionFile {
   migratedFrom?: number;
   /** Number of complete lines that held JSON objects (including the header). */
   parsedLines: number;
+  /** Number of non-blank lines ended by a newline (whatever they hold): >0 without a header means "not a session". */
+  completeLines?: number;
 }
 
 function warn(source: string, message: string): Diagnostic {
@@ -81,10 +83,12 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
   }
 
   const parsedLines = raw.length;
+  let completeLines = 0;
+  for (let i = 0; i < last; i++) if (lines[i]!.trim()) completeLines++;
   const first = raw[0];
   if (!first || !isSessionHeader(first)) {
     if (first) diagnostics.push(warn(source, `first entry is not a session header (type "${String(first.type)}")`));
-    return { header: null, entries: [], diagnostics, size, needsNewline, parsedLines };
+    return { header: null, entries: [], diagnostics, size, needsNewline, parsedLines, completeLines };
   }
   const header = first as unknown as SessionHeader;
   const version = typeof header.version === "number" ? header.version : 1;
@@ -168,7 +172,7 @@ export function appendToFile(path: string, data: Buffer): AppendResult {
   let fd: number | undefined;
   let written = 0;
   try {
-    fd = openSync(path, "a");
+    fd = openSync(path, "a", 0o600); // transcripts may hold secrets: owner only when created (issue 21)
     while (written < data.length) {
       written += writeSync(fd, data, written, data.length - written);
     }

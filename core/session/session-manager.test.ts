@@ -154,6 +154,28 @@ describe("SessionManager", () => {
   });
 
   describe("constructors", () => {
+    it.each([
+      ["a missing parent", (ids: string[]) => ({ [ids[2]!]: "deadbeef" }), "not in the file"],
+      ["a parent that is itself", (ids: string[]) => ({ [ids[3]!]: ids[3]! }), "loops"],
+    ])("open() reports a leaf with %s and what was recovered (issue 21)", (_name, rewire, why) => {
+      const sm = SessionManager.create("/orig", tmp.dir);
+      sm.appendMessage(userMsg("q1"));
+      sm.appendMessage(assistantMsg("a1"));
+      sm.appendMessage(userMsg("q2"));
+      sm.appendMessage(assistantMsg("a2"));
+      const file = sm.getSessionFile()!;
+      const lines = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      const ids = lines.slice(1).map((e) => e.id as string);
+      const change = rewire(ids) as Record<string, string>;
+      for (const e of lines) if (change[e.id] !== undefined) e.parentId = change[e.id];
+      writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+      const re = SessionManager.open(file);
+      const warning = re.getDiagnostics().find((d) => /session tree damaged/.test(d.message));
+      expect(warning?.message).toContain(why);
+      expect(warning?.message).toMatch(/recovered the \d+ entries \(\d+ messages\)/);
+      expect(warning?.message).toContain(`of ${ids.length} entries`);
+    });
+
     it("open() restores entries, leaf, cwd; sessionDir defaults to the file's folder; cwdOverride wins", () => {
       const sm = SessionManager.create("/orig", tmp.dir);
       sm.appendMessage(userMsg("q"));

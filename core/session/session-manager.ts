@@ -280,9 +280,10 @@ export class SessionManager {
   }
 
   private load(file: string, parsed: ParsedSessionFile | undefined): void {
-    if (parsed && !parsed.header && parsed.parsedLines > 0) {
+    // A file with complete lines but no session header is someone else's file: never append to it (issue 21).
+    if (parsed && !parsed.header && (parsed.parsedLines > 0 || (parsed.completeLines ?? 0) > 0)) {
       this.addDiagnostics(parsed.diagnostics);
-      throw new Error(`Not a session file (its first entry is not a session header): ${file}`);
+      throw new Error(`Not a session file (its first line is not a session header), left unchanged: ${file}`);
     }
     this.warnIfUnwritten();
     if (!parsed || !parsed.header) {
@@ -302,6 +303,7 @@ export class SessionManager {
     this.resetIndex();
     for (const e of parsed.entries) this.addToIndex(e);
     this.addDiagnostics(parsed.diagnostics);
+    this.checkParentChain(file);
     this.pending = [];
     this.fileStarted = true;
     this.needsNewline = parsed.needsNewline;
@@ -316,6 +318,40 @@ export class SessionManager {
       });
       if (this.persist) this.flushWrites();
     }
+  }
+
+  /**
+   * A leaf whose parent chain breaks (a missing parent, or a loop) would silently show only part
+   * of the conversation: report it with what was recovered (issue 21).
+   */
+  private checkParentChain(file: string): void {
+    const seen = new Set<string>();
+    let cur = this.leafId ? this.byId.get(this.leafId) : undefined;
+    let problem: string | undefined;
+    while (cur) {
+      if (seen.has(cur.id)) {
+        problem = `the parent chain loops at entry ${cur.id}`;
+        break;
+      }
+      seen.add(cur.id);
+      if (!cur.parentId) break;
+      const parent = this.byId.get(cur.parentId);
+      if (!parent) {
+        problem = `entry ${cur.id} names a parent ${cur.parentId} that is not in the file`;
+        break;
+      }
+      cur = parent;
+    }
+    if (!problem) return;
+    const branch = this.getBranch();
+    const messages = branch.filter((e) => e.type === "message").length;
+    this.report({
+      level: "warning",
+      source: file,
+      message:
+        `session tree damaged: ${problem}; recovered the ${branch.length} entries (${messages} messages) from the leaf back to entry ${branch[0]?.id ?? "?"}, ` +
+        `of ${this.entries.length} entries in the file (the others stay in the file and in /tree)`,
+    });
   }
 
   /**

@@ -35,11 +35,13 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
   let signalled: number | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     if (signalled !== undefined) return;
-    signalled = sig === "SIGHUP" ? 129 : 143;
+    signalled = sig === "SIGHUP" ? 129 : sig === "SIGINT" ? 130 : 143;
     void runtime.session.abort();
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
+  // Ctrl-C too: aborting ends the tool process groups the run started (issue 21).
+  process.on("SIGINT", onSignal);
 
   let unsubscribe = () => {};
   const subscribe = () => {
@@ -108,6 +110,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
     guard.release();
     process.off("SIGTERM", onSignal);
     process.off("SIGHUP", onSignal);
+    process.off("SIGINT", onSignal);
     if (signalled !== undefined) process.exitCode = signalled;
   }
 }

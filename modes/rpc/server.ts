@@ -15,6 +15,9 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ModeContext, SlashCommand } from "../../core/kernel.js";
 import { attachJsonlReader, parseJsonLine } from "../../core/io/jsonl.js";
+
+/** Default limit of one RPC input line, in characters (setting `rpc.maxLineLength`). */
+export const DEFAULT_MAX_RPC_LINE = 64 * 1024 * 1024;
 import { toWireEvent } from "../../core/io/wire.js";
 import { messageText } from "../../core/agent/messages.js";
 import type { AgentSession, Disposition } from "../../core/session/agent-session.js";
@@ -115,12 +118,14 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
 
   let signalled = false;
   const onSignal = (sig: NodeJS.Signals) => {
-    if (signalled) process.exit(sig === "SIGHUP" ? 129 : 143);
+    const code = sig === "SIGHUP" ? 129 : sig === "SIGINT" ? 130 : 143;
+    if (signalled) process.exit(code);
     signalled = true;
-    void finish(sig === "SIGHUP" ? 129 : 143);
+    void finish(code);
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
+  process.on("SIGINT", onSignal); // (issue 21) Ctrl-C ends the tool process groups too
 
   // ---- commands ----
   const registry = () => kernel.service<ModelRegistryLike>("model-registry");
@@ -355,10 +360,27 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     }
   };
 
-  detachInput = attachJsonlReader(process.stdin, onLine, (error) => {
-    if (error) stderr(`${kernel.app.name}: stdin failed: ${error.message}`);
-    void finish(0);
-  });
+  // An input line over the limit is dropped as it arrives and answered with an error (issue 21).
+  const maxLine = Number((kernel.settings.get().rpc as { maxLineLength?: unknown } | undefined)?.maxLineLength);
+  const maxLineLength = Number.isFinite(maxLine) && maxLine > 0 ? maxLine : DEFAULT_MAX_RPC_LINE;
+  detachInput = attachJsonlReader(
+    process.stdin,
+    onLine,
+    (error) => {
+      if (error) stderr(`${kernel.app.name}: stdin failed: ${error.message}`);
+      void finish(0);
+    },
+    {
+      maxLineLength,
+      onOversized: (length) =>
+        void write({
+          type: "response",
+          command: "parse",
+          success: false,
+          error: `Input line too long: ${length} characters, the limit is ${maxLineLength} (setting rpc.maxLineLength); the line was ignored`,
+        }),
+    },
+  );
 
   // ctx.shutdown() may have come during start-up (a session_start handler).
   if (out.shutdownRequested) queueMicrotask(maybeShutdown);
@@ -366,6 +388,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   const code = await done;
   process.off("SIGTERM", onSignal);
   process.off("SIGHUP", onSignal);
+  process.off("SIGINT", onSignal);
   // Whatever still holds the event loop (a provider's keep-alive socket, a stray timer) must not keep a finished server alive.
   setTimeout(() => process.exit(code), 2000).unref();
   return code;

@@ -6,6 +6,7 @@
 import type { ToolDefinition as KernelTool } from "../../core/types.js";
 import type { ExtensionHost, LoadedExtension } from "./host.js";
 import { tapExtensionEvent } from "./events.js";
+import { isolateExtensionFailures, withTimeLimit } from "./isolation.js";
 import { execCommand } from "./exec.js";
 import { NOT_INITIALIZED } from "./context.js";
 import type { ExtensionAPI, ProviderConfig, ToolDefinition } from "./types.js";
@@ -15,6 +16,7 @@ export const STALE_MESSAGE =
 
 export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): ExtensionAPI {
   const kernel = host.kernel;
+  isolateExtensionFailures(kernel, () => host.extensions.filter((e) => !e.stale)); // (issue 21) failures stay with the extension
   const alive = () => {
     if (ext.stale) throw new Error(STALE_MESSAGE);
   };
@@ -31,7 +33,7 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
     on(event: string, handler: (e: any, ctx: any) => unknown) {
       alive();
       if (typeof event !== "string" || !event) throw new TypeError("pi.on(event, handler): event must be an event name");
-      tapExtensionEvent(ext.scope, host.eventHost(ext), event, handler);
+      tapExtensionEvent(ext.scope, host.eventHost(ext), event, withTimeLimit(kernel, ext.name, event, handler)); // (issue 21) per-event time limit
     },
 
     registerTool(tool: ToolDefinition<any, any>) {

@@ -60,6 +60,26 @@ export function currentPolicy(kernel: Kernel): GateState {
   };
 }
 
+/** Warnings for rules whose tool part matches no registered tool (MCP tool names, which connect later, excepted). */
+export function unknownToolRules(kernel: Kernel): string[] {
+  const names = kernel.tools.names();
+  if (!names.length) return [];
+  const out: string[] = [];
+  const { policy } = currentPolicy(kernel);
+  for (const kind of ["allow", "ask", "deny"] as const) {
+    for (const rule of policy[kind]) {
+      const toolPart = rule.text.trim().split("(")[0]!.trim();
+      if (toolPart.startsWith("mcp__") || names.some((n) => rule.tool.test(n))) continue;
+      const lower = names.find((n) => n.toLowerCase() === toolPart.toLowerCase());
+      out.push(
+        `permissions.${kind}: rule "${rule.text}" names no known tool, so it matches nothing` +
+          (lower ? ` (tool names are case-sensitive: did you mean "${rule.text.trim().replace(toolPart, lower)}"?)` : ` (tools: ${names.join(", ")})`),
+      );
+    }
+  }
+  return out;
+}
+
 export interface PermissionGate {
   /** What the gate would decide for a call (before asking). */
   check(toolName: string, input: Record<string, unknown>): Evaluation & { yolo: boolean };
@@ -185,5 +205,14 @@ export default definePlugin({
     api.provide<PermissionGate>("permission-gate", gate);
     // After extension taps (stage 0): the gate judges the arguments as they will run.
     api.on("tool_call", (event) => gate.onToolCall(event), { stage: 100 });
+    // Rules naming no tool (`Bash(…)`, `Write(…)`) would silently match nothing: say so at start-up (issue 21).
+    let checked = false;
+    api.on("session_start", () => {
+      if (checked) return;
+      checked = true;
+      for (const message of unknownToolRules(api.kernel)) {
+        api.kernel.diagnostics.report({ level: "warning", source: SOURCE, message });
+      }
+    });
   },
 });

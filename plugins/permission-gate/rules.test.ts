@@ -1,5 +1,7 @@
-import { describe, it, expect } from "@jest/globals";
-import { homedir } from "node:os";
+import { describe, it, expect, beforeEach, afterEach } from "@jest/globals";
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
 import { compilePolicy, dangerousCommandReason, evaluate, globToRegExp, parseRule, splitCommand } from "./rules.js";
 
 const cwd = "/work/project";
@@ -93,5 +95,71 @@ describe("policies", () => {
     expect(decide(policy, "mcp__dev__x", {}).decision).toBe("allow");
     expect(decide(policy, "fetch", { url: "https://internal.example.com/a" }).decision).toBe("ask");
     expect(decide(policy, "fetch", { url: "https://example.org" }).decision).toBe("allow");
+  });
+});
+
+describe("path rules on real paths (issue 21)", () => {
+  let root: string;
+  let project: string;
+  let secret: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "pi-rules-"));
+    project = join(root, "project");
+    secret = join(root, "secret");
+    mkdirSync(project);
+    mkdirSync(secret);
+    writeFileSync(join(secret, "key.txt"), "k");
+    symlinkSync(secret, join(project, "link"));
+    symlinkSync(join(secret, "key.txt"), join(project, "key-link"));
+    symlinkSync(join(secret, "new.txt"), join(project, "dangling"));
+    symlinkSync(join(project, "loop"), join(project, "loop"));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+  const policy = () => compilePolicy({ deny: [`write(${secret}/**)`, `edit(${secret}/**)`, `read(${secret}/**)`, `grep(${secret}/**)`] });
+  const run = (tool: string, path: string) => evaluate(policy(), tool, { path }, project).decision;
+
+  it("follows symlinks of the target, of its folder (new files) and dangling links", () => {
+    expect(run("write", "link/new.txt")).toBe("deny");
+    expect(run("edit", "key-link")).toBe("deny");
+    expect(run("read", "key-link")).toBe("deny");
+    expect(run("write", "dangling")).toBe("deny");
+    expect(run("write", "ok.txt")).toBe("allow");
+  });
+
+  it("/proc/self/root aliases and .. are folded before matching", () => {
+    expect(run("read", `/proc/self/root${secret}/key.txt`)).toBe("deny");
+    expect(run("read", `${project}/../secret/key.txt`)).toBe("deny");
+  });
+
+  it("a grep from a folder above a denied folder is denied", () => {
+    expect(run("grep", `${secret}/..`)).toBe("deny");
+    expect(run("grep", ".")).toBe("allow");
+  });
+
+  it("a path that cannot be resolved is denied with the reason", () => {
+    const ev = evaluate(policy(), "read", { path: "loop/x" }, project);
+    expect(ev.decision).toBe("deny");
+    expect(ev.reason).toContain("cannot be resolved");
+  });
+});
+
+describe("bash rules on parsed commands (issue 21)", () => {
+  const deny = { deny: ["bash(rm -rf *)"] };
+  it.each(["r''m -rf x", "\\rm -rf x", "bash -c \"rm -rf x\"", "/bin/rm -rf x", "env rm -rf x", "true & rm -rf x", "(rm -rf x)", "{ rm -rf x; }", "timeout 5 nice rm -rf x"])(
+    "deny bash(rm -rf *) blocks %s",
+    (cmd) => {
+      expect(decide(deny, "bash", bash(cmd)).decision).toBe("deny");
+    },
+  );
+  it.each(["$(echo rm) -rf x", "X=rm; $X -rf x", "eval 'rm -rf x'", "echo cm0gLXJmIHgK | base64 -d | sh"])("%s cannot be analysed: asks", (cmd) => {
+    const ev = decide(deny, "bash", bash(cmd));
+    expect(ev.decision).toBe("ask");
+    expect(ev.reason).toContain("cannot be checked");
+  });
+  it("allow rules cover a parsed command only when every simple command is allowed", () => {
+    const allow = { allow: ["bash(git *)"], ask: ["bash(curl *)"] };
+    expect(decide(allow, "bash", bash("git status && git diff")).decision).toBe("allow");
+    expect(decide(allow, "bash", bash("git status && (/usr/bin/curl x)")).decision).toBe("ask");
+    expect(decide({ deny: ["bash(rm *)"] }, "bash", bash("git status")).decision).toBe("allow");
   });
 });

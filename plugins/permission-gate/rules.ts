@@ -3,8 +3,12 @@
  *
  * - `Tool` is a tool name, or a glob over tool names (`mcp__*`); bare, it matches every call.
  * - bash: `pattern` is a command glob (`*` = any characters, spaces and slashes included;
- *   `?` = one character), matched against the whole command and against each simple command
- *   in it (split at `;`, `&&`, `||`, `|` and newlines), whitespace runs collapsed.
+ *   `?` = one character), matched against the whole command, against each simple command
+ *   in it (split at `;`, `&&`, `||`, `|` and newlines), whitespace runs collapsed, and — once
+ *   any bash rule exists — against each simple command of the parsed command (bash-analysis.ts:
+ *   quotes and escapes removed, wrappers stripped, `/bin/rm` → `rm`, subshells, groups, bodies
+ *   and `sh -c` scripts included). A command that cannot be analysed statically asks (no UI:
+ *   denied) while a bash deny or ask rule exists.
  *   A deny or ask rule fires when any part matches; an allow rule covers a command only when
  *   every part is matched by some allow rule (so `bash(git *)` does not allow
  *   `git status; rm -rf /`).
@@ -16,8 +20,10 @@
  * Precedence: deny, then ask, then allow, then the built-in default (dangerous bash asks,
  * everything else is allowed).
  */
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { analyzeBash, type BashAnalysis } from "./bash-analysis.js";
 
 export type Decision = "allow" | "ask" | "deny";
 
@@ -197,8 +203,88 @@ function absolutePath(p: string, cwd: string): string {
 
 const PATH_TOOLS = new Set(["read", "write", "edit", "ls", "grep", "find"]);
 
-/** Whether a rule (tool part and pattern) matches one part of the call. */
-function matchesPattern(rule: ParsedRule, toolName: string, input: Record<string, unknown>, cwd: string, segment?: string): boolean {
+// ---- real paths (security hardening, issue 21) -------------------------------------------------
+/** A path that cannot be resolved safely (a symlink loop, an unreadable folder on the way). */
+export class UnresolvablePathError extends Error {}
+
+/**
+ * The path the OS will really use for `p` (absolute, `..` already folded the way the tools fold
+ * it): symlinks of the file and of every folder followed, `/proc/self/root`-style aliases
+ * resolved. A file that does not exist yet resolves through its nearest existing folder; a
+ * dangling symlink resolves to where it points (a write through it creates that file).
+ */
+export function realTarget(p: string, depth = 0): string {
+  if (depth > 40) throw new UnresolvablePathError(`too many symbolic links resolving ${p}`);
+  try {
+    return realpathSync(p);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw new UnresolvablePathError(`cannot resolve ${p}: ${code ?? String(error)}`);
+  }
+  let link: string | undefined;
+  try {
+    if (lstatSync(p).isSymbolicLink()) link = readlinkSync(p);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw new UnresolvablePathError(`cannot resolve ${p}: ${code ?? String(error)}`);
+  }
+  if (link !== undefined) return realTarget(resolve(dirname(p), link), depth + 1);
+  const parent = dirname(p);
+  if (parent === p) return p;
+  return join(realTarget(parent, depth + 1), basename(p));
+}
+
+/** The pattern with the real path of its literal folder prefix (so a rule on a symlinked folder still matches). */
+function realPattern(pat: string): string {
+  const glob = pat.search(/[*?]/);
+  const literal = glob < 0 ? pat : pat.slice(0, pat.lastIndexOf("/", glob) + 1);
+  const dir = literal.endsWith("/") && literal.length > 1 ? literal.slice(0, -1) : literal;
+  if (!dir) return pat;
+  try {
+    return realTarget(dir) + pat.slice(dir.length);
+  } catch {
+    return pat;
+  }
+}
+
+/** The folder a path pattern names before its first glob character. */
+function literalFolder(pat: string): string {
+  const glob = pat.search(/[*?]/);
+  if (glob < 0) return pat;
+  const cut = pat.lastIndexOf("/", glob);
+  return cut <= 0 ? "/" : pat.slice(0, cut);
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+interface PathTargets {
+  lexical: string;
+  real?: string;
+  error?: string;
+}
+
+function pathTargets(p: string, cwd: string): PathTargets {
+  const lexical = absolutePath(p, cwd);
+  try {
+    return { lexical, real: realTarget(lexical) };
+  } catch (error) {
+    return { lexical, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+// ---- end real paths ---------------------------------------------------------------------------------
+
+/**
+ * Whether a rule (tool part and pattern) matches one part of the call. `side` "restrict" (deny,
+ * ask) matches the written path or the real one, and for grep a search folder that contains the
+ * rule's folder; "allow" needs the real path to match.
+ */
+function matchesPattern(rule: ParsedRule, toolName: string, input: Record<string, unknown>, cwd: string, segment?: string, side: "restrict" | "allow" = "allow"): boolean {
   if (!rule.tool.test(toolName)) return false;
   if (rule.pattern === undefined) return true;
   if (toolName === "bash") {
@@ -207,25 +293,49 @@ function matchesPattern(rule: ParsedRule, toolName: string, input: Record<string
   }
   const p = pathArg(input);
   if (p !== undefined || PATH_TOOLS.has(toolName)) {
-    const target = absolutePath(p ?? ".", cwd);
+    const t = pathTargets(p ?? ".", cwd);
     const pat = absolutePath(rule.pattern, cwd);
-    return globToRegExp(pat, "path").test(target);
+    const pats = [...new Set([pat, realPattern(pat)])].map((x) => globToRegExp(x, "path"));
+    if (side === "allow") return !!t.real && pats.some((re) => re.test(t.real!));
+    if (t.error) return true; // cannot tell where it goes: a restricting rule applies (fail closed)
+    if (pats.some((re) => re.test(t.lexical) || re.test(t.real!))) return true;
+    if (toolName === "grep" && isDirectory(t.real!)) {
+      // A recursive search from a folder above the rule's folder would read the files it covers.
+      const inside = (folder: string) => folder.startsWith(t.real!.endsWith("/") ? t.real! : t.real! + "/");
+      return inside(literalFolder(pat)) || inside(literalFolder(realPattern(pat)));
+    }
+    return false;
   }
   return globToRegExp(rule.pattern, "text").test(JSON.stringify(input ?? {}));
 }
 
 /** Deny and ask rules: does any part of the call match? */
-function anyMatch(rule: ParsedRule, toolName: string, input: Record<string, unknown>, cwd: string): boolean {
+function anyMatch(rule: ParsedRule, toolName: string, input: Record<string, unknown>, cwd: string, parsed?: BashAnalysis): boolean {
   if (toolName === "bash" && rule.pattern !== undefined && rule.tool.test("bash")) {
     const cmd = String(input?.command ?? "");
     if (matchesPattern(rule, toolName, input, cwd, tidy(cmd))) return true;
-    return splitCommand(cmd).some((seg) => matchesPattern(rule, toolName, input, cwd, seg));
+    if (splitCommand(cmd).some((seg) => matchesPattern(rule, toolName, input, cwd, seg))) return true;
+    return !!parsed?.commands.some((seg) => matchesPattern(rule, toolName, input, cwd, seg));
   }
-  return matchesPattern(rule, toolName, input, cwd);
+  return matchesPattern(rule, toolName, input, cwd, undefined, "restrict");
 }
 
 /** Allow rules: is every part of the call covered by some rule? Returns the rules used. */
-function allowCovers(rules: ParsedRule[], toolName: string, input: Record<string, unknown>, cwd: string): ParsedRule | undefined {
+function allowCovers(rules: ParsedRule[], toolName: string, input: Record<string, unknown>, cwd: string, parsed?: BashAnalysis): ParsedRule | undefined {
+  if (parsed && rules.some((r) => r.pattern !== undefined && r.tool.test("bash"))) {
+    // Parsed: every simple command the shell will run must be allowed; an opaque command never is by a pattern.
+    const bare = rules.find((r) => r.pattern === undefined && r.tool.test(toolName));
+    let used: ParsedRule | undefined;
+    if (!parsed.opaque && parsed.commands.length) {
+      for (let i = 0; i < parsed.commands.length; i++) {
+        const forms = [parsed.commands[i]!, parsed.wrapped[i]!];
+        const r = rules.find((x) => x.pattern !== undefined && forms.some((f) => matchesPattern(x, toolName, input, cwd, f)));
+        if (!r) return bare;
+        used ??= r;
+      }
+    }
+    return used ?? bare;
+  }
   const segs = toolName === "bash" ? splitCommand(String(input?.command ?? "")) : [];
   // A pattern's * must not swallow a second command: compound commands are judged part by part.
   if (segs.length <= 1) return rules.find((r) => matchesPattern(r, toolName, input, cwd));
@@ -267,11 +377,26 @@ export function compilePolicy(policy: Partial<PermissionPolicy>): CompiledPolicy
 
 /** Decide one tool call. */
 export function evaluate(policy: CompiledPolicy, toolName: string, input: Record<string, unknown>, cwd: string): Evaluation {
-  const deny = policy.deny.find((r) => anyMatch(r, toolName, input, cwd));
+  if (toolName !== "bash" && (pathArg(input) !== undefined || PATH_TOOLS.has(toolName))) {
+    const rules = [...policy.deny, ...policy.ask].filter((r) => r.pattern !== undefined && r.tool.test(toolName));
+    const t = rules.length ? pathTargets(pathArg(input) ?? ".", cwd) : undefined;
+    if (t?.error) return { decision: "deny", rule: rules[0]!.text, reason: `a path rule applies and the path cannot be resolved safely (${t.error})` };
+  }
+  // Bash rules match the parsed command (issue 21); the parser loads only when a bash rule exists.
+  const bashRule = (r: ParsedRule) => r.pattern !== undefined && r.tool.test("bash");
+  let parsed: BashAnalysis | undefined;
+  if (toolName === "bash" && [...policy.deny, ...policy.ask, ...policy.allow].some(bashRule)) {
+    parsed = analyzeBash(String(input?.command ?? ""));
+  }
+  const deny = policy.deny.find((r) => anyMatch(r, toolName, input, cwd, parsed));
   if (deny) return { decision: "deny", rule: deny.text, reason: `deny rule "${deny.text}"` };
-  const ask = policy.ask.find((r) => anyMatch(r, toolName, input, cwd));
+  const restricting = [...policy.deny, ...policy.ask].find(bashRule);
+  if (parsed?.opaque && restricting) {
+    return { decision: "ask", rule: restricting.text, reason: `the command cannot be checked against rule "${restricting.text}": ${parsed.opaque}` };
+  }
+  const ask = policy.ask.find((r) => anyMatch(r, toolName, input, cwd, parsed));
   if (ask) return { decision: "ask", rule: ask.text, reason: `ask rule "${ask.text}"` };
-  const allow = allowCovers(policy.allow, toolName, input, cwd);
+  const allow = allowCovers(policy.allow, toolName, input, cwd, parsed);
   if (allow) return { decision: "allow", rule: allow.text };
   if (toolName === "bash") {
     const why = dangerousCommandReason(String(input?.command ?? ""));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createReadTool, type ReadOperations } from "./read.js";
@@ -246,4 +246,37 @@ describe("read: operations", () => {
     expect(r2.content[1]).toMatchObject({ type: "image", mimeType: "image/gif" });
     await expect(tool.execute("3", { path: "gone.txt" }, undefined, undefined, undefined)).rejects.toThrow("File not found: gone.txt");
   });
+});
+
+describe("read streams big files (issue 21)", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "pi-read-stream-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a file over the window size gives the same results streamed as read whole", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const lines: string[] = [];
+    for (let i = 1; i <= 500_000; i++) lines.push(`line ${i} ${"é".repeat(i % 7)} ${"x".repeat(i % 50)}`);
+    lines[1000] = "y".repeat(60 * 1024); // one line over the byte limit
+    const file = join(dir, "big.txt");
+    writeFileSync(file, "\ufeff" + lines.join("\n") + "\n");
+    expect(statSync(file).size).toBeGreaterThan(20 * 1024 * 1024); // over the 16 MiB window: streamed
+    const streamed = createReadTool(dir);
+    // Custom operations take the in-memory path: the reference for the streamed one.
+    const whole = createReadTool(dir, { operations: { readFile: (p) => readFile(p), access: async () => undefined } });
+    const text = async (tool: ReturnType<typeof createReadTool>, args: Record<string, unknown>) => {
+      try {
+        const r = await tool.execute("id", { path: "big.txt", ...args } as any, undefined, undefined, undefined as any);
+        return (r.content[0] as { text: string }).text;
+      } catch (e) {
+        return `error: ${(e as Error).message}`;
+      }
+    };
+    for (const args of [{}, { limit: 5 }, { offset: 499_990 }, { offset: 1001, limit: 1 }, { offset: 1002, limit: 3 }, { offset: 123_456, limit: 20 }, { offset: 500_002 }, { offset: 999_999 }]) {
+      expect(await text(streamed, args)).toBe(await text(whole, args));
+    }
+    expect(await text(streamed, { offset: 123_456, limit: 2 })).toContain("line 123456 ");
+  }, 120000);
 });

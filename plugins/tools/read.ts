@@ -3,12 +3,13 @@
  * recognised by their first bytes) as image content.
  */
 import { constants } from "node:fs";
-import { access as fsAccess, readFile as fsReadFile } from "node:fs/promises";
+import { access as fsAccess, readFile as fsReadFile, stat as fsStat } from "node:fs/promises";
 import { isUtf8 } from "node:buffer";
 import { Type, type Static } from "typebox";
 import type { ImageContent, TextContent, ToolDefinition } from "../../core/types.js";
 import { assertNotSpecialFile, describeFsError, resolveReadPath } from "./path-utils.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
+import { readHead, selectFromFile } from "./read-stream.js";
 
 const readSchema = Type.Object({
   path: Type.String({ description: "File to read, absolute or relative to the working directory" }),
@@ -226,6 +227,37 @@ export function createReadToolDefinition(cwd: string, options: ReadToolOptions =
           throw new Error(describeFsError(e, path));
         }
       }
+      // ---- big local files are streamed: memory independent of the size, > 2 GiB readable (issue 21) ----
+      if (!options.operations) {
+        let size = 0;
+        try {
+          size = (await fsStat(abs)).size;
+        } catch (e) {
+          throw new Error(describeFsError(e, path));
+        }
+        if (size > WINDOW_FROM_BYTES) {
+          const head = await readHead(abs, 8192);
+          const utf16 = head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff));
+          const image = mimeType ?? sniffImageMimeType(head.subarray(0, 16));
+          if (image && !(autoResize && options.resizeImage)) {
+            return {
+              content: [{ type: "text", text: `Read image file [${image}]\n[Image omitted: ${formatSize(size)} is over the ${formatSize(MAX_INLINE_IMAGE_BASE64 * 0.75)} inline image limit]` }],
+              details: undefined,
+            };
+          }
+          if (!image && !utf16) {
+            if (looksBinary(head)) {
+              throw new Error(
+                `${path} is a binary file (${formatSize(size)}), not text or a supported image (PNG, JPEG, GIF, WebP). ` +
+                  `Inspect it with bash instead (e.g. file, xxd | head, strings).`,
+              );
+            }
+            const sel = await selectFromFile(abs, offset, limit, offsetError, signal);
+            return renderSelection(path, sel, sel.notUtf8 ? NOT_UTF8_NOTE : undefined);
+          }
+        }
+      }
+      // ---- end streaming ----
       let buffer: Buffer;
       try {
         buffer = await ops.readFile(abs);
@@ -277,30 +309,35 @@ export function createReadToolDefinition(cwd: string, options: ReadToolOptions =
       }
 
       const { note, selection: sel } = selectLines(buffer, offset, limit);
-      const { total, start, limitedEnd, truncation } = sel;
-      const first = start + 1;
-      let out: string;
-      let details: ReadToolDetails | undefined;
-      if (truncation.firstLineExceedsLimit) {
-        const size = formatSize(sel.firstLineBytes);
-        const shellPath = /^[\w@%+=:,./~-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
-        out = `[Line ${first} is ${size}, over the ${formatSize(DEFAULT_MAX_BYTES)} limit. Read part of it with bash: sed -n '${first}p' ${shellPath} | head -c ${DEFAULT_MAX_BYTES}]`;
-        details = { truncation };
-      } else if (truncation.truncated) {
-        const last = first + truncation.outputLines - 1;
-        const why = truncation.truncatedBy === "bytes" ? ` (${formatSize(DEFAULT_MAX_BYTES)} limit)` : "";
-        out = `${truncation.content}\n\n[Showing lines ${first}-${last} of ${total}${why}. Use offset=${last + 1} to continue.]`;
-        details = { truncation };
-      } else if (limitedEnd !== undefined && limitedEnd < total) {
-        out = `${truncation.content}\n\n[${total - limitedEnd} more lines in file. Use offset=${limitedEnd + 1} to continue.]`;
-      } else {
-        out = truncation.content;
-        if (out === "" && total === 1) out = "(empty file)";
-      }
-      if (note) out = `${note}\n${out}`;
-      return { content: [{ type: "text", text: out }], details };
+      return renderSelection(path, sel, note);
     },
   };
+}
+
+/** The tool result for a selection of lines. */
+function renderSelection(path: string, sel: Selection, note: string | undefined): { content: TextContent[]; details: ReadToolDetails | undefined } {
+  const { total, start, limitedEnd, truncation } = sel;
+  const first = start + 1;
+  let out: string;
+  let details: ReadToolDetails | undefined;
+  if (truncation.firstLineExceedsLimit) {
+    const size = formatSize(sel.firstLineBytes);
+    const shellPath = /^[\w@%+=:,./~-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+    out = `[Line ${first} is ${size}, over the ${formatSize(DEFAULT_MAX_BYTES)} limit. Read part of it with bash: sed -n '${first}p' ${shellPath} | head -c ${DEFAULT_MAX_BYTES}]`;
+    details = { truncation };
+  } else if (truncation.truncated) {
+    const last = first + truncation.outputLines - 1;
+    const why = truncation.truncatedBy === "bytes" ? ` (${formatSize(DEFAULT_MAX_BYTES)} limit)` : "";
+    out = `${truncation.content}\n\n[Showing lines ${first}-${last} of ${total}${why}. Use offset=${last + 1} to continue.]`;
+    details = { truncation };
+  } else if (limitedEnd !== undefined && limitedEnd < total) {
+    out = `${truncation.content}\n\n[${total - limitedEnd} more lines in file. Use offset=${limitedEnd + 1} to continue.]`;
+  } else {
+    out = truncation.content;
+    if (out === "" && total === 1) out = "(empty file)";
+  }
+  if (note) out = `${note}\n${out}`;
+  return { content: [{ type: "text", text: out }], details };
 }
 
 /** The read tool (same object shape as createReadToolDefinition; kept for pi compatibility). */

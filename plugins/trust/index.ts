@@ -148,6 +148,33 @@ export function untrustedMessage(kernel: Kernel, what: string): string {
   );
 }
 
+// ---- settings trust (security hardening, issue 21) ---------------------------------------------
+/**
+ * A project's values for settings that run or point at code (TRUST_GATED_SETTINGS: shellPath,
+ * shellCommandPrefix, npmCommand, sessionDir) are ignored until the project is trusted; say so
+ * once at start-up with how to trust, and apply them as soon as the project is trusted.
+ */
+export function gateProjectSettings(kernel: Kernel, trust: ProjectTrust): void {
+  const settings = kernel.settings;
+  if (typeof settings.setProjectTrust !== "function") return;
+  settings.setProjectTrust(() => trust.isTrusted(kernel.cwd));
+  const ignored = settings.ignoredProjectKeys();
+  if (ignored.length) {
+    const values = ignored.map((k) => `${k}=${JSON.stringify(settings.getProject()[k])}`).join(", ");
+    trust.noteSkipped({ kind: "settings", path: ignored.join(", ") });
+    kernel.diagnostics.report({
+      level: "warning",
+      source: settings.projectPath() ?? join(kernel.cwd, kernel.app.configDir, "settings.json"),
+      message:
+        `project ${kernel.cwd} is not trusted, so its settings ${values} were ignored (they run commands or choose where files are written). ` +
+        `Trust it with --trust (this run), by answering the trust prompt in the interactive UI, ` +
+        `or by adding it to "trustedProjects" in ${join(kernel.agentDir, "settings.json")}`,
+    });
+  }
+  trust.onTrust(() => settings.refreshTrust());
+}
+// ---- end settings trust -----------------------------------------------------------------------------
+
 export default definePlugin({
   name: "project-trust",
   version: "1.0.0",
@@ -160,7 +187,9 @@ export default definePlugin({
       description: "Trust this project for this run: load its .pi extensions, plugins and packages",
       group: "Extensions and resources",
     });
-    api.provide<ProjectTrust>("project-trust", createProjectTrust(api.kernel));
+    const trust = createProjectTrust(api.kernel);
+    api.provide<ProjectTrust>("project-trust", trust);
+    gateProjectSettings(api.kernel, trust);
   },
 });
 
