@@ -132,7 +132,7 @@ describe("navigateTree", () => {
     await expect(tk.session.navigateTree("nothere")).rejects.toThrow(/no entry "nothere"/);
     await expect(tk.session.navigateTree(ids.get("r1")!, { summarize: true })).rejects.toThrow(/compaction plugin/);
     const run = tk.session.prompt("q4");
-    await waitUntil(() => tk.session.isStreaming, "the run to start");
+    await waitUntil(() => tk!.session.isStreaming, "the run to start");
     await expect(tk.session.navigateTree(ids.get("r1")!)).rejects.toThrow(/agent is running/);
     await run;
   });

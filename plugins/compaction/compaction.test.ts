@@ -248,7 +248,7 @@ describe("manual compaction", () => {
     tk.faux.setScript([{ text: "slow summary words here", delayMs: 50 }]);
     const w = watch(tk);
     const p = tk.session.compact();
-    await waitUntil(() => tk.session.isCompacting, "the summary to start");
+    await waitUntil(() => tk!.session.isCompacting, "the summary to start");
     tk.session.abortCompaction();
     await expect(p).rejects.toThrow("Compaction cancelled");
     expect(w.seen.at(-1)).toMatchObject({ type: "compaction_end", aborted: true });
