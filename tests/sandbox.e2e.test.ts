@@ -46,6 +46,19 @@ function script() {
   };
 }
 
+/** A pi extension whose /exec-touch runs `touch <path>` through pi.exec and reports the result. */
+const EXEC_EXTENSION = `
+export default function (pi) {
+  pi.registerCommand("exec-touch", {
+    description: "touch a file through pi.exec",
+    handler: async (args) => {
+      const r = await pi.exec("touch", [args.trim()]);
+      pi.sendMessage({ customType: "exec-result", content: JSON.stringify({ code: r.code, stderr: r.stderr }), display: true });
+    },
+  });
+}
+`;
+
 /** The text of each tool result in a JSON-mode run. */
 function toolResults(stdout: string): Array<{ text: string; isError: boolean }> {
   return jsonLines(stdout)
@@ -185,13 +198,16 @@ async function runJson(prompt: string, args: string[] = ["--sandbox", "workspace
     let answer = false;
     const asked: any[] = [];
     const seen: RpcEvent[] = [];
+    let extension = "";
     beforeAll(async () => {
+      extension = join(e.root, "exec-ext.mjs");
+      writeFileSync(extension, EXEC_EXTENSION);
       client = new RpcClient({
         cliPath: CLI,
         cwd: e.cwd,
         env: e.env,
         inheritEnv: false,
-        args: ["--no-session", "--sandbox", "workspace-write"],
+        args: ["--no-session", "--sandbox", "workspace-write", "-e", extension],
         onExtensionUiRequest: (req) => {
           asked.push(req);
           return req.method === "confirm" ? answer : undefined;
@@ -231,6 +247,33 @@ async function runJson(prompt: string, args: string[] = ["--sandbox", "workspace
       expect(text).toContain("[sandbox] The sandbox blocked a write outside the workspace");
       expect(text).toContain("The user did not allow running it outside the sandbox");
       expect(existsSync(join(outside, "rpc-no"))).toBe(false);
+    });
+
+    it("a user command (RPC bash, like !cmd) runs in the sandbox and says why it failed", async () => {
+      const r: any = await client.bash(`touch '${join(outside, "user-bash")}'`);
+      expect(r.exitCode).not.toBe(0);
+      expect(r.output).toContain("Read-only file system");
+      expect(r.output).toContain("[sandbox] The sandbox blocked a write outside the workspace");
+      expect(existsSync(join(outside, "user-bash"))).toBe(false);
+      const ok: any = await client.bash("touch ./user-inside && echo USER-INSIDE-OK");
+      expect(ok.exitCode).toBe(0);
+      expect(existsSync(join(e.cwd, "user-inside"))).toBe(true);
+    });
+
+    it("an extension's pi.exec runs in the sandbox", async () => {
+      const target = join(outside, "exec-touch");
+      expect(await client.prompt(`/exec-touch ${target}`)).toEqual({ disposition: "handled" });
+      const deadline = Date.now() + 30_000;
+      let report: any;
+      while (!report && Date.now() < deadline) {
+        report = seen.find((ev: any) => ev.type === "message_end" && ev.message?.customType === "exec-result");
+        if (!report) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(report).toBeDefined();
+      const result = JSON.parse(report.message.content);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain("Read-only file system");
+      expect(existsSync(target)).toBe(false);
     });
 
     it("the sandbox level is sent as a status for the client's footer", () => {
