@@ -130,9 +130,9 @@ export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
   else if (p.network === true && projectTrusted) network = true;
 
   const workspace = realish(inp.cwd);
-  const home = homedir();
-  const fromGlobal = (list: string[]) => list.map((x) => realish(expandUserPath(x, home)));
-  const fromProject = (list: string[]) => list.map((x) => realish(expandUserPath(x, workspace)));
+  // Relative paths (in either layer) are relative to the project; "~/" is the home folder.
+  const fromGlobal = (list: string[]) => list.map((x) => realish(expandUserPath(x, workspace)));
+  const fromProject = fromGlobal;
 
   const writable: string[] = [];
   if (level === "workspace-write") {
