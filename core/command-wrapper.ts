@@ -9,8 +9,8 @@
  * the command's failure. `explainCommandFailure()` lets the wrapper say in words why a failed
  * command failed (a write the sandbox blocked, the network being off).
  *
- * The wrapper is process-wide (extension code creating local operations has no kernel at hand),
- * and `runUnwrapped()` runs a function whose spawns skip it (a retry the person allowed).
+ * Wrappers are process-wide (extension code creating local operations has no kernel at hand),
+ * and `runUnwrapped()` runs a function whose spawns skip them (a retry the person allowed).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -28,8 +28,8 @@ export type CommandOrigin = "bash" | "exec";
 export interface CommandWrapper {
   /** Who installed it (for messages). */
   source: string;
-  /** The command to spawn instead; throw to refuse. */
-  wrap(spec: CommandSpec, origin: CommandOrigin): CommandSpec;
+  /** The command to spawn instead, or undefined to leave it alone (e.g. the sandbox is off); throw to refuse. */
+  wrap(spec: CommandSpec, origin: CommandOrigin): CommandSpec | undefined;
   /** Words for a failed command's output (undefined when the wrapper had nothing to do with it). */
   explain?(output: string): string | undefined;
 }
@@ -37,7 +37,7 @@ export interface CommandWrapper {
 const installed: CommandWrapper[] = [];
 const bypass = new AsyncLocalStorage<boolean>();
 
-/** Install a wrapper (the latest one applies); returns a remover. */
+/** Install a wrapper (newest first); returns a remover. */
 export function installCommandWrapper(wrapper: CommandWrapper): () => void {
   installed.push(wrapper);
   return () => {
@@ -46,25 +46,32 @@ export function installCommandWrapper(wrapper: CommandWrapper): () => void {
   };
 }
 
-function active(): CommandWrapper | undefined {
-  if (bypass.getStore() === true) return undefined;
-  return installed[installed.length - 1];
-}
-
-/** The command to spawn for `spec` (unchanged without a wrapper). Throws when the wrapper refuses. */
+/**
+ * The command to spawn for `spec`: the newest installed wrapper that takes it decides (several
+ * kernels in one process each install theirs; one that is off never un-confines another's).
+ * Unchanged without a wrapper. Throws when the wrapper refuses.
+ */
 export function wrapCommand(spec: CommandSpec, origin: CommandOrigin): CommandSpec {
-  const w = active();
-  return w ? w.wrap(spec, origin) : spec;
+  if (bypass.getStore() === true) return spec;
+  for (let i = installed.length - 1; i >= 0; i--) {
+    const out = installed[i]!.wrap(spec, origin);
+    if (out) return out;
+  }
+  return spec;
 }
 
-/** Why a command failed, in words, when the installed wrapper knows (e.g. the sandbox blocked a write). */
+/** Why a command failed, in words, when an installed wrapper knows (e.g. the sandbox blocked a write). */
 export function explainCommandFailure(output: string): string | undefined {
-  const w = active();
-  try {
-    return w?.explain?.(output);
-  } catch {
-    return undefined;
+  if (bypass.getStore() === true) return undefined;
+  for (let i = installed.length - 1; i >= 0; i--) {
+    try {
+      const why = installed[i]!.explain?.(output);
+      if (why) return why;
+    } catch {
+      /* no explanation from this one */
+    }
   }
+  return undefined;
 }
 
 /** Run `fn`; commands it spawns (also asynchronously) skip the wrapper. */

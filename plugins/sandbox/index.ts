@@ -30,8 +30,8 @@ const NETWORK_FAILURE = /Network is unreachable|ENETUNREACH|Could not resolve ho
 export interface SandboxService {
   /** The policy in force now (settings and the flag are read at each call). */
   policy(): SandboxPolicy;
-  /** The command to spawn inside the sandbox (unchanged when it is off); throws when it cannot run. */
-  wrap(spec: CommandSpec): CommandSpec;
+  /** The command to spawn inside the sandbox (undefined when it is off); throws when it cannot run. */
+  wrap(spec: CommandSpec): CommandSpec | undefined;
   /** Words for a failed command's output, when the sandbox is why. */
   explain(output: string): string | undefined;
   /** Checks bubblewrap once; throws the start-up error when the sandbox is on and cannot work. */
@@ -78,7 +78,7 @@ export function createSandbox(api: PluginApi): SandboxService {
     policy,
     wrap(spec) {
       const pol = policy();
-      if (pol.level === "off") return spec;
+      if (pol.level === "off") return undefined;
       const bwrap = usable(pol.level);
       return { file: bwrap, args: [...bwrapArgs(pol, spec.cwd, kernel.app.configDir), spec.file, ...spec.args], cwd: spec.cwd, env: spec.env };
     },
@@ -197,7 +197,7 @@ export default definePlugin({
     else if (typeof current === "function") api.provide("startup-checks", [current, check]);
     else api.provide("startup-checks", [check]);
 
-    // Process-wide and never removed behind the person's back: with the level "off" it passes commands through.
+    // Process-wide and never removed behind the person's back: with the level "off" it leaves commands alone.
     sandbox.uninstall = installCommandWrapper({ source: api.name, wrap: (spec) => sandbox.wrap(spec), explain: (out) => sandbox.explain(out) });
     api.wrapTool("bash", wrapBashTool(api, sandbox));
     api.on("tool_call", (event) => checkFileTool(api, sandbox, event), { stage: 50 });
