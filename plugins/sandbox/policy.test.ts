@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapArgs } from "./bwrap.js";
+import { bwrapArgs, probeBwrap } from "./bwrap.js";
 import { checkWrite, resolvePolicy, type PolicyInputs } from "./policy.js";
 
 let root: string;
@@ -87,5 +87,14 @@ describe("bwrapArgs", () => {
     expect(a.endsWith(`--chdir ${project} --`)).toBe(true);
     const net = resolvePolicy(inputs({ global: { sandbox: { level: "workspace-write", network: true } } }));
     expect(bwrapArgs(net, project)).not.toContain("--unshare-net");
+  });
+});
+
+describe("probeBwrap", () => {
+  it("reports other platforms as not supported, and a missing bwrap by its package", () => {
+    const mac = probeBwrap("workspace-write", "darwin");
+    expect(mac).toMatchObject({ ok: false, message: expect.stringContaining("not supported on this platform (darwin)") });
+    const none = probeBwrap("read-only", "linux", { PATH: join(root, "project") });
+    expect(none).toMatchObject({ ok: false, message: expect.stringContaining('install the package "bubblewrap"') });
   });
 });
