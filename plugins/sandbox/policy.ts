@@ -137,6 +137,9 @@ export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
   const writable: string[] = [];
   if (level === "workspace-write") {
     writable.push(workspace, realish("/tmp"));
+    // A TMPDIR of the person's own elsewhere is where programs put their temp files.
+    const tmp = process.env.TMPDIR;
+    if (tmp && isAbsolute(tmp)) writable.push(realish(tmp));
     writable.push(...fromGlobal(strings(g.writableRoots)));
     if (projectTrusted) writable.push(...fromProject(strings(p.writableRoots)));
   }
