@@ -191,7 +191,10 @@ export default definePlugin({
     api.provide<SandboxService>("sandbox", sandbox);
 
     // Start-up: a bad level or an unusable bubblewrap ends the run with the reason.
-    const check = () => sandbox.check();
+    const check = () => {
+      sandbox.check();
+      wrapBashOnce(sandbox.policy());
+    };
     const current = api.kernel.service<unknown>("startup-checks");
     if (Array.isArray(current)) current.push(check);
     else if (typeof current === "function") api.provide("startup-checks", [current, check]);
@@ -199,15 +202,28 @@ export default definePlugin({
 
     // Process-wide and never removed behind the person's back: with the level "off" it leaves commands alone.
     sandbox.uninstall = installCommandWrapper({ source: api.name, wrap: (spec) => sandbox.wrap(spec), explain: (out) => sandbox.explain(out) });
-    api.wrapTool("bash", wrapBashTool(api, sandbox));
     api.on("tool_call", (event) => checkFileTool(api, sandbox, event), { stage: 50 });
+
+    // The bash tool middleware (words, escalation) is added once the sandbox is on, so a run
+    // without it lists and runs bash exactly as before.
+    let wrapped = false;
+    const wrapBashOnce = (pol: SandboxPolicy) => {
+      if (wrapped || pol.level === "off") return;
+      wrapped = true;
+      api.wrapTool("bash", wrapBashTool(api, sandbox));
+    };
+    let shown = false;
     api.on("session_start", () => {
       let text: string | undefined;
       try {
-        text = statusText(sandbox.policy());
+        const pol = sandbox.policy();
+        wrapBashOnce(pol);
+        text = statusText(pol);
       } catch {
         text = undefined;
       }
+      if (!text && !shown) return;
+      shown = !!text;
       api.service<ExtensionUI>("ui")?.setStatus(STATUS_KEY, text);
     });
   },
