@@ -179,6 +179,17 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       return 0;
     }
 
+    // (added for sandbox) plugins check their flags and settings before a session starts: service
+    // "startup-checks", one function or a list; a throw ends the run with its message (exit 1).
+    const checks = kernel.service<((flags: Record<string, unknown>) => void | Promise<void>) | Array<(flags: Record<string, unknown>) => void | Promise<void>>>("startup-checks");
+    for (const check of Array.isArray(checks) ? checks : checks ? [checks] : []) {
+      try {
+        await check(parsed.flags);
+      } catch (e) {
+        throw new UsageError(e instanceof Error ? e.message : String(e));
+      }
+    }
+
     const stdinIsTTY = !!(io.stdin ?? process.stdin).isTTY;
     const stdoutIsTTY = !!(stdout as { isTTY?: boolean }).isTTY;
     const modeFlag = parsed.flags.mode as string | undefined;

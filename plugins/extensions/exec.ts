@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import type { ExecOptions, ExecResult } from "./types.js";
+import { wrapCommand } from "../../core/command-wrapper.js";
 
 const KILL_GRACE_MS = 3000;
 
@@ -19,8 +20,11 @@ export function execCommand(command: string, args: string[], cwd: string, option
     let graceTimer: NodeJS.Timeout | undefined;
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(command, Array.isArray(args) ? args.map(String) : [], {
-        cwd: options.cwd ?? cwd,
+      // (added for sandbox) through the kernel's command wrapper (core/command-wrapper.ts); a refusal is caught below.
+      const spec = wrapCommand({ file: command, args: Array.isArray(args) ? args.map(String) : [], cwd: options.cwd ?? cwd, env: process.env }, "exec");
+      child = spawn(spec.file, spec.args, {
+        cwd: spec.cwd,
+        env: spec.env,
         shell: false,
         stdio: ["ignore", "pipe", "pipe"],
       });

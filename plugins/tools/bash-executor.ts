@@ -4,6 +4,7 @@
  * output file), not a tool error. Provided to the kernel as the service "bash-executor".
  */
 import type { BashExecutor, BashResult } from "../../core/session/agent-session.js";
+import { explainCommandFailure } from "../../core/command-wrapper.js";
 import { createLocalBashOperations, OutputCollector, type BashOperations } from "./bash.js";
 
 export function createBashExecutor(settings: () => { shellPath?: string; shellCommandPrefix?: string }): BashExecutor {
@@ -31,6 +32,12 @@ export function createBashExecutor(settings: () => { shellPath?: string; shellCo
       }
     }
     out.end();
+    // (added for sandbox) a command the sandbox blocked says so in words.
+    const why = exitCode !== undefined && exitCode !== 0 ? explainCommandFailure(out.snapshot().text) : undefined;
+    if (why) {
+      out.append(Buffer.from(`\n${why}\n`));
+      out.end();
+    }
     await out.close();
     const snap = out.snapshot();
     return {

@@ -14,6 +14,7 @@ import { delimiter, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { Type, type Static } from "typebox";
 import type { ToolDefinition } from "../../core/types.js";
+import { wrapCommand, type CommandSpec } from "../../core/command-wrapper.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, sanitizeOutput, truncateTail, type TruncationResult } from "./truncate.js";
 
 const bashSchema = Type.Object({
@@ -178,9 +179,17 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
           reject(new Error("aborted"));
           return;
         }
-        const child = spawn(shell.shell, [...shell.args, command], {
-          cwd,
-          env: env ?? process.env,
+        // (added for sandbox) the command goes through the kernel's command wrapper (core/command-wrapper.ts).
+        let spec: CommandSpec;
+        try {
+          spec = wrapCommand({ file: shell.shell, args: [...shell.args, command], cwd, env: env ?? process.env }, "bash");
+        } catch (e) {
+          reject(e);
+          return;
+        }
+        const child = spawn(spec.file, spec.args, {
+          cwd: spec.cwd,
+          env: spec.env,
           detached: process.platform !== "win32",
           stdio: ["ignore", "pipe", "pipe"],
           windowsHide: true,

@@ -341,7 +341,44 @@ const cases = [
       return { "ns/event": ns };
     },
   },
+  {
+    name: "sandbox: spawn `true`, plain vs bwrap (workspace-write)",
+    oursOnly: true,
+    inProcess: true,
+    run: async (_cli, ctx) => sandboxSpawnCase(ctx),
+  },
 ];
+
+/** Per-command cost of the sandbox: the bash tool's local operations spawning `true`, plain and wrapped in bwrap. */
+async function sandboxSpawnCase(ctx) {
+  const bash = await import(pathToFileURL(join(ROOT, "dist/plugins/tools/bash.js")).href);
+  const wrapper = await import(pathToFileURL(join(ROOT, "dist/core/command-wrapper.js")).href);
+  const policy = await import(pathToFileURL(join(ROOT, "dist/plugins/sandbox/policy.js")).href);
+  const bw = await import(pathToFileURL(join(ROOT, "dist/plugins/sandbox/bwrap.js")).href);
+  const probe = bw.probeBwrap("workspace-write");
+  if (!probe.ok) throw new Error(probe.message);
+  const pol = policy.resolvePolicy({ cwd: ctx.cwd, agentDir: join(ctx.root, "agent-ours"), configDir: ".pi", global: {}, project: {}, projectTrusted: false, flag: "workspace-write", globalPath: "-", projectPath: "-" });
+  const ops = bash.createLocalBashOperations();
+  const N = 20;
+  const time = async () => {
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) {
+      const r = await ops.exec("true", ctx.cwd, { onData: () => {} });
+      if (r.exitCode !== 0) throw new Error(`true exited with ${r.exitCode}`);
+    }
+    return (performance.now() - t0) / N;
+  };
+  await time();
+  const plain = await time();
+  const uninstall = wrapper.installCommandWrapper({ source: "bench", wrap: (spec) => ({ ...spec, file: probe.path, args: [...bw.bwrapArgs(pol, spec.cwd), spec.file, ...spec.args] }) });
+  try {
+    await time();
+    const boxed = await time();
+    return { "plain ms": plain, "sandboxed ms": boxed, "overhead ms": boxed - plain };
+  } finally {
+    uninstall();
+  }
+}
 
 /** The grep tool's own search on the generated tree, through the in-process engine or ripgrep. */
 async function grepCase(ctx, backend) {

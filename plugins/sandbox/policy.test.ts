@@ -1,0 +1,100 @@
+import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bwrapArgs, probeBwrap } from "./bwrap.js";
+import { checkWrite, resolvePolicy, type PolicyInputs } from "./policy.js";
+
+let root: string;
+let project: string;
+let agentDir: string;
+let elsewhere: string;
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "pi-sandbox-policy-")));
+  project = join(root, "project");
+  agentDir = join(root, "agent");
+  elsewhere = join(root, "elsewhere");
+  for (const d of [project, agentDir, elsewhere, join(project, ".git")]) mkdirSync(d, { recursive: true });
+  symlinkSync("/usr", join(project, "link-out"));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const inputs = (over: Partial<PolicyInputs> = {}): PolicyInputs => ({
+  cwd: project,
+  agentDir,
+  configDir: ".pi",
+  global: {},
+  project: {},
+  projectTrusted: false,
+  globalPath: "global settings",
+  projectPath: "project settings",
+  ...over,
+});
+
+describe("resolvePolicy", () => {
+  it("is off unless the flag or a setting turns it on; the flag wins", () => {
+    expect(resolvePolicy(inputs()).level).toBe("off");
+    expect(resolvePolicy(inputs({ global: { sandbox: "workspace-write" } })).level).toBe("workspace-write");
+    expect(resolvePolicy(inputs({ global: { sandbox: "read-only" }, flag: "off" })).level).toBe("off");
+  });
+
+  it("an untrusted project may tighten but not loosen", () => {
+    const g = { sandbox: { level: "workspace-write", network: true, writableRoots: [elsewhere] } };
+    const loosen = resolvePolicy(inputs({ global: g, project: { sandbox: { level: "off", network: true, writableRoots: ["/"] } } }));
+    expect(loosen.level).toBe("workspace-write");
+    expect(loosen.writable).not.toContain("/");
+    expect(loosen.writable).toContain(elsewhere);
+    const tighten = resolvePolicy(inputs({ global: g, project: { sandbox: { level: "read-only", network: false } } }));
+    expect(tighten.level).toBe("read-only");
+    expect(tighten.network).toBe(false);
+    const trusted = resolvePolicy(inputs({ global: g, project: { sandbox: "off" }, projectTrusted: true }));
+    expect(trusted.level).toBe("off");
+  });
+
+  it("names a bad level", () => {
+    expect(() => resolvePolicy(inputs({ flag: "maybe" }))).toThrow(/--sandbox "maybe" is not a sandbox level/);
+    expect(() => resolvePolicy(inputs({ project: { sandbox: { level: "loose" } } }))).toThrow(/"sandbox" in project settings is "loose"/);
+  });
+});
+
+describe("checkWrite", () => {
+  it("workspace-write: the project and /tmp, not the agent dir, .git/hooks, .pi, or a symlink leading out", () => {
+    const p = resolvePolicy(inputs({ flag: "workspace-write" }));
+    expect(checkWrite(p, join(project, "src", "a.ts"))).toEqual({ ok: true });
+    expect(checkWrite(p, join(elsewhere, "x"))).toEqual({ ok: true }); // under /tmp, writable in workspace-write
+    expect(checkWrite(p, "/usr/pi-sandbox-x")).toMatchObject({ ok: false, why: expect.stringContaining("outside the writable folders") });
+    expect(checkWrite(p, join(agentDir, "settings.json"))).toMatchObject({ ok: false, why: expect.stringContaining("read-only") });
+    expect(checkWrite(p, join(project, ".git", "hooks", "pre-commit"))).toMatchObject({ ok: false });
+    expect(checkWrite(p, join(project, ".pi", "extensions", "x.ts"))).toMatchObject({ ok: false });
+    expect(checkWrite(p, join(project, "link-out", "x"))).toMatchObject({ ok: false, why: expect.stringContaining("/usr/x") });
+  });
+
+  it("read-only: nothing", () => {
+    const p = resolvePolicy(inputs({ flag: "read-only" }));
+    expect(checkWrite(p, join(project, "a"))).toMatchObject({ ok: false });
+  });
+});
+
+describe("bwrapArgs", () => {
+  it("binds the project writable, the agent dir read-only after it, and cuts the network unless allowed", () => {
+    const p = resolvePolicy(inputs({ flag: "workspace-write" }));
+    const a = bwrapArgs(p, project).join(" ");
+    expect(a).toContain("--unshare-net");
+    expect(a).toContain(`--bind ${project} ${project}`);
+    expect(a.indexOf(`--ro-bind ${agentDir} ${agentDir}`)).toBeGreaterThan(a.indexOf("--bind /tmp /tmp"));
+    expect(a).toContain(`--ro-bind ${join(project, ".pi")} ${join(project, ".pi")}`);
+    expect(a.endsWith(`--chdir ${project} --`)).toBe(true);
+    const net = resolvePolicy(inputs({ global: { sandbox: { level: "workspace-write", network: true } } }));
+    expect(bwrapArgs(net, project)).not.toContain("--unshare-net");
+  });
+});
+
+describe("probeBwrap", () => {
+  it("reports other platforms as not supported, and a missing bwrap by its package", () => {
+    const mac = probeBwrap("workspace-write", "darwin");
+    expect(mac).toMatchObject({ ok: false, message: expect.stringContaining("not supported on this platform (darwin)") });
+    const none = probeBwrap("read-only", "linux", { PATH: join(root, "project") });
+    expect(none).toMatchObject({ ok: false, message: expect.stringContaining('install the package "bubblewrap"') });
+  });
+});
