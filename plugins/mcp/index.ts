@@ -50,7 +50,12 @@ export default definePlugin({
       return hasAnyServer(kernelSources(kernel));
     };
 
+    // (added for 1.6 compat) --no-mcp: no server connects this run, no MCP tools.
+    api.registerFlag({ name: "no-mcp", type: "boolean", description: "No MCP servers this run (no connections, no MCP tools)", group: "Extensions and resources" });
+    const disabled = () => !!kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags?.["no-mcp"];
+
     api.on("session_start", async () => {
+      if (disabled()) return;
       if (!manager && !(await anyConfigured())) return;
       const m = await getManager();
       // Connect in the background; the first prompt waits (below).

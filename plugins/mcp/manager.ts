@@ -11,6 +11,7 @@
  * tool (search-tool.ts) is active and the MCP tools stay registered but inactive; "auto"
  * (default) — search when there are more than `mcp.searchThreshold` (40) MCP tools.
  */
+import { filterLateTools } from "../../core/tool-selection.js";
 import type { Kernel, PluginApi } from "../../core/kernel.js";
 import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/types.js";
 import type { ExtensionUI } from "../../core/ui.js";
@@ -307,12 +308,9 @@ export class McpManager {
 
   /** Active tools = the non-MCP ones kept + `wanted`, limited by `--tools` / `--no-tools`. */
   private activate(session: ReturnType<McpManager["session"]>, kept: string[], wanted: string[]): void {
-    let add = wanted;
+    // (changed for 1.6 compat) --tools keeps MCP tools unless an entry starts with mcp__; -nt, -xt.
     const flags = this.kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags;
-    if (flags?.tools !== undefined) {
-      const allowed = new Set(String(flags.tools).split(",").map((t) => t.trim()));
-      add = wanted.filter((n) => allowed.has(n));
-    } else if (flags?.["no-tools"]) add = [];
+    const add = filterLateTools(wanted, flags);
     this.activated = new Set(add);
     if (!session) return;
     session.setActiveTools([...kept, ...add.filter((n) => !kept.includes(n))]);
