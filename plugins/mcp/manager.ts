@@ -15,7 +15,7 @@ import { filterLateTools } from "../../core/tool-selection.js";
 import type { Kernel, PluginApi } from "../../core/kernel.js";
 import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/types.js";
 import type { ExtensionUI } from "../../core/ui.js";
-import { describeTarget, loadMcpConfig, specKey, type McpServerEntry, type McpTransport } from "./config.js";
+import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpServerEntry, type McpTransport } from "./config.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";
 import { mcpToolName } from "./names.js";
@@ -242,6 +242,10 @@ export class McpManager {
       if (attempt !== st.attempt) return;
       st.status = "failed";
       st.error = message(e);
+      // (1.6 compat) an HTTP server that answers 401 wants OAuth sign-in.
+      if (spec.transport !== "stdio" && /\b401\b|unauthori[sz]ed|invalid_token/i.test(st.error)) {
+        st.error = "needs sign-in: the server requires OAuth and no token is stored; MCP OAuth sign-in is not available in this build yet — give it an Authorization header in mcp.json";
+      }
       if (!this.shutdownAc.signal.aborted) {
         this.api.report("error", `MCP server "${spec.name}" failed to start (${describeTarget(spec)}): ${st.error}`);
       }
@@ -284,20 +288,29 @@ export class McpManager {
     this.toolScope = scope;
     const taken = new Set<string>();
     const names: string[] = [];
+    // (1.6 compat) exposure: hidden = not registered; direct = declared; codemode/deferred = behind
+    // the search tool; tools without one follow the mode.
+    const direct: string[] = [];
+    let indirect = 0;
     for (const st of withTools) {
       for (const tool of st.tools) {
+        const exposure = st.entry.spec ? toolExposureOf(st.entry.spec, tool.name) : undefined;
+        if (exposure === "hidden") continue;
         const name = mcpToolName(st.entry.name, tool.name, taken);
         if (scope.registerTool(this.toolDefinition(name, st.entry.name, tool))) {
           this.registered.set(name, { server: st.entry.name, tool });
           names.push(name);
+          if (exposure === "direct" || (exposure === undefined && mode === "direct")) direct.push(name);
+          else indirect++;
         }
       }
     }
-    if (mode === "search") {
+    this.effectiveMode = indirect ? "search" : "direct";
+    if (indirect) {
       const ok = scope.registerTool(createSearchTool({ entries: () => this.searchEntries(), servers: () => this.serverCounts(), call: (...a) => this.callThroughKernel(...a) }));
-      this.activate(session, kept, ok ? [SEARCH_TOOL_NAME] : []);
+      this.activate(session, kept, ok ? [SEARCH_TOOL_NAME, ...direct] : direct);
     } else {
-      this.activate(session, kept, names);
+      this.activate(session, kept, direct);
     }
   }
 
