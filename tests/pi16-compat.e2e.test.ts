@@ -8,13 +8,16 @@ import { createServer, type Server } from "node:http";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
-import { ROOT, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
+import { ROOT, makeE2eEnv, runCli as runCliRaw, type E2eEnv } from "./helpers/e2e.js";
 
 const STDIO = join(ROOT, "tests", "fixtures", "mcp", "stdio-server.mjs");
 const stdio = (...args: string[]) => ({ command: process.execPath, args: [STDIO, ...args] });
 
 // Several CLI runs per test on a shared, busy machine.
 jest.setTimeout(180_000);
+
+/** The CLI with a generous limit: MCP servers start in these runs. */
+const runCli = (args: string[], e: Pick<E2eEnv, "env" | "cwd">, opts: { input?: string } = {}) => runCliRaw(args, e, { timeoutMs: 120_000, ...opts });
 
 let llm: LlmServer;
 const envs: E2eEnv[] = [];
