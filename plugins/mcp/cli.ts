@@ -24,19 +24,7 @@ import { jsonErrorPosition } from "../../core/settings.js";
 import { describeTarget, loadMcpConfig, MCP_JSON, parseServer, type McpServerEntry } from "./config.js";
 import { mcpToolName } from "./names.js";
 
-const USAGE = `Usage:
-  pi mcp list [--json]                          list configured MCP servers
-  pi mcp get <name> [--json]                    show a server, connect to it and list its tools
-  pi mcp add [options] <name> <command|url> [args...]
-      --project             add to the project's .mcp.json (default: the global settings)
-      -t, --transport T     stdio | http | sse
-      --env KEY=VALUE       environment variable for a stdio server (repeatable)
-      -H, --header "K: V"   HTTP header for a url server (repeatable)
-      --cwd DIR             working folder of a stdio server
-      --json '{...}'        the server configuration as JSON instead of <command|url>
-      --force               replace an existing server of that name
-  pi mcp remove [--project] <name>
-Values may use \${VAR} and \${VAR:-default}; they are expanded when the server starts.`;
+import { MCP_USAGE as USAGE } from "./help.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);

@@ -11,6 +11,7 @@
  * kernel service "mcp" (McpService). See README.md in this folder for the configuration.
  */
 import { definePlugin } from "../../core/plugin.js";
+import { MCP_USAGE } from "./help.js";
 import type { Kernel } from "../../core/kernel.js";
 import type { ExtensionUI } from "../../core/ui.js";
 import type { McpManager, McpServerView } from "./manager.js";
@@ -122,6 +123,7 @@ export default definePlugin({
       name: "mcp",
       description: "Manage MCP servers (list, get, add, remove)",
       usage: "mcp list | get <name> | add <name> <command|url> [args...] | remove <name>",
+      help: () => MCP_USAGE,
       run: async (args, ctx) => (await import("./cli.js")).runMcpSubcommand(args, ctx),
     });
   },
