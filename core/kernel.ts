@@ -81,6 +81,8 @@ export interface Subcommand {
   description: string;
   usage?: string;
   aliases?: string[];
+  /** Text for `<app> <name> --help` (default: usage and description). */
+  help?: string | (() => string);
   /** Returns the exit code. */
   run(args: string[], ctx: SubcommandContext): Promise<number | void> | number | void;
 }

@@ -33,33 +33,39 @@ export const CORE_FLAGS: CoreFlag[] = [
   { name: "resume", alias: "r", type: "boolean", description: "Pick a session to resume (interactive)", group: G_SESSION }, // (changed for sessions: sdk/session-setup.ts explains when no picker can run)
   { name: "session", type: "string", placeholder: "path|id", description: "Open a session file, or the session whose id starts with this prefix", group: G_SESSION, requires: "sessions" },
   { name: "fork", type: "string", placeholder: "path|id", description: "Start a new session forked from a session file or id", group: G_SESSION, requires: "sessions" },
+  { name: "session-id", type: "string", placeholder: "id", description: "Open this folder's session with this id, or create it with that id", group: G_SESSION, requires: "sessions" },
   { name: "session-dir", type: "string", placeholder: "dir", description: "Folder for session files", group: G_SESSION, requires: "sessions" },
+  { name: "name", alias: "n", type: "string", placeholder: "name", description: "Set the session's display name", group: G_SESSION },
   { name: "no-session", type: "boolean", description: "Keep the session in memory only", group: G_SESSION },
   { name: "export", type: "string", placeholder: "session.jsonl [out.html]", description: "Export a session to a self-contained HTML file and exit", group: G_SESSION, requires: "export-html" },
   { name: "provider", type: "string", placeholder: "name", description: "Provider of --model", group: G_MODEL },
   { name: "model", type: "string", placeholder: "pattern", description: "Model: provider/id, id, or a glob; ':level' sets thinking (e.g. sonnet:high)", group: G_MODEL },
   { name: "models", type: "string", placeholder: "a,b,…", description: "Models to cycle through (patterns, comma separated)", group: G_MODEL },
-  { name: "thinking", type: "string", placeholder: "level", description: "Thinking level: off, minimal, low, medium, high, xhigh", group: G_MODEL },
+  { name: "thinking", type: "string", placeholder: "level", description: "Thinking level: off, minimal, low, medium, high, xhigh, max (max = the highest the model offers)", group: G_MODEL },
   { name: "api-key", type: "string", placeholder: "key", description: "API key for the selected model's provider (this run only, never saved)", group: G_MODEL },
   { name: "list-models", type: "string", placeholder: "[search]", description: "List models (optionally matching a search) and exit", group: G_MODEL },
-  { name: "system-prompt", type: "string", placeholder: "text|file", description: "Replace the default system prompt head", group: G_PROMPT },
-  { name: "append-system-prompt", type: "string", placeholder: "text|file", description: "Append to the system prompt", group: G_PROMPT },
-  { name: "tools", type: "string", placeholder: "a,b,…", description: "Tools to enable (default: read,bash,edit,write)", group: G_PROMPT },
-  { name: "no-tools", type: "boolean", description: "Disable the built-in tools (--tools adds some back)", group: G_PROMPT },
-  { name: "extension", alias: "e", type: "string", placeholder: "path|npm:pkg|git:repo", description: "Load an extension (repeatable)", group: G_RES, requires: "extensions" },
+  { name: "system-prompt", type: "string", placeholder: "text|file", description: "Replace the whole default system prompt", group: G_PROMPT },
+  { name: "append-system-prompt", type: "string", placeholder: "text|file", description: "Append to the system prompt (repeatable)", group: G_PROMPT },
+  { name: "tools", alias: "t", type: "string", placeholder: "a,b,…", description: "Tools to enable: names or * patterns (replaces the defaults), or only +name/-name entries (changes the defaults)", group: G_PROMPT },
+  { name: "exclude-tools", alias: "xt", type: "string", placeholder: "a,b,…", description: "Tools to disable: names or * patterns, applied last (MCP tools included)", group: G_PROMPT },
+  { name: "no-tools", alias: "nt", type: "boolean", description: "Start with every tool disabled (built-in, extension, MCP); --tools adds some back", group: G_PROMPT },
+  { name: "no-builtin-tools", alias: "nbt", type: "boolean", description: "Disable the default built-in tools, keep extension and plugin tools", group: G_PROMPT },
+  { name: "extension", alias: "e", type: "string", placeholder: "path|npm:pkg|git:repo", description: "Load an extension, or builtin:<name> (repeatable)", group: G_RES, requires: "extensions" },
   { name: "no-extensions", alias: "ne", type: "boolean", description: "Do not discover extensions (-e still loads)", group: G_RES },
   { name: "skill", type: "string", placeholder: "path", description: "Load a skill file or folder (repeatable)", group: G_RES, requires: "resources" },
   { name: "no-skills", alias: "ns", type: "boolean", description: "Do not discover skills", group: G_RES },
   { name: "prompt-template", type: "string", placeholder: "path", description: "Load a prompt template (repeatable)", group: G_RES, requires: "resources" },
   { name: "no-prompt-templates", alias: "np", type: "boolean", description: "Do not discover prompt templates", group: G_RES },
   { name: "theme", type: "string", placeholder: "path", description: "Load a theme (repeatable)", group: G_RES, requires: "themes" },
+  { name: "use-theme", type: "string", placeholder: "name[/name]", description: "The interactive theme for this run", group: G_RES },
   { name: "no-themes", type: "boolean", description: "Do not discover themes", group: G_RES },
   { name: "verbose", type: "boolean", description: "Verbose start-up output", group: G_OTHER },
+  { name: "tui-mode", type: "string", placeholder: "fullscreen|regular", description: "Terminal mode of the interactive UI for this run", group: G_OTHER },
   { name: "offline", type: "boolean", description: "No network use at start-up (also PI_OFFLINE=1)", group: G_OTHER },
 ];
 
 /** Flags that take several values when repeated. */
-const REPEATABLE = new Set(["extension", "skill", "prompt-template", "theme"]);
+const REPEATABLE = new Set(["extension", "skill", "prompt-template", "theme", "append-system-prompt"]);
 
 export interface ParsedArgs {
   /** Flag values by their long name (kebab-case) and camelCase. */
@@ -212,4 +218,61 @@ export async function renderHelp(opts: {
     ].join("\n"),
   );
   return (await y.getHelp()) + "\n";
+}
+
+/** Edit distance (Levenshtein, with adjacent swaps counted once) between two short words. */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The candidate nearest to `word` (ties: the first), with its distance. */
+export function closest(word: string, candidates: Iterable<string>): { name: string; distance: number } | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const c of candidates) {
+    const distance = editDistance(word, c);
+    if (!best || distance < best.distance) best = { name: c, distance };
+  }
+  return best;
+}
+
+/** Every spelling of the known flags: `--long` and `-a` / `-ne`. */
+export function flagSpellings(flags: CliFlag[]): string[] {
+  const out: string[] = [];
+  for (const f of flags) {
+    out.push(`--${f.name}`);
+    for (const a of ([] as string[]).concat(f.alias ?? [])) out.push(a.length === 1 ? `-${a}` : `-${a}`);
+  }
+  return out;
+}
+
+/** "unknown option --modle (did you mean --model?)" — the closest known spelling always named. */
+export function unknownFlagMessage(option: string, flags: CliFlag[]): string {
+  const bare = option.replace(/=.*$/, "");
+  const long = bare.startsWith("--");
+  const spellings = flagSpellings(flags).filter((s) => s.startsWith("--") === long);
+  const near = closest(bare, spellings.length ? spellings : flagSpellings(flags));
+  return `unknown option ${bare}` + (near ? ` (closest known option: ${near.name}; see --help)` : "");
+}
+
+/**
+ * The subcommand a first word was probably meant to be: a lowercase word close to a registered
+ * subcommand (one edit for words of up to four letters, two beyond). `undefined` when the word
+ * reads like an ordinary message.
+ */
+export function likelySubcommandTypo(word: string, subcommands: Iterable<string>): string | undefined {
+  if (!/^[a-z][a-z0-9-]{1,30}$/.test(word)) return undefined;
+  const near = closest(word, subcommands);
+  if (!near || near.distance === 0) return undefined;
+  const limit = word.length <= 4 ? 1 : 2;
+  return near.distance <= limit ? near.name : undefined;
 }

@@ -20,7 +20,8 @@ import scaffolds from "../plugins/scaffolds/index.js";
 import compaction from "../plugins/compaction/index.js";
 import exportHtml from "../plugins/export-html/index.js";
 import sandbox from "../plugins/sandbox/index.js";
+import auth from "../plugins/auth/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  return [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox];
+  return [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth];
 }

@@ -9,7 +9,7 @@ import { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
 import { formatDiagnostic, type Kernel, type ModeContext } from "../core/kernel.js";
 import type { PluginManifest } from "../core/plugin.js";
 import type { Diagnostic, ImageContent } from "../core/types.js";
-import { CORE_FLAGS, parseArgs, renderHelp, type CoreFlag, type ParsedArgs } from "./args.js";
+import { CORE_FLAGS, likelySubcommandTypo, parseArgs, renderHelp, unknownFlagMessage, type CoreFlag, type ParsedArgs } from "./args.js";
 import { Timing } from "./timing.js";
 import { createSessionRuntime, SessionSetupError } from "./session-setup.js";
 import { processFileArgs, readPipedStdin } from "./file-args.js";
@@ -52,6 +52,13 @@ export function createCli(opts: CliOptions): Cli {
 
 class UsageError extends Error {}
 
+/**
+ * pi 1.6's built-in extensions, which are built-in plugins here and always on unless their own
+ * switch turns them off (`--no-mcp`): mcp = the MCP plugin; codemode and tool-search = the MCP
+ * plugin's search tool (docs/pi-1.6-compat.md); llama.cpp has no counterpart and loads nothing.
+ */
+const BUILTIN_EXTENSIONS = new Set(["mcp", "codemode", "tool-search", "llama.cpp"]);
+
 async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliIo): Promise<number> {
   const env = io.env ?? process.env;
   const timing = new Timing(env.PI_TIMING === "1" || env.PI_TIMING === "true");
@@ -73,6 +80,18 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   if (pass1.flags.version) {
     out(app.version + "\n");
     return 0;
+  }
+  // (added for 1.6 compat) `-e builtin:<name>`: 1.6's built-in extensions are built-in plugins here.
+  const builtinExt = ([] as unknown[]).concat(pass1.flags.extension ?? []).map(String).filter((x) => x.startsWith("builtin:"));
+  if (builtinExt.length) {
+    const unknownBuiltin = builtinExt.find((x) => !BUILTIN_EXTENSIONS.has(x.slice("builtin:".length)));
+    if (unknownBuiltin) {
+      err(`${app.name}: unknown built-in extension "${unknownBuiltin}" (known: ${[...BUILTIN_EXTENSIONS].map((n) => "builtin:" + n).join(", ")})`);
+      return 2;
+    }
+    const rest = ([] as unknown[]).concat(pass1.flags.extension).map(String).filter((x) => !x.startsWith("builtin:"));
+    pass1.flags.extension = rest;
+    if (!rest.length) delete pass1.flags.extension;
   }
   if (pass1.flags.offline || /^(1|true|yes)$/i.test(env.PI_OFFLINE ?? "")) env.PI_OFFLINE = "1";
 
@@ -120,11 +139,36 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   kernel.provide("argv", parsed, "cli");
   // (added for mcp) A subcommand reads its own options (`pi mcp add --env KEY=V -H "K: V" …`): they are
   // not warned about as unknown nor checked against the main flags' services.
-  const subcommandWord = parsed.positionals[0];
-  const isSubcommand = !!subcommandWord && kernel.subcommands.has(subcommandWord) && argv.indexOf(subcommandWord) === argv.findIndex((a) => !a.startsWith("-"));
-  if (!isSubcommand) for (const u of parsed.unknown) err(`warning: unknown option ${u} (ignored)`);
+  // (changed for 1.6 compat) The first word is a subcommand only before any `--`; an unknown
+  // option is an error (exit 2) naming the closest known one, and a first word that is a near
+  // miss of a registered subcommand is an error rather than a prompt. Both derive from the
+  // registries, so flags and subcommands that plugins and extensions register are known.
+  const dashDash = argv.indexOf("--");
+  const firstWordIndex = argv.findIndex((a) => !a.startsWith("-"));
+  const subcommandWord = firstWordIndex >= 0 && (dashDash < 0 || firstWordIndex < dashDash) ? argv[firstWordIndex] : undefined;
+  const isSubcommand = !!subcommandWord && parsed.positionals[0] === subcommandWord && kernel.subcommands.has(subcommandWord);
+  if (!isSubcommand && !parsed.flags.help) {
+    if (parsed.unknown.length) {
+      for (const u of parsed.unknown) err(`${app.name}: ${unknownFlagMessage(u, allFlags)}`);
+      unsubscribeDiag();
+      return 2;
+    }
+    const typo = subcommandWord && parsed.positionals[0] === subcommandWord ? likelySubcommandTypo(subcommandWord, kernel.subcommands.names()) : undefined;
+    if (typo) {
+      err(`${app.name}: unknown command "${subcommandWord}" (did you mean "${typo}"?). To send it to the model as a message, write: ${app.name} -- ${subcommandWord}`);
+      unsubscribeDiag();
+      return 2;
+    }
+  }
 
   try {
+    // (added for 1.6 compat) `pi <subcommand> --help`: the subcommand's own help.
+    if (isSubcommand && argv.slice(firstWordIndex + 1).some((a) => a === "--help" || a === "-h")) {
+      const sub = kernel.subcommands.get(subcommandWord!)!;
+      const text = typeof sub.help === "function" ? sub.help() : sub.help;
+      out(text ? (text.endsWith("\n") ? text : text + "\n") : `Usage:\n  ${app.name} ${sub.usage ?? sub.name}\n\n${sub.description}\n`);
+      return 0;
+    }
     if (parsed.flags.help) {
       out(
         await renderHelp({
@@ -146,11 +190,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     }
 
     // Subcommands: the first word, when a plugin registered it.
-    const first = parsed.positionals[0];
-    if (first && kernel.subcommands.has(first) && argv.indexOf(first) === argv.findIndex((a) => !a.startsWith("-"))) {
-      const sub = kernel.subcommands.get(first)!;
-      const idx = argv.indexOf(first);
-      const code = await sub.run(argv.slice(idx + 1), { kernel, cwd, stdout: out, stderr: err });
+    if (isSubcommand) {
+      const sub = kernel.subcommands.get(subcommandWord!)!;
+      const code = await sub.run(argv.slice(firstWordIndex + 1), { kernel, cwd, stdout: out, stderr: err });
       return typeof code === "number" ? code : 0;
     }
 

@@ -19,6 +19,7 @@ import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelLi
 import type { AnyModel, ThinkingLevel } from "../core/types.js";
 import type { ParsedArgs } from "./args.js";
 import { readTextOrFile } from "./file-args.js";
+import { listFlag, selectTools, ToolSelectionError } from "../core/tool-selection.js";
 
 export class SessionSetupError extends Error {}
 
@@ -98,7 +99,24 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   if (f.resume && (f.session !== undefined || f.continue)) {
     throw new SessionSetupError(`--resume cannot be combined with ${f.session !== undefined ? "--session" : "--continue"}`);
   }
+  // (added for 1.6 compat) --session-id: this folder's session with that id, else a new one with it.
+  const sessionId = f["session-id"] !== undefined ? String(f["session-id"]) : undefined;
+  if (sessionId !== undefined) {
+    if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(sessionId)) {
+      throw new SessionSetupError(`--session-id "${sessionId}": ids use letters, numbers, ".", "_" and "-", and start and end with a letter or number`);
+    }
+    const clash = [f.session !== undefined && "--session", f.continue && "--continue", f.resume && "--resume", f.fork !== undefined && "--fork"].filter(Boolean);
+    if (clash.length) throw new SessionSetupError(`--session-id cannot be combined with ${clash.join(", ")}`);
+  }
   if (noSession) store = SessionManager.inMemory(cwd);
+  else if (sessionId !== undefined) {
+    const existing = (await SessionManager.list(cwd, sessionDir)).find((s) => s.id === sessionId);
+    if (existing) store = SessionManager.open(existing.path, sessionDir);
+    else {
+      store = SessionManager.create(cwd, sessionDir);
+      store.newSession({ id: sessionId });
+    }
+  }
   else if (f.fork !== undefined) store = SessionManager.forkFrom(await findSession(String(f.fork), cwd, sessionDir), cwd, sessionDir);
   else if (f.session !== undefined) {
     const file = await findSession(String(f.session), cwd, sessionDir);
@@ -116,6 +134,8 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   else if (f.continue) store = SessionManager.continueRecent(cwd, sessionDir);
   else store = SessionManager.create(cwd, sessionDir);
   watchStore(kernel, store);
+  // (added for 1.6 compat) --name / -n: the session's display name.
+  if (f.name !== undefined && String(f.name).trim()) store.appendSessionInfo(String(f.name));
 
   // Scoped models (--models or enabledModels).
   const patterns = parseModelList((f.models as string | undefined) ?? settings.enabledModels);
@@ -133,7 +153,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     store,
     model: f.model as string | undefined,
     provider: f.provider as string | undefined,
-    thinkingLevel: f.thinking !== undefined ? String(f.thinking) : undefined,
+    thinkingLevel: f.thinking !== undefined ? thinkingFlag(String(f.thinking)) : undefined,
     scoped,
     keepRestoredWithoutAuth: f["api-key"] !== undefined,
     source: { model: "--model", thinking: "--thinking" },
@@ -145,8 +165,24 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   }
 
   // Tools.
-  const named = f.tools !== undefined ? String(f.tools).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
-  const activeTools = resolveActiveTools(kernel, { names: named, noTools: f["no-tools"] ? "builtin" : undefined, source: "--tools" });
+  // (changed for 1.6 compat) --tools patterns and +/- entries, --exclude-tools, -nt, -nbt, defaultTools.
+  let activeTools: string[];
+  try {
+    const sel = selectTools({
+      tools: kernel.tools.describe().map((t) => ({ name: t.name, source: t.source })),
+      builtinDefaults: kernel.service<string[]>("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS,
+      defaultTools: Array.isArray(settings.defaultTools) ? (settings.defaultTools as unknown[]).map(String) : undefined,
+      allow: listFlag(f.tools),
+      exclude: listFlag(f["exclude-tools"]),
+      noTools: !!f["no-tools"],
+      noBuiltinTools: !!f["no-builtin-tools"],
+    });
+    for (const w of sel.warnings) kernel.diagnostics.report({ level: "warning", source: "tools", message: w });
+    activeTools = sel.active;
+  } catch (e) {
+    if (e instanceof ToolSelectionError) throw new SessionSetupError(e.message);
+    throw e;
+  }
 
   // (changed for sessions) One factory builds the first session and every later one (/new,
   // resume, fork, clone, import); the runtime opens or creates the store.
@@ -158,10 +194,22 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     thinkingLevel: start.thinkingLevel,
     activeTools,
     customSystemPrompt: readTextOrFile(f["system-prompt"] as string | undefined, cwd),
-    appendSystemPrompt: readTextOrFile(f["append-system-prompt"] as string | undefined, cwd),
+    appendSystemPrompt: appendPrompts(f["append-system-prompt"], cwd),
     scopedModels: scoped,
   });
   return AgentSessionRuntime.create(kernel, factory, store, { cwd });
+}
+
+/** `--thinking max` asks for the highest level; pi-ai 0.73's highest is xhigh (clamped per model later). */
+export function thinkingFlag(v: string): string {
+  return v === "max" ? "xhigh" : v;
+}
+
+/** Repeated `--append-system-prompt` values (text or files), joined by blank lines. */
+function appendPrompts(v: unknown, cwd: string): string | undefined {
+  if (v === undefined) return undefined;
+  const parts = ([] as unknown[]).concat(v).map((x) => readTextOrFile(String(x), cwd)).filter((x): x is string => !!x);
+  return parts.length ? parts.join("\n\n") : undefined;
 }
 
 // ---- (added for sdk) the steps the CLI and the SDK (sdk/sdk.ts) share -----------------------------

@@ -205,13 +205,13 @@ describe("cli basics", () => {
     expect(r.stdout).toContain("--list-models");
   });
 
-  it("an unknown flag is reported and does not swallow the message", async () => {
+  it("an unknown flag is an error (exit 2) and nothing is sent to the model", async () => {
     server.setScript({ default: { text: "fine" } });
     server.reset();
     const r = await runCli(["--frobnicate", "the message", "-p"], e);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown option --frobnicate");
-    expect(JSON.stringify(server.stats().requests[0]!.body.messages)).toContain("the message");
+    expect(server.stats().requests).toHaveLength(0);
   });
 
   it("a mode that is not installed is a clear error", async () => {

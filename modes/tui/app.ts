@@ -233,8 +233,9 @@ export class TuiApp {
       hasProjectCode(cwd?: string): boolean;
       skipped(cwd?: string): Array<{ kind: string; path: string }>;
       trust(cwd?: string, opts?: { persist?: boolean }): void;
+      promptSuppressed?(cwd?: string): boolean;
     }>("project-trust");
-    if (!trust || trust.isTrusted() || !trust.hasProjectCode()) return;
+    if (!trust || trust.isTrusted() || !trust.hasProjectCode() || trust.promptSuppressed?.()) return; // (1.6 compat: -na, trust.json, defaultProjectTrust)
     const skipped = trust.skipped();
     const what = skipped.length
       ? `It carries code that did not load:\n${skipped.slice(0, 8).map((i) => `  ${i.kind}: ${i.path}`).join("\n")}${skipped.length > 8 ? `\n  … and ${skipped.length - 8} more` : ""}`

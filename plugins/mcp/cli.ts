@@ -24,19 +24,7 @@ import { jsonErrorPosition } from "../../core/settings.js";
 import { describeTarget, loadMcpConfig, MCP_JSON, parseServer, type McpServerEntry } from "./config.js";
 import { mcpToolName } from "./names.js";
 
-const USAGE = `Usage:
-  pi mcp list [--json]                          list configured MCP servers
-  pi mcp get <name> [--json]                    show a server, connect to it and list its tools
-  pi mcp add [options] <name> <command|url> [args...]
-      --project             add to the project's .mcp.json (default: the global settings)
-      -t, --transport T     stdio | http | sse
-      --env KEY=VALUE       environment variable for a stdio server (repeatable)
-      -H, --header "K: V"   HTTP header for a url server (repeatable)
-      --cwd DIR             working folder of a stdio server
-      --json '{...}'        the server configuration as JSON instead of <command|url>
-      --force               replace an existing server of that name
-  pi mcp remove [--project] <name>
-Values may use \${VAR} and \${VAR:-default}; they are expanded when the server starts.`;
+import { MCP_USAGE as USAGE } from "./help.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
@@ -86,22 +74,81 @@ function entryLine(e: McpServerEntry): string {
   return `${e.name}  ${e.spec?.transport ?? (isObj(e.raw) && e.raw.url ? "http" : "stdio")}  ${target}${state}\n    ${e.scope}: ${e.source}`;
 }
 
+/** One server as `pi mcp list` reports it (pi 1.6's shape). */
+interface ListedServer {
+  name: string;
+  scope: "global" | "project";
+  source: string;
+  enabled: boolean;
+  exposure: string;
+  transport: string;
+  state: "connected" | "failed" | "disabled" | "needs-auth" | "untrusted";
+  tools: string[];
+  error?: string;
+}
+
+/** An HTTP 401 from a server: it wants OAuth sign-in. */
+export function needsAuth(message: string): boolean {
+  return /\b401\b|unauthori[sz]ed|invalid_token/i.test(message);
+}
+
+export const NEEDS_AUTH_HINT = "the server requires OAuth sign-in and no token is stored; MCP OAuth sign-in (pi mcp login) is not available in this build yet — give the server an Authorization header in mcp.json (a ${VAR} or a !command value)";
+
 async function list(args: string[], ctx: SubcommandContext, out: (s: string) => void): Promise<number> {
   const json = args.includes("--json");
   const unknown = args.filter((a) => a !== "--json");
   if (unknown.length) throw new UsageError(`unexpected argument "${unknown[0]}" for "mcp list"`);
   const config = await loadMcpConfig(ctx.kernel);
+  const errors = config.diagnostics.filter((d) => d.level === "error" && !d.message.startsWith("MCP server")).map((d) => d.message);
+  for (const e of config.entries) if (e.state === "invalid") errors.push(`${e.source}: server "${e.name}": ${e.problem}`);
+  const { connectServer } = await import("./connection.js");
+  const { MCP_DEFAULTS } = await import("./manager.js");
+  const s = (ctx.kernel.settings.get().mcp ?? {}) as Obj;
+  const servers: ListedServer[] = await Promise.all(
+    config.entries
+      .filter((e) => e.state !== "invalid")
+      .map(async (e): Promise<ListedServer> => {
+        const raw = isObj(e.raw) ? e.raw : {};
+        const base = {
+          name: e.name,
+          scope: e.scope === "user" ? ("global" as const) : ("project" as const),
+          source: e.source,
+          enabled: e.state !== "disabled",
+          exposure: e.spec?.exposure ?? (typeof raw.exposure === "string" ? raw.exposure : "default"),
+          transport: e.spec ? describeTarget(e.spec) : String(raw.command ?? raw.url ?? ""),
+          tools: [] as string[],
+        };
+        if (e.state === "disabled") return { ...base, state: "disabled" };
+        if (e.state === "untrusted") return { ...base, state: "untrusted", error: e.problem };
+        const timeoutMs = e.spec!.connectTimeoutMs ?? (typeof s.connectTimeoutMs === "number" && s.connectTimeoutMs > 0 ? s.connectTimeoutMs : MCP_DEFAULTS.connectTimeoutMs);
+        try {
+          const conn = await connectServer(e.spec!, { timeoutMs, clientName: ctx.kernel.app.name, clientVersion: ctx.kernel.app.version });
+          const taken = new Set<string>();
+          const tools = conn.tools.map((t) => mcpToolName(e.name, t.name, taken));
+          await conn.close();
+          return { ...base, state: "connected", tools };
+        } catch (err) {
+          const message = (err as Error).message;
+          if (e.spec!.transport !== "stdio" && needsAuth(message)) return { ...base, state: "needs-auth", error: NEEDS_AUTH_HINT };
+          return { ...base, state: "failed", error: message };
+        }
+      }),
+  );
+  const failed = errors.length > 0 || servers.some((x) => x.enabled && x.state !== "connected" && x.state !== "untrusted");
   if (json) {
-    out(JSON.stringify(config.entries.map((e) => ({ name: e.name, scope: e.scope, source: e.source, state: e.state, problem: e.problem, transport: e.spec?.transport, target: e.spec ? describeTarget(e.spec) : undefined })), null, 2));
-    return 0;
+    out(JSON.stringify({ servers, errors }, null, 2));
+    return failed ? 1 : 0;
   }
-  if (!config.entries.length) {
+  if (!servers.length && !errors.length) {
     out(`No MCP servers configured. Add one with: ${ctx.kernel.app.name} mcp add <name> <command|url> [args...]`);
     return 0;
   }
-  for (const e of config.entries) out(entryLine(e));
-  for (const d of config.diagnostics) if (d.level !== "info" && !d.message.startsWith("MCP server")) ctx.stderr(`${d.level}: ${d.message}`);
-  return 0;
+  for (const x of servers) {
+    out(`${x.name}: ${x.state} (${x.exposure}, ${x.scope})\n  ${x.transport}${x.tools.length ? `\n  tools: ${x.tools.join(", ")}` : ""}${x.error ? `\n  ${x.error}` : ""}`);
+  }
+  for (const m of errors) ctx.stderr(`config error: ${m}`);
+  for (const d of config.diagnostics) if (d.level === "warning" && !d.message.startsWith("MCP server")) ctx.stderr(`warning: ${d.message}`);
+  return failed ? 1 : 0;
 }
 
 async function get(args: string[], ctx: SubcommandContext, out: (s: string) => void): Promise<number> {

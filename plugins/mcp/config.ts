@@ -4,9 +4,20 @@
  *
  * Sources, lowest precedence first (a later one replaces an earlier server of the same name):
  *   1. `mcpServers` in the global settings (`<agentDir>/settings.json`)         scope "user"
- *   2. `mcpServers` in the project settings (`.pi/settings.json`)               scope "project"
- *   3. `.mcp.json` in the project folder                                        scope "project"
+ *   2. `<agentDir>/mcp.json` (pi 1.6's user file)                              scope "user"
+ *   3. `mcpServers` in the project settings (`.pi/settings.json`)               scope "project"
+ *   4. `.mcp.json` in the project folder                                        scope "project"
+ *   5. `.pi/mcp.json` in the project folder (pi 1.6's project file)             scope "project"
  * Project servers start only when the project is trusted (kernel service "project-trust").
+ * A project entry with no "command", "url" or "type" overrides only "enabled", "exposure" and
+ * "toolExposure" of the user server of the same name (pi 1.6), keeping the rest.
+ *
+ * pi 1.6's keys: "timeout" (seconds, per request), "enabled", "exposure" ("codemode" (default),
+ * "codemode-deferred", "deferred", "direct", "hidden"), "toolExposure" ({tool or * pattern:
+ * exposure}), "description". Exposure maps onto our tool modes: direct = the tool is declared to
+ * the model; codemode / deferred = reached through our `mcp` search tool; hidden = not
+ * registered. Servers without "exposure" follow the setting mcp.toolMode. env and headers values
+ * that are a whole `!command` are run (like models.json's) when the server connects.
  *
  * One server (the format Claude Code, Cursor and others share):
  *   {"command": "npx", "args": ["-y", "pkg"], "env": {"TOKEN": "${TOKEN}"}, "cwd": "."}     stdio
@@ -46,6 +57,23 @@ export interface McpServerSpec {
   /** Per-server overrides of the mcp.* settings. */
   connectTimeoutMs?: number;
   callTimeoutMs?: number;
+  /** pi 1.6's exposure of the server's tools, and per-tool overrides (names or * patterns). */
+  exposure?: McpExposure;
+  toolExposure?: Record<string, McpExposure>;
+  description?: string;
+}
+
+export type McpExposure = "codemode" | "deferred" | "direct" | "hidden";
+const EXPOSURES: Record<string, McpExposure> = { codemode: "codemode", "codemode-deferred": "codemode", deferred: "deferred", direct: "direct", hidden: "hidden" };
+
+/** A tool's exposure: an exact toolExposure key, else the first matching pattern, else the server's. */
+export function toolExposureOf(spec: Pick<McpServerSpec, "exposure" | "toolExposure">, tool: string): McpExposure | undefined {
+  const map = spec.toolExposure ?? {};
+  if (map[tool]) return map[tool];
+  for (const [k, v] of Object.entries(map)) {
+    if (k.includes("*") && new RegExp(`^${k.split("*").map((x) => x.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`).test(tool)) return v;
+  }
+  return spec.exposure;
 }
 
 export type McpEntryState = "ok" | "disabled" | "invalid" | "untrusted";
@@ -136,18 +164,45 @@ export function parseServer(name: string, raw: unknown, ctx: ParseContext): McpS
   const type = raw.type ?? raw.transport;
   const hasCommand = raw.command !== undefined;
   const hasUrl = raw.url !== undefined;
+  if (typeof raw.enabled === "boolean" || raw.enabled === undefined) {
+    /* fine */
+  } else return invalid(`"enabled" must be true or false`);
   if (type !== undefined && !["stdio", "http", "sse", "streamable-http", "streamableHttp"].includes(String(type))) {
     return invalid(`unknown "type": ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`);
   }
   if (hasCommand && hasUrl) return invalid(`it has both "command" and "url"; keep one`);
-  const timeouts: Pick<McpServerSpec, "connectTimeoutMs" | "callTimeoutMs"> = {};
+  const timeouts: Pick<McpServerSpec, "connectTimeoutMs" | "callTimeoutMs" | "exposure" | "toolExposure" | "description"> = {};
   for (const k of ["connectTimeoutMs", "callTimeoutMs"] as const) {
     const v = raw[k];
     if (v === undefined) continue;
     if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) return invalid(`"${k}" must be a positive number of milliseconds`);
     timeouts[k] = v;
   }
-  const expand = (v: string, where: string) => expandEnv(v, ctx.env, where);
+  // pi 1.6: "timeout" in seconds (per request); "exposure", "toolExposure", "description".
+  if (raw.timeout !== undefined) {
+    if (typeof raw.timeout !== "number" || !Number.isFinite(raw.timeout) || raw.timeout <= 0) return invalid(`"timeout" must be a positive number of seconds`);
+    timeouts.callTimeoutMs ??= raw.timeout * 1000;
+  }
+  if (raw.exposure !== undefined) {
+    const e = EXPOSURES[String(raw.exposure)];
+    if (!e) return invalid(`unknown "exposure": ${JSON.stringify(raw.exposure)} (expected "codemode", "deferred", "direct" or "hidden")`);
+    timeouts.exposure = e;
+  }
+  if (raw.toolExposure !== undefined) {
+    if (!isObj(raw.toolExposure)) return invalid(`"toolExposure" must be an object of tool name: exposure`);
+    const map: Record<string, McpExposure> = {};
+    for (const [k, v] of Object.entries(raw.toolExposure)) {
+      const e = EXPOSURES[String(v)];
+      if (!e) return invalid(`unknown exposure for tool "${k}" in "toolExposure": ${JSON.stringify(v)}`);
+      map[k] = e;
+    }
+    timeouts.toolExposure = map;
+  }
+  if (raw.description !== undefined) {
+    if (typeof raw.description !== "string") return invalid(`"description" must be a string`);
+    timeouts.description = raw.description;
+  }
+  const expand = (v: string, where: string) => (v.startsWith("!") && /^(env|headers)\./.test(where) ? v : expandEnv(v, ctx.env, where));
   try {
     if (hasCommand || type === "stdio") {
       if (type !== undefined && type !== "stdio") return invalid(`"type": "${String(type)}" needs a "url", not a "command"`);
@@ -216,9 +271,9 @@ export interface McpJsonFile {
   error?: string;
 }
 
-/** Read `.mcp.json` in `dir`; undefined when there is none. */
-export function readMcpJson(dir: string): McpJsonFile | undefined {
-  const path = join(dir, MCP_JSON);
+/** Read `.mcp.json` in `dir` (or another file name there); undefined when there is none. */
+export function readMcpJson(dir: string, file: string = MCP_JSON): McpJsonFile | undefined {
+  const path = join(dir, file);
   if (!existsSync(path)) return undefined;
   let text: string;
   try {
@@ -234,6 +289,7 @@ export function readMcpJson(dir: string): McpJsonFile | undefined {
     return { path, error: `malformed JSON at ${jsonErrorPosition(text, e)}` };
   }
   if (!isObj(data)) return { path, error: "it must hold a JSON object" };
+  // (1.6 compat) a "$schema" key and other top-level keys are allowed.
   if (data.mcpServers === undefined) return { path, servers: {} };
   if (!isObj(data.mcpServers)) return { path, error: `"mcpServers" must be an object` };
   return { path, servers: data.mcpServers };
@@ -247,6 +303,9 @@ export interface CollectInput {
   /** `mcpServers` of the project settings layer. */
   projectSettings?: { servers: unknown; path: string };
   mcpJson?: McpJsonFile;
+  /** pi 1.6's `<agentDir>/mcp.json` and the project's `.pi/mcp.json`. */
+  userMcpJson?: McpJsonFile;
+  projectMcpJson?: McpJsonFile;
   /** Whether project servers may start. */
   trusted: boolean;
   /** How to trust the project, for the diagnostic. */
@@ -263,7 +322,22 @@ export function collectServers(input: CollectInput): McpConfig {
       diagnostics.push({ level: "error", message: `"mcpServers" in ${source} must be an object; ignored` });
       return;
     }
-    for (const [name, raw] of Object.entries(servers)) {
+    for (const [name, raw0] of Object.entries(servers)) {
+      let raw = raw0;
+      const prev0 = byName.get(name);
+      // A project entry without command/url/type only overrides enabled/exposure/toolExposure.
+      if (scope === "project" && isObj(raw) && raw.command === undefined && raw.url === undefined && raw.type === undefined && prev0 && isObj(prev0.raw)) {
+        if (!input.trusted) {
+          diagnostics.push({ level: "warning", message: `the override of MCP server "${name}" in ${source} is ignored: the project is not trusted` });
+          continue;
+        }
+        const merged: Obj = { ...prev0.raw };
+        for (const k of ["enabled", "disabled", "exposure", "toolExposure"]) if (raw[k] !== undefined) merged[k] = raw[k];
+        if (raw.enabled === true) delete merged.disabled;
+        const e = parseServer(name, merged, { scope: prev0.scope, source: prev0.source, baseDir: input.cwd, env: input.env });
+        byName.set(name, { ...e, source: `${prev0.source} (overridden by ${source})` });
+        continue;
+      }
       let entry = parseServer(name, raw, { scope, source, baseDir: input.cwd, env: input.env });
       if (scope === "project" && !input.trusted && entry.state !== "disabled") {
         entry = { ...entry, state: "untrusted", spec: undefined, problem: `project not trusted; ${input.trustHint}` };
@@ -278,12 +352,16 @@ export function collectServers(input: CollectInput): McpConfig {
       byName.set(name, entry);
     }
   };
+  const addFile = (f: McpJsonFile | undefined, scope: McpScope) => {
+    if (!f) return;
+    if (f.error) diagnostics.push({ level: "error", message: `${f.path}: ${f.error}; its MCP servers are ignored` });
+    else add(f.servers, scope, f.path);
+  };
   if (input.user) add(input.user.servers, "user", input.user.path);
+  addFile(input.userMcpJson, "user");
   if (input.projectSettings) add(input.projectSettings.servers, "project", input.projectSettings.path);
-  if (input.mcpJson) {
-    if (input.mcpJson.error) diagnostics.push({ level: "error", message: `${input.mcpJson.path}: ${input.mcpJson.error}; its MCP servers are ignored` });
-    else add(input.mcpJson.servers, "project", input.mcpJson.path);
-  }
+  addFile(input.mcpJson, "project");
+  addFile(input.projectMcpJson, "project");
   const entries = [...byName.values()];
   for (const e of entries) {
     if (e.state === "invalid") diagnostics.push({ level: "error", message: `MCP server "${e.name}" (${e.source}) is misconfigured: ${e.problem}` });
@@ -300,14 +378,15 @@ export function collectServers(input: CollectInput): McpConfig {
 }
 
 /** Whether any server is configured anywhere (cheap: used to decide whether to load the rest). */
-export function hasAnyServer(input: Pick<CollectInput, "user" | "projectSettings" | "mcpJson">): boolean {
+export function hasAnyServer(input: Pick<CollectInput, "user" | "projectSettings" | "mcpJson" | "userMcpJson" | "projectMcpJson">): boolean {
   const n = (v: unknown) => (isObj(v) ? Object.keys(v).length : v === undefined ? 0 : 1);
-  return n(input.user?.servers) + n(input.projectSettings?.servers) + (input.mcpJson ? (input.mcpJson.error ? 1 : n(input.mcpJson.servers)) : 0) > 0;
+  const f = (x: McpJsonFile | undefined) => (x ? (x.error ? 1 : n(x.servers)) : 0);
+  return n(input.user?.servers) + n(input.projectSettings?.servers) + f(input.mcpJson) + f(input.userMcpJson) + f(input.projectMcpJson) > 0;
 }
 
 /** A stable fingerprint of a spec: a changed configuration reconnects. */
 export function specKey(spec: McpServerSpec | undefined): string {
-  return spec ? JSON.stringify([spec.transport, spec.fallbackToSse, spec.command, spec.args, spec.env, spec.cwd, spec.url, spec.headers, spec.connectTimeoutMs, spec.callTimeoutMs]) : "";
+  return spec ? JSON.stringify([spec.transport, spec.fallbackToSse, spec.command, spec.args, spec.env, spec.cwd, spec.url, spec.headers, spec.connectTimeoutMs, spec.callTimeoutMs, spec.exposure, spec.toolExposure]) : "";
 }
 
 /** Describe where a server runs, for listings. */
@@ -344,13 +423,16 @@ function withExtraServers(kernel: KernelLike, user: CollectInput["user"]): Colle
 }
 
 /** The sources of a kernel, without deciding trust yet. */
-export function kernelSources(kernel: KernelLike): Pick<CollectInput, "user" | "projectSettings" | "mcpJson"> {
+export function kernelSources(kernel: KernelLike): Pick<CollectInput, "user" | "projectSettings" | "mcpJson" | "userMcpJson" | "projectMcpJson"> {
   const g = kernel.settings.getGlobal();
   const p = kernel.settings.getProject();
+  const configDir = (kernel.app as { configDir?: string }).configDir ?? ".pi";
   return {
     user: withExtraServers(kernel, g.mcpServers !== undefined ? { servers: g.mcpServers, path: join(kernel.agentDir, "settings.json") } : undefined),
+    userMcpJson: readMcpJson(kernel.agentDir, "mcp.json"),
     projectSettings: p.mcpServers !== undefined ? { servers: p.mcpServers, path: kernel.settings.projectPath() ?? join(kernel.cwd, ".pi", "settings.json") } : undefined,
     mcpJson: readMcpJson(kernel.cwd),
+    projectMcpJson: readMcpJson(join(kernel.cwd, configDir), "mcp.json"),
   };
 }
 
@@ -372,7 +454,7 @@ export async function isProjectTrusted(kernel: KernelLike): Promise<boolean> {
 /** Load every configured server of this kernel's project and user. */
 export async function loadMcpConfig(kernel: KernelLike, env: NodeJS.ProcessEnv = process.env): Promise<McpConfig> {
   const sources = kernelSources(kernel);
-  const needsTrust = hasAnyServer({ projectSettings: sources.projectSettings, mcpJson: sources.mcpJson });
+  const needsTrust = hasAnyServer({ projectSettings: sources.projectSettings, mcpJson: sources.mcpJson, projectMcpJson: sources.projectMcpJson });
   const trusted = needsTrust ? await isProjectTrusted(kernel) : false;
   return collectServers({ cwd: kernel.cwd, env, ...sources, trusted, trustHint: trustHint(kernel) });
 }

@@ -6,6 +6,7 @@
  * The MCP SDK is imported here only, and only inside connectServer(): nothing loads it until a
  * configured server is contacted.
  */
+import { isCommandValue, resolveConfigValue } from "../../core/models/config-value.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerSpec, McpTransport } from "./config.js";
@@ -145,14 +146,32 @@ export async function connectServer(spec: McpServerSpec, opts: ConnectOptions): 
     }
   };
 
+  // (1.6 compat) env and headers values that are a whole `!command` run now (like models.json's).
+  const resolveValues = async (rec: Record<string, string> | undefined, what: string): Promise<Record<string, string> | undefined> => {
+    if (!rec || !Object.values(rec).some(isCommandValue)) return rec;
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(rec)) {
+      if (!isCommandValue(v)) {
+        out[k] = v;
+        continue;
+      }
+      let why = "";
+      const r = await resolveConfigValue(v, { onError: (m) => (why = m) });
+      if (r === undefined) throw new Error(`${what}.${k}: ${why || `command "${v.slice(1)}" gave no value`}`);
+      out[k] = r;
+    }
+    return out;
+  };
+
   const createTransport = async (kind: McpTransport): Promise<Transport> => {
     if (kind === "stdio") {
+      const env = await resolveValues(spec.env, "env");
       const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
       const t = new StdioClientTransport({
         command: spec.command!,
         args: spec.args ?? [],
         // Servers get the user's environment plus their own "env" (as other agents do).
-        env: { ...(process.env as Record<string, string>), ...spec.env },
+        env: { ...(process.env as Record<string, string>), ...env },
         cwd: spec.cwd,
         stderr: "pipe",
       });
@@ -166,7 +185,8 @@ export async function connectServer(spec: McpServerSpec, opts: ConnectOptions): 
       return t;
     }
     const url = new URL(spec.url!);
-    const requestInit = spec.headers && Object.keys(spec.headers).length ? { headers: spec.headers } : undefined;
+    const headers = await resolveValues(spec.headers, "headers");
+    const requestInit = headers && Object.keys(headers).length ? { headers } : undefined;
     if (kind === "sse") {
       const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
       return new SSEClientTransport(url, { requestInit });

@@ -11,6 +11,7 @@
  * kernel service "mcp" (McpService). See README.md in this folder for the configuration.
  */
 import { definePlugin } from "../../core/plugin.js";
+import { MCP_USAGE } from "./help.js";
 import type { Kernel } from "../../core/kernel.js";
 import type { ExtensionUI } from "../../core/ui.js";
 import type { McpManager, McpServerView } from "./manager.js";
@@ -50,7 +51,12 @@ export default definePlugin({
       return hasAnyServer(kernelSources(kernel));
     };
 
+    // (added for 1.6 compat) --no-mcp: no server connects this run, no MCP tools.
+    api.registerFlag({ name: "no-mcp", type: "boolean", description: "No MCP servers this run (no connections, no MCP tools)", group: "Extensions and resources" });
+    const disabled = () => !!kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags?.["no-mcp"];
+
     api.on("session_start", async () => {
+      if (disabled()) return;
       if (!manager && !(await anyConfigured())) return;
       const m = await getManager();
       // Connect in the background; the first prompt waits (below).
@@ -117,6 +123,7 @@ export default definePlugin({
       name: "mcp",
       description: "Manage MCP servers (list, get, add, remove)",
       usage: "mcp list | get <name> | add <name> <command|url> [args...] | remove <name>",
+      help: () => MCP_USAGE,
       run: async (args, ctx) => (await import("./cli.js")).runMcpSubcommand(args, ctx),
     });
   },

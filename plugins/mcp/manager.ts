@@ -11,10 +11,11 @@
  * tool (search-tool.ts) is active and the MCP tools stay registered but inactive; "auto"
  * (default) — search when there are more than `mcp.searchThreshold` (40) MCP tools.
  */
+import { filterLateTools } from "../../core/tool-selection.js";
 import type { Kernel, PluginApi } from "../../core/kernel.js";
 import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/types.js";
 import type { ExtensionUI } from "../../core/ui.js";
-import { describeTarget, loadMcpConfig, specKey, type McpServerEntry, type McpTransport } from "./config.js";
+import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpServerEntry, type McpTransport } from "./config.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";
 import { mcpToolName } from "./names.js";
@@ -241,6 +242,10 @@ export class McpManager {
       if (attempt !== st.attempt) return;
       st.status = "failed";
       st.error = message(e);
+      // (1.6 compat) an HTTP server that answers 401 wants OAuth sign-in.
+      if (spec.transport !== "stdio" && /\b401\b|unauthori[sz]ed|invalid_token/i.test(st.error)) {
+        st.error = "needs sign-in: the server requires OAuth and no token is stored; MCP OAuth sign-in is not available in this build yet — give it an Authorization header in mcp.json";
+      }
       if (!this.shutdownAc.signal.aborted) {
         this.api.report("error", `MCP server "${spec.name}" failed to start (${describeTarget(spec)}): ${st.error}`);
       }
@@ -283,20 +288,29 @@ export class McpManager {
     this.toolScope = scope;
     const taken = new Set<string>();
     const names: string[] = [];
+    // (1.6 compat) exposure: hidden = not registered; direct = declared; codemode/deferred = behind
+    // the search tool; tools without one follow the mode.
+    const direct: string[] = [];
+    let indirect = 0;
     for (const st of withTools) {
       for (const tool of st.tools) {
+        const exposure = st.entry.spec ? toolExposureOf(st.entry.spec, tool.name) : undefined;
+        if (exposure === "hidden") continue;
         const name = mcpToolName(st.entry.name, tool.name, taken);
         if (scope.registerTool(this.toolDefinition(name, st.entry.name, tool))) {
           this.registered.set(name, { server: st.entry.name, tool });
           names.push(name);
+          if (exposure === "direct" || (exposure === undefined && mode === "direct")) direct.push(name);
+          else indirect++;
         }
       }
     }
-    if (mode === "search") {
+    this.effectiveMode = indirect ? "search" : "direct";
+    if (indirect) {
       const ok = scope.registerTool(createSearchTool({ entries: () => this.searchEntries(), servers: () => this.serverCounts(), call: (...a) => this.callThroughKernel(...a) }));
-      this.activate(session, kept, ok ? [SEARCH_TOOL_NAME] : []);
+      this.activate(session, kept, ok ? [SEARCH_TOOL_NAME, ...direct] : direct);
     } else {
-      this.activate(session, kept, names);
+      this.activate(session, kept, direct);
     }
   }
 
@@ -307,12 +321,9 @@ export class McpManager {
 
   /** Active tools = the non-MCP ones kept + `wanted`, limited by `--tools` / `--no-tools`. */
   private activate(session: ReturnType<McpManager["session"]>, kept: string[], wanted: string[]): void {
-    let add = wanted;
+    // (changed for 1.6 compat) --tools keeps MCP tools unless an entry starts with mcp__; -nt, -xt.
     const flags = this.kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags;
-    if (flags?.tools !== undefined) {
-      const allowed = new Set(String(flags.tools).split(",").map((t) => t.trim()));
-      add = wanted.filter((n) => allowed.has(n));
-    } else if (flags?.["no-tools"]) add = [];
+    const add = filterLateTools(wanted, flags);
     this.activated = new Set(add);
     if (!session) return;
     session.setActiveTools([...kept, ...add.filter((n) => !kept.includes(n))]);

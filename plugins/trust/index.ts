@@ -1,16 +1,22 @@
 /**
  * Project trust: code that comes with the repository being worked on (`.pi/extensions/`,
  * project settings that name extensions, plugins or packages, `pi.config.ts`) runs only once
- * that project is trusted. Trust comes from `--trust` (this run), the global setting
- * `trustedProjects` (a project's own settings can never trust itself), or `trust(cwd)` (the
- * TUI's prompt; saved to the global settings).
+ * that project is trusted. The decision, first match wins (pi 1.6's order):
+ *   1. the command line: `-na` / `--no-approve` declines; `-a` / `--approve` / `--trust` trusts;
+ *   2. a decision taken in this process (`trust(cwd, {persist: false})`);
+ *   3. the trust store `<agentDir>/trust.json` ({"<folder>": true|false}; the nearest folder
+ *      at or above cwd decides) — what `trust(cwd)` writes;
+ *   4. our older global setting `trustedProjects` (folders; kept as an alias);
+ *   5. the global setting `defaultProjectTrust`: "always" trusts; "ask" (default) and "never"
+ *      decline, and the interactive UI asks only for "ask".
+ * A project's own settings can never trust itself (only the global layer is read).
  *
  * Kernel service "project-trust" (ProjectTrust below). Loaders that skip project code call
  * `noteSkipped()` so the TUI can say what trusting would load.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { definePlugin } from "../../core/plugin.js";
 import type { Kernel } from "../../core/kernel.js";
 
@@ -22,6 +28,8 @@ export interface SkippedItem {
 export interface ProjectTrust {
   /** Whether project code from `cwd` (default: the kernel's cwd) may run. */
   isTrusted(cwd?: string): boolean;
+  /** Whether the interactive UI must not ask (the command line, a saved decision or defaultProjectTrust decided). */
+  promptSuppressed(cwd?: string): boolean;
   /** Trust `cwd` (default: the kernel's cwd); `persist` (default true) adds it to the global `trustedProjects`. */
   trust(cwd?: string, opts?: { persist?: boolean }): void;
   /** Whether the project carries code that trust would let run. */
@@ -54,27 +62,104 @@ export function isInside(cwd: string, folders: readonly string[]): boolean {
   });
 }
 
-/** Whether the raw argv (or a parsed one) carries --trust. */
+const TRUST_WORDS = ["--trust", "--approve", "-a"];
+const DECLINE_WORDS = ["--no-approve", "-na"];
+
+/**
+ * The command line's decision: true (`--trust`, `-a`, `--approve`), false (`-na`,
+ * `--no-approve`, which wins), or undefined. Takes the raw argv or a parsed one.
+ */
+export function argvDecision(argv: { flags?: Record<string, unknown>; unknown?: string[] } | string[] | undefined): boolean | undefined {
+  if (!argv) return undefined;
+  if (Array.isArray(argv)) {
+    const words = argv.slice(0, argv.includes("--") ? argv.indexOf("--") : argv.length);
+    if (words.some((w) => DECLINE_WORDS.includes(w))) return false;
+    return words.some((w) => TRUST_WORDS.includes(w)) ? true : undefined;
+  }
+  if (argv.flags?.["no-approve"] === true || argv.unknown?.some((w) => DECLINE_WORDS.includes(w))) return false;
+  if (argv.flags?.trust === true || argv.flags?.approve === true || argv.unknown?.some((w) => TRUST_WORDS.includes(w))) return true;
+  return undefined;
+}
+
+/** Whether the raw argv (or a parsed one) trusts the project (--trust, -a, --approve; not with -na). */
 export function argvTrusts(argv: { flags?: Record<string, unknown>; unknown?: string[] } | string[] | undefined): boolean {
-  if (!argv) return false;
-  if (Array.isArray(argv)) return argv.includes("--trust");
-  return argv.flags?.trust === true || !!argv.unknown?.includes("--trust");
+  return argvDecision(argv) === true;
+}
+
+export type TrustStore = Record<string, boolean>;
+
+/** `<agentDir>/trust.json`: folder → true/false (null entries and other values are skipped). */
+export function readTrustStore(agentDir: string, report?: (message: string) => void): TrustStore {
+  const file = join(agentDir, "trust.json");
+  if (!existsSync(file)) return {};
+  try {
+    const raw = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, "")) as unknown;
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error("expected an object of folder: true|false");
+    const out: TrustStore = {};
+    for (const [k, v] of Object.entries(raw as Record<string, unknown>)) if (v === true || v === false) out[norm(k)] = v;
+    return out;
+  } catch (e) {
+    report?.(`${file}: ${(e as Error).message}; saved trust decisions are ignored`);
+    return {};
+  }
+}
+
+export function writeTrustStore(agentDir: string, updates: TrustStore): void {
+  const file = join(agentDir, "trust.json");
+  let current: Record<string, unknown> = {};
+  try {
+    if (existsSync(file)) current = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  } catch {
+    current = {};
+  }
+  const next = { ...current, ...updates };
+  const sorted = Object.fromEntries(Object.keys(next).sort().map((k) => [k, next[k]]));
+  mkdirSync(agentDir, { recursive: true, mode: 0o700 });
+  writeFileSync(file, JSON.stringify(sorted, null, 2) + "\n", "utf8");
+}
+
+/** The nearest saved decision at or above `cwd`. */
+export function storeDecision(store: TrustStore, cwd: string): boolean | undefined {
+  let dir = norm(cwd);
+  for (;;) {
+    if (dir in store) return store[dir];
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+export type DefaultProjectTrust = "ask" | "always" | "never";
+
+/** The global `defaultProjectTrust` ("ask" when unset or not one of the three). */
+export function defaultTrustOf(globalSettings: Record<string, unknown>): DefaultProjectTrust {
+  const v = globalSettings.defaultProjectTrust;
+  return v === "always" || v === "never" ? v : "ask";
+}
+
+/** Steps 3-5 of the decision, from the global settings object and the trust store. */
+function savedDecision(cwd: string, agentDir: string, global: Record<string, unknown>, report?: (m: string) => void): boolean {
+  const stored = storeDecision(readTrustStore(agentDir, report), cwd);
+  if (stored !== undefined) return stored;
+  if (Array.isArray(global.trustedProjects) && isInside(cwd, global.trustedProjects as string[])) return true;
+  return defaultTrustOf(global) === "always";
 }
 
 /**
- * For start-up code that runs before the kernel exists (the project's `pi.config.ts`):
- * trusted by `--trust` or by `trustedProjects` in `<agentDir>/settings.json`.
+ * For start-up code that runs before the kernel exists (the project's `pi.config.ts`): the
+ * same decision from the raw argv, trust.json and `<agentDir>/settings.json`.
  */
 export function isProjectTrustedAtStartup(opts: { cwd: string; agentDir: string; argv?: string[] }): boolean {
-  if (argvTrusts(opts.argv)) return true;
+  const cli = argvDecision(opts.argv);
+  if (cli !== undefined) return cli;
+  let global: Record<string, unknown> = {};
   const file = join(opts.agentDir, "settings.json");
-  if (!existsSync(file)) return false;
   try {
-    const json = JSON.parse(readFileSync(file, "utf8")) as { trustedProjects?: unknown };
-    return Array.isArray(json?.trustedProjects) && isInside(opts.cwd, json.trustedProjects as string[]);
+    if (existsSync(file)) global = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   } catch {
-    return false;
+    global = {};
   }
+  return savedDecision(opts.cwd, opts.agentDir, global && typeof global === "object" ? global : {});
 }
 
 export function createProjectTrust(kernel: Kernel): ProjectTrust {
@@ -85,19 +170,25 @@ export function createProjectTrust(kernel: Kernel): ProjectTrust {
     const v = kernel.settings.getGlobal().trustedProjects;
     return Array.isArray(v) ? (v as string[]) : [];
   };
+  const report = (message: string) => kernel.diagnostics.report({ level: "warning", source: "project-trust", message });
   const trust: ProjectTrust = {
     isTrusted(cwd = kernel.cwd) {
       const c = norm(cwd);
-      if (argvTrusts(kernel.service("argv")) && c === norm(kernel.cwd)) return true;
+      const cli = c === norm(kernel.cwd) ? argvDecision(kernel.service("argv")) : undefined;
+      if (cli !== undefined) return cli;
       if ([...session].some((s) => isInside(c, [s]))) return true;
-      return isInside(c, globalList());
+      return savedDecision(c, kernel.agentDir, kernel.settings.getGlobal() as Record<string, unknown>, report);
+    },
+    promptSuppressed(cwd = kernel.cwd) {
+      const c = norm(cwd);
+      if (c === norm(kernel.cwd) && argvDecision(kernel.service("argv")) !== undefined) return true;
+      if (storeDecision(readTrustStore(kernel.agentDir), c) !== undefined) return true;
+      return defaultTrustOf(kernel.settings.getGlobal() as Record<string, unknown>) !== "ask";
     },
     trust(cwd = kernel.cwd, opts = {}) {
       const c = norm(cwd);
       session.add(c);
-      if (opts.persist !== false && !isInside(c, globalList())) {
-        kernel.settings.update({ trustedProjects: [...globalList(), c] }, "global");
-      }
+      if (opts.persist !== false && !isInside(c, globalList())) writeTrustStore(kernel.agentDir, { [c]: true });
       skippedBy.delete(c);
       for (const l of listeners) {
         try {
@@ -143,8 +234,8 @@ export function untrustedMessage(kernel: Kernel, what: string): string {
   const settingsFile = join(kernel.agentDir, "settings.json");
   return (
     `project ${kernel.cwd} is not trusted, so its ${what} did not load. ` +
-    `Trust it with --trust (this run), by answering the trust prompt in the interactive UI, ` +
-    `or by adding it to "trustedProjects" in ${settingsFile}`
+    `Trust it with -a / --approve (this run), by answering the trust prompt in the interactive UI, ` +
+    `or by saving a decision in ${join(kernel.agentDir, "trust.json")} ({"${kernel.cwd}": true}; "trustedProjects" in ${settingsFile} still works)`
   );
 }
 
@@ -184,9 +275,11 @@ export default definePlugin({
     api.registerFlag({
       name: "trust",
       type: "boolean",
-      description: "Trust this project for this run: load its .pi extensions, plugins and packages",
+      description: "Trust this project for this run: load its .pi extensions, plugins and packages (same as -a)",
       group: "Extensions and resources",
     });
+    api.registerFlag({ name: "approve", alias: "a", type: "boolean", description: "Trust this project's files for this run", group: "Extensions and resources" });
+    api.registerFlag({ name: "no-approve", alias: "na", type: "boolean", description: "Ignore this project's trust-gated files for this run", group: "Extensions and resources" });
     const trust = createProjectTrust(api.kernel);
     api.provide<ProjectTrust>("project-trust", trust);
     gateProjectSettings(api.kernel, trust);

@@ -1,0 +1,70 @@
+/**
+ * Terminal input for `pi auth login`: a secret read without echo from a terminal, or the whole of
+ * stdin when it is piped (so scripts can store a key: `printf %s "$KEY" | pi auth login openai --api-key`);
+ * and the OAuth callbacks pi-ai's login flows call (print the URL, ask for a pasted code).
+ */
+import { createInterface } from "node:readline";
+import type { SubcommandContext } from "../../core/kernel.js";
+import type { AuthStorage } from "../../core/models/auth-storage.js";
+
+export async function readSecret(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const c of stdin) chunks.push(Buffer.from(c as Buffer));
+    return Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
+  }
+  process.stderr.write(prompt);
+  return new Promise((resolve) => {
+    let value = "";
+    stdin.setRawMode(true);
+    stdin.resume();
+    const done = (v: string) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off("data", onData);
+      process.stderr.write("\n");
+      resolve(v);
+    };
+    const onData = (buf: Buffer) => {
+      for (const ch of buf.toString("utf8")) {
+        if (ch === "\r" || ch === "\n") return done(value);
+        if (ch === "\u0003") return done("");
+        if (ch === "\u007f" || ch === "\b") value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.on("data", onData);
+  });
+}
+
+function ask(message: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise((resolve) => rl.question(`${message} `, (a) => (rl.close(), resolve(a.trim()))));
+}
+
+export async function oauthLogin(auth: AuthStorage, provider: string, ctx: SubcommandContext, opts: { noBrowser: boolean }): Promise<void> {
+  if (!process.stdin.isTTY) throw new Error(`signing in to ${provider} needs an interactive terminal (or save an API key: pi auth login ${provider} --api-key)`);
+  await auth.login(provider, {
+    onAuth: (info: { url: string; instructions?: string }) => {
+      ctx.stderr(`Open this address to sign in to ${provider}:\n  ${info.url}${info.instructions ? `\n${info.instructions}` : ""}`);
+      if (!opts.noBrowser) void openBrowser(info.url);
+    },
+    onPrompt: (p: { message: string }) => ask(p.message),
+    onProgress: (m: string) => ctx.stderr(m),
+    onManualCodeInput: () => ask("Paste the redirect URL or code:"),
+  });
+}
+
+async function openBrowser(url: string): Promise<void> {
+  const { spawn } = await import("node:child_process");
+  const cmd = process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
+  const args = process.platform === "win32" ? ["/c", "start", "", url] : [url];
+  try {
+    const child = spawn(cmd, args, { stdio: "ignore", detached: true });
+    child.on("error", () => undefined);
+    child.unref();
+  } catch {
+    /* no browser: the address is printed */
+  }
+}
