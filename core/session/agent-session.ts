@@ -4,6 +4,8 @@
  * that name (plugins and extensions), then to `subscribe()` listeners (modes, SDK hosts) — one
  * path, in one order.
  */
+import { applyProviderEvents } from "./provider-events.js"; // (e18)
+import { notifySessionInfo, notifyThinkingLevel } from "./pi16-notify.js"; // (e18)
 import type { Kernel, AssistantStream } from "../kernel.js";
 import { runAgentLoop, type AgentLoopConfig, type LlmContext } from "../agent/loop.js";
 import { convertToLlm, createCustomMessage, createUserMessage, messageText } from "../agent/messages.js";
@@ -540,6 +542,7 @@ export class AgentSession {
       };
     }
     if (extra) Object.assign(options, extra); // (added for compaction: completeOnce)
+    await applyProviderEvents(hooks, model, options); // (e18: pi 1.6 before_provider_headers / after_provider_response)
     for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
     return streamFn(model, context as never, options as never);
   }
@@ -686,6 +689,7 @@ export class AgentSession {
 
   setThinkingLevel(level: ThinkingLevel, persist = true): ThinkingLevel {
     const next = this.clampThinking(level);
+    const previous = this._thinkingLevel; // (e18)
     const changed = next !== this._thinkingLevel;
     this._thinkingLevel = next;
     if (persist && changed) {
@@ -696,6 +700,7 @@ export class AgentSession {
       }
       this.kernel.settings.update({ defaultThinkingLevel: next });
     }
+    if (changed) notifyThinkingLevel(this.kernel, next, previous); // (e18: pi 1.6 thinking_level_select)
     return next;
   }
 
@@ -785,6 +790,7 @@ export class AgentSession {
     const n = name.trim();
     if (!n) throw new Error("session name must not be empty");
     this.sessionManager.appendSessionInfo(n);
+    notifySessionInfo(this.kernel, n); // (e18: pi 1.6 session_info_changed)
   }
 
   getLastAssistantText(): string | null {

@@ -1,0 +1,80 @@
+/**
+ * End to end: an extension written for pi 1.6 (tests/fixtures/extensions/pi16-compat.ts) runs in
+ * the real CLI against the loopback LLM server: module aliases, 1.6 registration methods and ctx
+ * fields, 1.6 events with their payloads, and `terminate: true` ending the run.
+ */
+import { describe, it, expect, beforeAll, afterAll, beforeEach, afterEach } from "@jest/globals";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
+import { jsonLines, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
+
+const FIXTURE = resolve("tests/fixtures/extensions/pi16-compat.ts");
+
+let server: LlmServer;
+let e: E2eEnv;
+let outFile: string;
+
+beforeAll(async () => {
+  server = await startLlmServer({ script: { turns: [] } });
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  e = makeE2eEnv(server.url);
+  outFile = join(e.root, "fixture-out.jsonl");
+  server.reset();
+});
+afterEach(() => e.cleanup());
+
+const records = () => (existsSync(outFile) ? readFileSync(outFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+const one = (kind: string) => records().find((r) => r.kind === kind);
+
+describe("a pi 1.6 extension through the CLI", () => {
+  it("loads with the 1.6 module names, registers with the 1.6 methods and sees the 1.6 ctx and events", async () => {
+    server.setScript({ default: { text: "hello there" } });
+    const r = await runCli(["--no-session", "-p", "-e", FIXTURE, "say hi"], e, { env: { PI16_FIXTURE_OUT: outFile } });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("hello there\n");
+
+    const imports = one("imports");
+    expect(imports.tuiLines[0]).toContain("hello 1.6");
+    expect(imports.oldTuiLines[0]).toContain("hello 0.73");
+    expect(imports.width).toBe(3);
+    expect([imports.stringEnum, imports.agent, imports.schema]).toEqual(["function", "function", "function"]);
+
+    expect(one("registration").calls).toEqual([
+      "registerToolRenderer:ok", "registerEntryRenderer:ok", "registerMarkdownTransformer:ok", "registerMcpServer:ok",
+      "getMcpServers:ok", "unregisterMcpServer:ok", "getSettings:ok",
+    ]);
+    expect(one("mcp").servers).toEqual(["fixture-mcp"]);
+    expect(one("settings").defaultModel).toBe("mock-model");
+
+    const ctx = one("ctx");
+    expect(ctx).toMatchObject({ isProjectTrusted: false, scopedModels: true, hasUI: false, thinkingLevel: "off" });
+    expect(ctx.uiMethods).toEqual(["function", "function", "function", "function", "function"]);
+
+    expect(one("session_info_changed")).toEqual({ kind: "session_info_changed", name: "fixture session" });
+    // the mock model has no reasoning: "high" clamps to "off", so no change and no event
+    expect(one("thinking_level_select")).toBeUndefined();
+
+    const resp = one("after_provider_response");
+    expect(resp.status).toBe(200);
+    expect(resp.contentType).toContain("text/event-stream");
+    expect(server.stats().requests[0]!.headers["x-fixture-trace"]).toBe("trace-123");
+  });
+
+  it("a tool result with terminate: true ends the run without another model turn (json mode)", async () => {
+    server.setScript({ turns: [{ toolCalls: [{ name: "finish", arguments: { answer: "42" } }] }, { text: "SHOULD NOT BE ASKED" }] });
+    const r = await runCli(["--no-session", "--mode", "json", "-e", FIXTURE, "finish it"], e, { env: { PI16_FIXTURE_OUT: outFile } });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const chat = server.stats().requests.filter((q) => q.method === "POST");
+    expect(chat).toHaveLength(1);
+    const ends = jsonLines(r.stdout).filter((x) => x.type === "tool_execution_end");
+    expect(ends.map((x) => x.result.content[0].text)).toEqual(["final: 42"]);
+    expect(jsonLines(r.stdout).some((x) => x.type === "agent_end")).toBe(true);
+  });
+});
