@@ -45,6 +45,8 @@ describe("a pi 1.6 extension through the CLI", () => {
     expect(imports.width).toBe(3);
     expect([imports.stringEnum, imports.agent, imports.schema]).toEqual(["function", "function", "function"]);
 
+    expect(one("exports")).toEqual({ kind: "exports", sessionVersion: 3, frontmatter: { name: "scout" }, tokens: 100, heard: 7, compact: [true, false] });
+
     expect(one("registration").calls).toEqual([
       "registerToolRenderer:ok", "registerEntryRenderer:ok", "registerMarkdownTransformer:ok", "registerMcpServer:ok",
       "getMcpServers:ok", "unregisterMcpServer:ok", "getSettings:ok",
