@@ -80,3 +80,40 @@ describe("a pi 1.6 extension through the CLI", () => {
     expect(jsonLines(r.stdout).some((x) => x.type === "agent_end")).toBe(true);
   });
 });
+
+const RUN_FIXTURE = resolve("tests/fixtures/extensions/pi16-run.ts");
+
+describe("pi 1.6 run hooks through the CLI", () => {
+  it("agent_before_settle appends a custom message and asks for one more request", async () => {
+    server.setScript({ turns: [{ text: "first answer" }, { text: "second answer" }], turnBy: "request" });
+    const r = await runCli(["--no-session", "-p", "-e", RUN_FIXTURE, "go"], e, { env: { PI16_FIXTURE_OUT: outFile, PI16_SETTLE_CONTINUE: "1" } });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const chat = server.stats().requests.filter((q) => q.method === "POST");
+    expect(chat).toHaveLength(2);
+    expect(JSON.stringify(chat[1]!.body.messages)).toContain("NOTE FROM SETTLE");
+    expect(records().filter((x) => x.kind === "agent_before_settle").map((x) => [x.outcome, x.n])).toEqual([["completed", 1], ["completed", 2]]);
+  });
+
+  it("a run started by an extension's custom message fires before_agent_start with messageType custom", async () => {
+    server.setScript({ default: { text: "kicked" } });
+    const r = await runCli(["--no-session", "--mode", "json", "-e", RUN_FIXTURE, "/kick"], e, { env: { PI16_FIXTURE_OUT: outFile } });
+    expect(r.code).toBe(0);
+    const starts = records().filter((x) => x.kind === "before_agent_start");
+    expect(starts).toEqual([{ kind: "before_agent_start", messageType: "custom", customType: "kick" }]);
+    const chat = server.stats().requests.filter((q) => q.method === "POST");
+    expect(chat).toHaveLength(1);
+    expect(JSON.stringify(chat[0]!.body.messages)).toContain("KICK MESSAGE");
+    expect(JSON.stringify(chat[0]!.body.messages)).toContain("CUSTOM RUN PROMPT");
+  });
+
+  it("tool_result handlers see structuredContent; replacing the content drops it", async () => {
+    server.setScript({ turns: [{ toolCalls: [{ name: "measure", arguments: {} }] }, { text: "done" }] });
+    const r = await runCli(["--no-session", "--mode", "json", "-e", RUN_FIXTURE, "measure"], e, { env: { PI16_FIXTURE_OUT: outFile } });
+    expect(r.code).toBe(0);
+    expect(one("tool_result").structuredContent).toEqual({ length: 3 });
+    const end = jsonLines(r.stdout).find((x) => x.type === "tool_execution_end");
+    expect(end.result.content[0].text).toBe("redacted");
+    expect(end.result.structuredContent).toBeUndefined();
+  });
+});

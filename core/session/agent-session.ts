@@ -6,6 +6,7 @@
  */
 import { applyProviderEvents } from "./provider-events.js"; // (e18)
 import { notifySessionInfo, notifyThinkingLevel } from "./pi16-notify.js"; // (e18)
+import { beforeCustomRun, beforeSettle } from "./pi16-run.js"; // (e18)
 import type { Kernel, AssistantStream } from "../kernel.js";
 import { runAgentLoop, type AgentLoopConfig, type LlmContext } from "../agent/loop.js";
 import { convertToLlm, createCustomMessage, createUserMessage, messageText } from "../agent/messages.js";
@@ -281,7 +282,7 @@ export class AgentSession {
     }
 
     // 2. The input hook: transform or consume.
-    const input = { type: "input" as const, text, images: opts.images, source };
+    const input = { type: "input" as const, text, images: opts.images, source, ...(this.running && opts.streamingBehavior ? { streamingBehavior: opts.streamingBehavior } : {}) }; // (e18: streamingBehavior)
     if (this.kernel.hooks.input.isUsed()) {
       const r = await this.kernel.hooks.input.promise(input);
       if (r && r.action === "handled") {
@@ -428,7 +429,25 @@ export class AgentSession {
       void this.continueRun();
       return;
     }
+    // (e18: pi 1.6 agent_before_settle may append entries and ask for one more request)
+    const more = await beforeSettle(this.kernel, aborted ? "aborted" : this.lastRunOutcome(), {
+      appendCustomEntry: (t, d) => void (this.sessionManager as unknown as { appendCustomEntry(t: string, d?: unknown): string }).appendCustomEntry(t, d),
+      addMessage: (m) => this.addMessage(m),
+    });
+    if (more && !this.disposed) {
+      await this.continueRun(); // (awaited: the caller's prompt() resolves after the extra request)
+      return;
+    }
     await this.emit({ type: "agent_settled", aborted });
+  }
+
+  /** (e18) How the last run ended, from its last assistant message. */
+  private lastRunOutcome(): "completed" | "error" {
+    for (let i = this.transcript.length - 1; i >= 0; i--) {
+      const m = this.transcript[i] as { role: string; stopReason?: string };
+      if (m.role === "assistant") return m.stopReason === "error" ? "error" : "completed";
+    }
+    return "completed";
   }
 
   /** Run the loop again from the current transcript (queued messages are picked up). */
@@ -482,8 +501,9 @@ export class AgentSession {
           content: result.content,
           details: result.details,
           isError,
+          ...pickToolExtras(result), // (e18: structuredContent, usage)
         });
-        const r: AgentToolResult = { content: ev?.content ?? result.content, details: ev?.details ?? result.details };
+        const r: AgentToolResult = { content: ev?.content ?? result.content, details: ev?.details ?? result.details, ...pickToolExtras(ev) }; // (e18)
         return { result: r, isError: ev?.isError ?? isError };
       },
       getSteeringMessages: () => this.dequeue(this.steeringQueue, this.steeringMode),
@@ -618,8 +638,15 @@ export class AgentSession {
       return;
     }
     if (opts.triggerTurn) {
-      this.followUpQueue.push(m);
-      await this.continueRun();
+      // (e18: pi 1.6 before_agent_start with messageType "custom")
+      const pre = await beforeCustomRun(this.kernel, m as CustomMessage, await this.getSystemPrompt());
+      this.followUpQueue.push(m, ...pre.messages);
+      this.turnSystemPrompt = pre.systemPrompt;
+      try {
+        await this.continueRun();
+      } finally {
+        this.turnSystemPrompt = undefined;
+      }
       return;
     }
     await this.addMessage(m);
@@ -1073,4 +1100,14 @@ function stripImages(messages: AgentMessage[]): AgentMessage[] {
     if (!Array.isArray(c) || !c.some((b) => b?.type === "image")) return m;
     return { ...m, content: c.map((b) => (b?.type === "image" ? { type: "text", text: "[image omitted: images.blockImages is on]" } : b)) } as AgentMessage;
   });
+}
+
+/** (e18) The pi 1.6 fields of a tool result that the tool_result hook passes through. */
+function pickToolExtras(r: unknown): { structuredContent?: unknown; usage?: unknown; terminate?: true } {
+  const o = (r ?? {}) as { structuredContent?: unknown; usage?: unknown; terminate?: unknown };
+  return {
+    ...(o.structuredContent !== undefined ? { structuredContent: o.structuredContent } : {}),
+    ...(o.usage !== undefined ? { usage: o.usage } : {}),
+    ...(o.terminate === true ? { terminate: true as const } : {}),
+  };
 }
