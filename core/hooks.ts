@@ -128,6 +128,8 @@ export interface BeforeAgentStartEvent {
   messageType?: "user" | "custom";
   message?: unknown;
   systemPrompt: string;
+  /** pi 1.6 prompt sections (name → text), appended to the system prompt as <name> blocks; taps change them in place. */
+  sections?: Record<string, string>;
   /** Custom messages to add before the prompt; taps append. */
   messages: Array<{ customType: string; content: string | (TextContent | ImageContent)[]; display: boolean; details?: unknown }>;
 }
@@ -520,7 +522,7 @@ export const PI_CONVENTIONS: PiConventions = {
       messageType: (e as Obj).messageType ?? "user",
       ...((e as Obj).messageType === "custom" ? { message: (e as Obj).message } : { prompt: e.prompt, images: e.images }),
       systemPrompt: e.systemPrompt,
-      systemPromptOptions: env.systemPromptOptions(),
+      systemPromptOptions: { ...env.systemPromptOptions(), sections: (e.sections ??= {}) },
     }),
     fromPi: (r, e) => {
       if (!isObj(r)) return;

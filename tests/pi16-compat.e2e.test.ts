@@ -107,7 +107,7 @@ describe("pi 1.6 run hooks through the CLI", () => {
     expect(JSON.stringify(chat[0]!.body.messages)).toContain("CUSTOM RUN PROMPT");
   });
 
-  it("tool_result handlers see structuredContent; replacing the content drops it", async () => {
+  it("tool_result handlers see structuredContent (replacing the content drops it); prompt sections reach the model", async () => {
     server.setScript({ turns: [{ toolCalls: [{ name: "measure", arguments: {} }] }, { text: "done" }] });
     const r = await runCli(["--no-session", "--mode", "json", "-e", RUN_FIXTURE, "measure"], e, { env: { PI16_FIXTURE_OUT: outFile } });
     expect(r.code).toBe(0);
@@ -115,5 +115,9 @@ describe("pi 1.6 run hooks through the CLI", () => {
     const end = jsonLines(r.stdout).find((x) => x.type === "tool_execution_end");
     expect(end.result.content[0].text).toBe("redacted");
     expect(end.result.structuredContent).toBeUndefined();
+    // a before_agent_start handler's prompt section reaches the model as a tagged block
+    const system = server.stats().requests.filter((q) => q.method === "POST")[0]!.body.messages[0];
+    expect(system.role).toBe("system");
+    expect(system.content).toContain("<fixture_rules>\nALWAYS BE KIND\n</fixture_rules>");
   });
 });

@@ -6,7 +6,7 @@
  */
 import { applyProviderEvents } from "./provider-events.js"; // (e18)
 import { notifySessionInfo, notifyThinkingLevel } from "./pi16-notify.js"; // (e18)
-import { beforeCustomRun, beforeSettle } from "./pi16-run.js"; // (e18)
+import { beforeCustomRun, beforeSettle, withSections } from "./pi16-run.js"; // (e18)
 import type { Kernel, AssistantStream } from "../kernel.js";
 import { runAgentLoop, type AgentLoopConfig, type LlmContext } from "../agent/loop.js";
 import { convertToLlm, createCustomMessage, createUserMessage, messageText } from "../agent/messages.js";
@@ -339,7 +339,8 @@ export class AgentSession {
         });
         if (ev) {
           for (const m of ev.messages ?? []) prompts.push(createCustomMessage(m.customType, m.content, m.display, m.details));
-          if (ev.systemPrompt !== base) this.turnSystemPrompt = ev.systemPrompt;
+          const sp = withSections(ev.systemPrompt, ev.sections); // (e18: pi 1.6 prompt sections)
+          if (sp !== base) this.turnSystemPrompt = sp;
         }
       }
       await opts.onAccepted?.("started");

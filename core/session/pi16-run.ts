@@ -24,7 +24,7 @@ export async function beforeCustomRun(
   });
   return {
     messages: (ev?.messages ?? []).map((m) => createCustomMessage(m.customType, m.content, m.display, m.details)),
-    systemPrompt: ev && ev.systemPrompt !== systemPrompt ? ev.systemPrompt : undefined,
+    systemPrompt: ev && withSections(ev.systemPrompt, ev.sections) !== systemPrompt ? withSections(ev.systemPrompt, ev.sections) : undefined,
   };
 }
 
@@ -44,4 +44,12 @@ export async function beforeSettle(kernel: Kernel, outcome: "completed" | "abort
     else kernel.diagnostics.report({ level: "warning", source: "session", hook: "agent_before_settle", message: `entries of type "${d.type}" cannot be appended at settle time here` });
   }
   return ev.continue === true && outcome !== "aborted";
+}
+
+/** The system prompt with pi 1.6's prompt sections appended, each as an XML-tagged block. */
+export function withSections(systemPrompt: string, sections: Record<string, string> | undefined): string {
+  const blocks = Object.entries(sections ?? {})
+    .filter(([, text]) => typeof text === "string" && text.trim())
+    .map(([name, text]) => `<${name}>\n${text}\n</${name}>`);
+  return blocks.length ? `${systemPrompt}\n\n${blocks.join("\n\n")}` : systemPrompt;
 }
