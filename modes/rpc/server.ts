@@ -16,6 +16,7 @@ import { resolve } from "node:path";
 import type { ModeContext, SlashCommand } from "../../core/kernel.js";
 import { attachJsonlReader, parseJsonLine } from "../../core/io/jsonl.js";
 import { toWireEvent } from "../../core/io/wire.js";
+import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
 import { messageText } from "../../core/agent/messages.js";
 import type { AgentSession, Disposition } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
@@ -75,6 +76,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   };
   const unRebind = runtime.onRebind(subscribe);
   subscribe();
+  const unNotices = writeProtocolNotices(kernel.hooks, write); // (e18: thinking_level_changed, session_info_changed)
 
   // ---- ending ----
   let resolveRun!: (code: number) => void;
@@ -101,6 +103,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       }
       unsubscribe();
       unRebind();
+      unNotices(); // (e18)
       await out.close();
       resolveRun(code);
     })();
@@ -253,7 +256,12 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     abort_retry: () => {
       session().abortRetry();
     },
-    bash: (cmd) => session().executeBash(cmd.command, { excludeFromContext: cmd.excludeFromContext }),
+    bash: (cmd, id) =>
+      session().executeBash(cmd.command, {
+        excludeFromContext: cmd.excludeFromContext,
+        // (e18: pi 1.6 streams the output as bash_execution_update, with the command's id)
+        onData: (delta) => void write(id === undefined ? { type: "bash_execution_update", delta } : { type: "bash_execution_update", id, delta }),
+      }),
     abort_bash: () => {
       session().abortBash();
     },
