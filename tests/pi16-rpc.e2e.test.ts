@@ -3,8 +3,8 @@
  * bash_execution_update (streamed output carrying the bash command's id) — through the real CLI.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 import { RpcClient } from "../sdk/rpc-client.js";
@@ -60,5 +60,31 @@ describe("pi 1.6 RPC records", () => {
     }, "bash_execution_update");
     expect(updates.map((x) => x.delta).join("")).toBe("first-chunk\nsecond-chunk\n");
     expect(updates.every((x) => x.id !== undefined && x.id === updates[0].id)).toBe(true);
+  });
+
+  it("a blocking extension dialog is announced with ui_prompt_start and ui_prompt_end", async () => {
+    const out = join(e.root, "ui-out.jsonl");
+    const c = new RpcClient({
+      cliPath: CLI,
+      cwd: e.cwd,
+      env: { ...e.env, PI16_FIXTURE_OUT: out },
+      inheritEnv: false,
+      args: ["--no-session", "-e", resolve("tests/fixtures/extensions/pi16-compat.ts")],
+      onExtensionUiRequest: () => true,
+    });
+    try {
+      await c.start();
+      expect(await c.prompt("/ask-go")).toEqual({ disposition: "handled" });
+      const recs = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+      await waitFor(() => (recs().some((r) => r.kind === "answer") ? true : undefined), "the answer");
+      const seen = recs().filter((r) => ["ui_prompt_start", "answer", "ui_prompt_end"].includes(r.kind));
+      expect(seen).toEqual([
+        { kind: "ui_prompt_start", promptKind: "confirm", title: "Go ahead?" },
+        { kind: "ui_prompt_end", promptKind: "confirm", title: "Go ahead?" },
+        { kind: "answer", yes: true },
+      ]);
+    } finally {
+      await c.stop();
+    }
   });
 });
