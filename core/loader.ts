@@ -2,8 +2,9 @@
  * Loads .ts/.js plugin and extension modules with jiti: TypeScript without a build step.
  *
  * Imports of the host packages (our own package name, @mariozechner/pi-coding-agent,
- * @earendil-works/pi-coding-agent) and of typebox, @sinclair/typebox and @mariozechner/pi-ai
- * resolve to the very files the host runs, so they share the host's ESM module instances
+ * @earendil-works/pi-coding-agent), of typebox, @sinclair/typebox and of the pi libraries
+ * (pi-ai, pi-agent-core, pi-tui, pi-schema under both scopes) resolve to the very files the
+ * host runs, so they share the host's ESM module instances
  * (`instanceof` works, one TypeBox copy). jiti itself is imported on first use only.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -69,6 +70,14 @@ function libraryAliases(): Record<string, string> {
     ...exportAliases("typebox"),
     ...exportAliases("typebox", "@sinclair/typebox"),
     ...exportAliases("@mariozechner/pi-ai"),
+    // pi 1.6 extensions: pi-ai is the host's instance (one model registry, one stream type);
+    // pi-tui and pi-schema are the real 1.6 packages, the pi-tui of 0.73.1 for the old scope.
+    ...exportAliases("@mariozechner/pi-ai", "@earendil-works/pi-ai"),
+    ...exportAliases("@mariozechner/pi-agent-core"),
+    ...exportAliases("@mariozechner/pi-agent-core", "@earendil-works/pi-agent-core"),
+    ...exportAliases("@earendil-works/pi-tui"),
+    ...exportAliases("@mariozechner/pi-tui"),
+    ...exportAliases("@earendil-works/pi-schema"),
   };
   return sharedAliases;
 }

@@ -43,6 +43,12 @@ export interface ExtensionUI {
   getAllThemes(): unknown[];
   getTheme(name: string): unknown;
   setTheme(theme: unknown): unknown;
+  // pi 1.6 (a mode without them answers like the no-op UI)
+  addAutocompleteProvider?(factory: (...a: any[]) => unknown): void;
+  getEditorComponent?(): ((...a: any[]) => unknown) | undefined;
+  setHiddenThinkingLabel?(label?: string): void;
+  setWorkingIndicator?(options?: Record<string, unknown>): void;
+  setWorkingVisible?(visible: boolean): void;
 }
 
 /** Resolves after `ms` (or never when ms is undefined) or when the signal aborts, to `fallback`. */
@@ -125,5 +131,10 @@ export function createNoopUI(report?: (d: Diagnostic) => void, source = "ui", on
     getAllThemes: () => [],
     getTheme: () => undefined,
     setTheme: () => undefined,
+    addAutocompleteProvider: () => {},
+    getEditorComponent: () => undefined,
+    setHiddenThinkingLabel: () => {},
+    setWorkingIndicator: () => {},
+    setWorkingVisible: () => {},
   };
 }

@@ -164,3 +164,4 @@ export { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
 export { createExtensionHarness, type ExtensionHarness, type ExtensionHarnessOptions } from "./extension-harness.js";
 export { FauxModel, createFauxPlugin, setFauxScript, type FauxStep, type FauxResponse } from "../plugins/faux/index.js";
 export { RpcClient, RpcCommandError, type RpcClientOptions } from "./rpc-client.js";
+export * from "./pi16-exports.js";

@@ -111,6 +111,8 @@ export async function runAgentLoop(
         const r = await executeToolCalls(calls, config, signal, push);
         toolResults = r.results;
         steering = r.steering;
+        // pi 1.6: when every tool of the batch returned `terminate: true`, no further model turn
+        if (r.terminate) moreToolCalls = false;
       }
       await config.emit({ type: "turn_end", turnIndex, message: assistant, toolResults });
       pending = steering?.length ? steering : config.getSteeringMessages();
@@ -174,7 +176,7 @@ async function executeToolCalls(
   config: AgentLoopConfig,
   signal: AbortSignal,
   push: (m: AgentMessage) => Promise<void>,
-): Promise<{ results: ToolResultMessage[]; steering?: AgentMessage[] }> {
+): Promise<{ results: ToolResultMessage[]; steering?: AgentMessage[]; terminate: boolean }> {
   const byName = new Map(config.tools.map((t) => [t.name, t]));
   const prepared: Prepared[] = [];
   let steering: AgentMessage[] | undefined;
@@ -194,6 +196,7 @@ async function executeToolCalls(
 
   // Execute; finalise and emit in source order as soon as each one (and all before it) is done.
   const results: ToolResultMessage[] = [];
+  let terminate = prepared.length > 0;
   const runOne = (p: Prepared) => (p.early ? Promise.resolve(p.early) : runTool(p, config, signal));
   const sequential = config.toolExecution === "sequential";
   const settled: Array<Promise<{ result: AgentToolResult; isError: boolean }>> = [];
@@ -215,6 +218,7 @@ async function executeToolCalls(
     const t0 = Date.now();
     const raw = sequential ? await runOne(p) : await settled[i]!;
     const final = p.early ? raw : await config.afterToolCall(p.call, p.args, raw.result, raw.isError);
+    if (p.early || (raw.result as { terminate?: unknown }).terminate !== true) terminate = false;
     await config.emit({
       type: "tool_execution_end",
       toolCallId: p.call.id,
@@ -235,7 +239,7 @@ async function executeToolCalls(
     results.push(msg);
     await push(msg);
   }
-  return { results, steering };
+  return { results, steering, terminate };
 }
 
 async function preflight(call: ToolCall, tool: ToolDefinition | undefined, config: AgentLoopConfig, signal: AbortSignal): Promise<Prepared> {

@@ -4,6 +4,9 @@
  * that name (plugins and extensions), then to `subscribe()` listeners (modes, SDK hosts) — one
  * path, in one order.
  */
+import { applyProviderEvents } from "./provider-events.js"; // (e18)
+import { notifySessionInfo, notifyThinkingLevel } from "./pi16-notify.js"; // (e18)
+import { beforeCustomRun, beforeSettle, withSections } from "./pi16-run.js"; // (e18)
 import type { Kernel, AssistantStream } from "../kernel.js";
 import { runAgentLoop, type AgentLoopConfig, type LlmContext } from "../agent/loop.js";
 import { convertToLlm, createCustomMessage, createUserMessage, messageText } from "../agent/messages.js";
@@ -279,7 +282,7 @@ export class AgentSession {
     }
 
     // 2. The input hook: transform or consume.
-    const input = { type: "input" as const, text, images: opts.images, source };
+    const input = { type: "input" as const, text, images: opts.images, source, ...(this.running && opts.streamingBehavior ? { streamingBehavior: opts.streamingBehavior } : {}) }; // (e18: streamingBehavior)
     if (this.kernel.hooks.input.isUsed()) {
       const r = await this.kernel.hooks.input.promise(input);
       if (r && r.action === "handled") {
@@ -336,7 +339,8 @@ export class AgentSession {
         });
         if (ev) {
           for (const m of ev.messages ?? []) prompts.push(createCustomMessage(m.customType, m.content, m.display, m.details));
-          if (ev.systemPrompt !== base) this.turnSystemPrompt = ev.systemPrompt;
+          const sp = withSections(ev.systemPrompt, ev.sections); // (e18: pi 1.6 prompt sections)
+          if (sp !== base) this.turnSystemPrompt = sp;
         }
       }
       await opts.onAccepted?.("started");
@@ -426,15 +430,26 @@ export class AgentSession {
       void this.continueRun();
       return;
     }
-    // (added for cc-hooks #24) a tap may ask for one more run before the session settles
-    if (!aborted && !this.disposed && this.kernel.hooks.agent_before_settle.isUsed()) {
-      const r = await this.kernel.hooks.agent_before_settle.promise({ type: "agent_before_settle" });
-      if (r?.followUp && !this.disposed) {
-        this.followUpQueue.push(createCustomMessage(r.followUp.customType, r.followUp.content, r.followUp.display ?? false));
-        return this.continueRun();
-      }
+    // (e18: pi 1.6 agent_before_settle may append entries, queue a follow-up (cc-hooks' Stop) and ask for one more request)
+    const more = await beforeSettle(this.kernel, aborted ? "aborted" : this.lastRunOutcome(), {
+      appendCustomEntry: (t, d) => void (this.sessionManager as unknown as { appendCustomEntry(t: string, d?: unknown): string }).appendCustomEntry(t, d),
+      addMessage: (m) => this.addMessage(m),
+      queueFollowUp: (m) => void this.followUpQueue.push(m),
+    });
+    if (more && !this.disposed) {
+      await this.continueRun(); // (awaited: the caller's prompt() resolves after the extra request)
+      return;
     }
     await this.emit({ type: "agent_settled", aborted });
+  }
+
+  /** (e18) How the last run ended, from its last assistant message. */
+  private lastRunOutcome(): "completed" | "error" {
+    for (let i = this.transcript.length - 1; i >= 0; i--) {
+      const m = this.transcript[i] as { role: string; stopReason?: string };
+      if (m.role === "assistant") return m.stopReason === "error" ? "error" : "completed";
+    }
+    return "completed";
   }
 
   /** Run the loop again from the current transcript (queued messages are picked up). */
@@ -488,8 +503,9 @@ export class AgentSession {
           content: result.content,
           details: result.details,
           isError,
+          ...pickToolExtras(result), // (e18: structuredContent, usage)
         });
-        const r: AgentToolResult = { content: ev?.content ?? result.content, details: ev?.details ?? result.details };
+        const r: AgentToolResult = { content: ev?.content ?? result.content, details: ev?.details ?? result.details, ...pickToolExtras(ev) }; // (e18)
         return { result: r, isError: ev?.isError ?? isError };
       },
       getSteeringMessages: () => this.dequeue(this.steeringQueue, this.steeringMode),
@@ -548,6 +564,7 @@ export class AgentSession {
       };
     }
     if (extra) Object.assign(options, extra); // (added for compaction: completeOnce)
+    await applyProviderEvents(hooks, model, options); // (e18: pi 1.6 before_provider_headers / after_provider_response)
     for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
     return streamFn(model, context as never, options as never);
   }
@@ -623,8 +640,15 @@ export class AgentSession {
       return;
     }
     if (opts.triggerTurn) {
-      this.followUpQueue.push(m);
-      await this.continueRun();
+      // (e18: pi 1.6 before_agent_start with messageType "custom")
+      const pre = await beforeCustomRun(this.kernel, m as CustomMessage, await this.getSystemPrompt());
+      this.followUpQueue.push(m, ...pre.messages);
+      this.turnSystemPrompt = pre.systemPrompt;
+      try {
+        await this.continueRun();
+      } finally {
+        this.turnSystemPrompt = undefined;
+      }
       return;
     }
     await this.addMessage(m);
@@ -694,6 +718,7 @@ export class AgentSession {
 
   setThinkingLevel(level: ThinkingLevel, persist = true): ThinkingLevel {
     const next = this.clampThinking(level);
+    const previous = this._thinkingLevel; // (e18)
     const changed = next !== this._thinkingLevel;
     this._thinkingLevel = next;
     if (persist && changed) {
@@ -704,6 +729,7 @@ export class AgentSession {
       }
       this.kernel.settings.update({ defaultThinkingLevel: next });
     }
+    if (changed) notifyThinkingLevel(this.kernel, next, previous); // (e18: pi 1.6 thinking_level_select)
     return next;
   }
 
@@ -793,6 +819,7 @@ export class AgentSession {
     const n = name.trim();
     if (!n) throw new Error("session name must not be empty");
     this.sessionManager.appendSessionInfo(n);
+    notifySessionInfo(this.kernel, n); // (e18: pi 1.6 session_info_changed)
   }
 
   getLastAssistantText(): string | null {
@@ -1075,4 +1102,14 @@ function stripImages(messages: AgentMessage[]): AgentMessage[] {
     if (!Array.isArray(c) || !c.some((b) => b?.type === "image")) return m;
     return { ...m, content: c.map((b) => (b?.type === "image" ? { type: "text", text: "[image omitted: images.blockImages is on]" } : b)) } as AgentMessage;
   });
+}
+
+/** (e18) The pi 1.6 fields of a tool result that the tool_result hook passes through. */
+function pickToolExtras(r: unknown): { structuredContent?: unknown; usage?: unknown; terminate?: true } {
+  const o = (r ?? {}) as { structuredContent?: unknown; usage?: unknown; terminate?: unknown };
+  return {
+    ...(o.structuredContent !== undefined ? { structuredContent: o.structuredContent } : {}),
+    ...(o.usage !== undefined ? { usage: o.usage } : {}),
+    ...(o.terminate === true ? { terminate: true as const } : {}),
+  };
 }

@@ -8,6 +8,7 @@ import type { ModeContext } from "../../core/kernel.js";
 import { formatDiagnostic } from "../../core/kernel.js";
 import { StdoutGuard } from "../../core/io/index.js";
 import { toWireEvent, PROTOCOL_VERSION } from "../../core/io/wire.js";
+import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
 import { messageText } from "../../core/agent/messages.js";
 import type { AssistantMessage } from "../../core/types.js";
 
@@ -50,6 +51,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
   };
   runtime.onRebind?.(subscribe);
   subscribe();
+  const unNotices = format === "json" ? writeProtocolNotices(kernel.hooks, (r) => guard.writeRecord(r as never)) : () => {}; // (e18)
 
   let exitCode = 0;
   try {
@@ -100,6 +102,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
     return exitCode;
   } finally {
     unsubscribe();
+    unNotices(); // (e18)
     try {
       await runtime.dispose();
     } catch (e) {

@@ -322,6 +322,14 @@ function buildOutputSchemas() {
     ),
     auto_retry_end: event("auto_retry_end", { success: Type.Boolean(), attempt: Type.Number(), finalError: Type.Optional(Type.String()) }, "Retrying ended"),
     model_select: event("model_select", { model: Model, previousModel: Type.Optional(Model), source: Type.String() }, "The model changed"),
+    // (e18: pi 1.6)
+    thinking_level_changed: event("thinking_level_changed", { level: Type.String() }, "The active thinking level changed"),
+    session_info_changed: event("session_info_changed", { name: Type.Optional(Type.String()) }, "The session's display name changed (absent: cleared)"),
+    bash_execution_update: event(
+      "bash_execution_update",
+      { id: Type.Optional(Type.Union([Type.String(), Type.Number()])), delta: Type.String() },
+      "RPC only: a chunk of a running bash command's output; id repeats the bash command's id",
+    ),
     extension_error: event(
       "extension_error",
       {

@@ -19,6 +19,7 @@ import { attachJsonlReader, parseJsonLine } from "../../core/io/jsonl.js";
 /** Default limit of one RPC input line, in characters (setting `rpc.maxLineLength`). */
 export const DEFAULT_MAX_RPC_LINE = 64 * 1024 * 1024;
 import { toWireEvent } from "../../core/io/wire.js";
+import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
 import { messageText } from "../../core/agent/messages.js";
 import type { AgentSession, Disposition } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
@@ -78,6 +79,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   };
   const unRebind = runtime.onRebind(subscribe);
   subscribe();
+  const unNotices = writeProtocolNotices(kernel.hooks, write); // (e18: thinking_level_changed, session_info_changed)
 
   // ---- ending ----
   let resolveRun!: (code: number) => void;
@@ -104,6 +106,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       }
       unsubscribe();
       unRebind();
+      unNotices(); // (e18)
       await out.close();
       resolveRun(code);
     })();
@@ -258,7 +261,12 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     abort_retry: () => {
       session().abortRetry();
     },
-    bash: (cmd) => session().executeBash(cmd.command, { excludeFromContext: cmd.excludeFromContext }),
+    bash: (cmd, id) =>
+      session().executeBash(cmd.command, {
+        excludeFromContext: cmd.excludeFromContext,
+        // (e18: pi 1.6 streams the output as bash_execution_update, with the command's id)
+        onData: (delta) => void write(id === undefined ? { type: "bash_execution_update", delta } : { type: "bash_execution_update", id, delta }),
+      }),
     abort_bash: () => {
       session().abortBash();
     },

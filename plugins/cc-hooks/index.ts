@@ -189,9 +189,9 @@ export function setupHooks(kernel: Kernel, on: PluginApi): HookEngine {
   });
 
   // ---- Stop ----
-  on.on("agent_before_settle", async () => {
+  on.on("agent_before_settle", async (e) => {
     const hooks = engine.handlers("Stop");
-    if (!hooks.length) return undefined;
+    if (!hooks.length || e.outcome === "aborted") return undefined;
     const s = engine.session();
     const lastAssistant = [...(s?.messages ?? [])].reverse().find((m) => (m as Obj).role === "assistant") as Obj | undefined;
     const answers = await engine.run("Stop", hooks, { stop_hook_active: stopStreak > 0, last_assistant_message: textOf(lastAssistant?.content) });
@@ -206,7 +206,8 @@ export function setupHooks(kernel: Kernel, on: PluginApi): HookEngine {
       return undefined;
     }
     stopStreak++;
-    return { followUp: { customType: "cc-hooks-stop", content: `Stop hook feedback: ${cap(reason)}`, display: false } };
+    e.followUp = { customType: "cc-hooks-stop", content: `Stop hook feedback: ${cap(reason)}`, display: false };
+    return undefined;
   });
 
   // ---- PreCompact ----

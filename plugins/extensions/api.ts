@@ -8,6 +8,7 @@ import type { ExtensionHost, LoadedExtension } from "./host.js";
 import { tapExtensionEvent } from "./events.js";
 import { isolateExtensionFailures, withTimeLimit } from "./isolation.js";
 import { execCommand } from "./exec.js";
+import { createApi16 } from "./api-16.js";
 import { NOT_INITIALIZED } from "./context.js";
 import type { ExtensionAPI, ProviderConfig, ToolDefinition } from "./types.js";
 
@@ -192,6 +193,7 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
     },
 
     events: host.bus.view(ext.name, (off) => ext.disposers.push(off)),
+    ...createApi16(kernel, ext, alive),
   };
   return api;
 }

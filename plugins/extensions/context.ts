@@ -25,6 +25,8 @@ export interface ContextHost {
   runtime(): AgentSessionRuntime | undefined;
   isIdle(): boolean;
   systemPrompt(): string;
+  /** The parts the system prompt is built from (pi's BuildSystemPromptOptions). */
+  systemPromptOptions(): Record<string, unknown>;
   reload(): Promise<void>;
   sendMessage(message: any, options?: any): Promise<void>;
   sendUserMessage(content: any, options?: any): Promise<void>;
@@ -82,11 +84,16 @@ export function withTheme(ui: ExtensionUI): ExtensionUI {
 
 export class UiSource {
   private readonly noop = new Map<string, ExtensionUI>();
+  private readonly completed = new WeakMap<object, ExtensionUI>();
   constructor(private readonly kernel: Kernel) {}
   /** The mode's UI, or a no-op one whose unsupported calls are reported once under `owner`. */
   get(owner: string): ExtensionUI {
     const ui = this.kernel.service<ExtensionUI>("ui");
-    if (ui) return withTheme(ui);
+    if (ui) {
+      let c = this.completed.get(ui);
+      if (!c) this.completed.set(ui, (c = completeUi(this.kernel, withTheme(ui))));
+      return c;
+    }
     let n = this.noop.get(owner);
     if (!n) {
       n = withTheme(createNoopUI((d) => this.kernel.diagnostics.report(d), owner));
@@ -98,6 +105,35 @@ export class UiSource {
     const ui = this.kernel.service<ExtensionUI>("ui");
     return !!ui && ui.kind !== "none";
   }
+}
+
+const PROMPTS = new Set(["select", "confirm", "input", "editor", "custom"]);
+
+/**
+ * The mode's UI as pi 1.6 extensions see it: methods a mode does not implement (yet) answer
+ * like the no-op UI instead of throwing, and a blocking dialog is announced with the
+ * ui_prompt_start / ui_prompt_end hooks.
+ */
+function completeUi(kernel: Kernel, ui: ExtensionUI): ExtensionUI {
+  const fallback = createNoopUI(undefined);
+  return new Proxy(ui, {
+    get(target, prop, receiver) {
+      const own = Reflect.get(target, prop, receiver);
+      if (typeof prop !== "string") return own;
+      if (own === undefined && prop in fallback) return (fallback as unknown as Record<string, unknown>)[prop];
+      if (typeof own !== "function" || !PROMPTS.has(prop)) return own;
+      return async (...args: unknown[]) => {
+        const title = prop === "custom" ? undefined : typeof args[0] === "string" ? args[0] : undefined;
+        const ev = { reason: "ui_prompt" as const, kind: prop as "select", ...(title !== undefined ? { title } : {}) };
+        await kernel.hooks.ui_prompt_start.promise({ type: "ui_prompt_start", ...ev });
+        try {
+          return await (own as (...a: unknown[]) => unknown).apply(target, args);
+        } finally {
+          await kernel.hooks.ui_prompt_end.promise({ type: "ui_prompt_end", ...ev });
+        }
+      };
+    },
+  });
 }
 
 /** The abort signal of the running turn. */
@@ -134,6 +170,16 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
     },
     get signal() {
       return turnSignal(host.session());
+    },
+    get scopedModels() {
+      return (host.session()?.scopedModels ?? []).map((m) => ({ ...m }));
+    },
+    get thinkingLevel() {
+      return host.session()?.thinkingLevel;
+    },
+    isProjectTrusted: () => {
+      const trust = kernel.service<{ isTrusted(cwd?: string): boolean }>("project-trust");
+      return trust ? trust.isTrusted(host.session()?.cwd ?? kernel.cwd) : false;
     },
     isIdle: () => host.isIdle(),
     abort: () => {
@@ -186,6 +232,7 @@ export function createCommandContext(host: ContextHost, base: ExtensionContext):
   };
   const cmd = copy(base) as ExtensionCommandContext;
   Object.assign(cmd, {
+    getSystemPromptOptions: () => host.systemPromptOptions(),
     waitForIdle: async () => {
       await host.session()?.waitForIdle();
     },

@@ -226,21 +226,24 @@ export class ExtensionHost implements ContextHost {
     return createCommandContext(this, this.context(ext));
   }
 
+  /** The parts of the system prompt (pi's BuildSystemPromptOptions). */
+  systemPromptOptions(): Record<string, unknown> {
+    const s = this.session();
+    return {
+      cwd: s?.cwd ?? this.kernel.cwd,
+      selectedTools: s?.getActiveToolNames() ?? [],
+      customPrompt: s?.customSystemPrompt,
+      appendSystemPrompt: s?.appendSystemPrompt,
+      toolSnippets: Object.fromEntries((s?.getActiveTools() ?? []).filter((t) => t.promptSnippet).map((t) => [t.name, t.promptSnippet])),
+      promptGuidelines: (s?.getActiveTools() ?? []).flatMap((t) => t.promptGuidelines ?? []),
+    };
+  }
+
   eventHost(ext: LoadedExtension): EventHost {
     return {
       ctx: () => this.context(ext),
       pendingSwitch: () => this.switching,
-      systemPromptOptions: () => {
-        const s = this.session();
-        return {
-          cwd: s?.cwd ?? this.kernel.cwd,
-          selectedTools: s?.getActiveToolNames() ?? [],
-          customPrompt: s?.customSystemPrompt,
-          appendSystemPrompt: s?.appendSystemPrompt,
-          toolSnippets: Object.fromEntries((s?.getActiveTools() ?? []).filter((t) => t.promptSnippet).map((t) => [t.name, t.promptSnippet])),
-          promptGuidelines: (s?.getActiveTools() ?? []).flatMap((t) => t.promptGuidelines ?? []),
-        };
-      },
+      systemPromptOptions: () => this.systemPromptOptions(),
       unknownEvent: (name) => {
         const key = `${ext.name}\0${name}`;
         if (this.unknownEvents.has(key)) return;

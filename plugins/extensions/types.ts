@@ -65,6 +65,11 @@ export interface CompactOptions {
 /** The `ctx` every handler, tool and shortcut receives. */
 export interface ExtensionContext {
   ui: ExtensionUIContext;
+  /** Models of --models / enabledModels (empty: all available). */
+  readonly scopedModels: ReadonlyArray<{ model: AnyModel; thinkingLevel?: ThinkingLevel }>;
+  readonly thinkingLevel?: ThinkingLevel;
+  /** Whether project-local code may run here (the trust plugin's answer). */
+  isProjectTrusted(): boolean;
   /** False in print and json mode and for SDK hosts without a UI. */
   hasUI: boolean;
   /** "tui" | "rpc" | "json" | "print" | "sdk". */
@@ -595,6 +600,16 @@ export interface ExtensionAPI {
   getThinkingLevel(): ThinkingLevel;
   setThinkingLevel(level: ThinkingLevel): void;
   events: EventBus;
+  // pi 1.6
+  registerToolRenderer(resolver: (...a: any[]) => unknown): void;
+  registerEntryRenderer(customType: string, renderer: (...a: any[]) => unknown): void;
+  registerMarkdownTransformer(transformer: (...a: any[]) => unknown, options?: unknown): void;
+  registerMcpServer(name: string, config: Record<string, unknown>): void;
+  unregisterMcpServer(name: string): void;
+  getMcpServers(): Array<{ name: string; config: Record<string, unknown>; extensionPath: string }>;
+  getSettings(): Record<string, unknown>;
+  registerVirtualModel(model: Record<string, unknown>): void;
+  unregisterVirtualModel(provider: string, id: string): void;
 }
 
 export type ExtensionFactory = (pi: ExtensionAPI) => void | Promise<void>;

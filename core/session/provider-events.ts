@@ -1,0 +1,33 @@
+/**
+ * The provider-call hooks of pi 1.6, wired into one request's stream options:
+ * - before_provider_headers: taps change the request headers in place (a `null` value removes
+ *   one) after the model registry assembled them and before the HTTP call;
+ * - after_provider_response: taps see the HTTP status and response headers (through pi-ai's
+ *   `onResponse`), before the body is consumed.
+ * Nothing is added when no one taps (the hooks' own interceptor makes `isUsed()` always true,
+ * so the taps are counted).
+ */
+import type { Hooks } from "../hooks.js";
+import type { AnyModel } from "../types.js";
+
+export async function applyProviderEvents(hooks: Hooks, model: AnyModel, options: Record<string, unknown>): Promise<void> {
+  if (hooks.before_provider_headers.taps.length) {
+    const headers: Record<string, string | null> = { ...((options.headers as Record<string, string> | undefined) ?? {}) };
+    await hooks.before_provider_headers.promise({ type: "before_provider_headers", headers, model });
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(headers)) if (typeof v === "string") out[k] = v;
+    options.headers = out;
+  }
+  if (hooks.after_provider_response.taps.length) {
+    const previous = options.onResponse as ((r: unknown, m: unknown) => unknown) | undefined;
+    options.onResponse = async (response: { status: number; headers: Record<string, string> }, m: unknown) => {
+      await previous?.(response, m);
+      await hooks.after_provider_response.promise({
+        type: "after_provider_response",
+        status: response.status,
+        headers: { ...response.headers },
+        model,
+      });
+    };
+  }
+}
