@@ -115,6 +115,18 @@ describe("interactive mode", () => {
     if (process.env.PEEK) console.log(s);
   });
 
+  it("puts its built-in commands in the kernel's command registry while it runs", async () => {
+    const h = await harness();
+    const entry = h.tk.kernel.commands.get("hotkeys");
+    expect(entry?.source).toBe("builtin");
+    expect(entry?.description).toMatch(/shortcuts/i);
+    // A /hotkeys sent through the session (as an extension would) runs the TUI's own command.
+    await entry!.handler("", {});
+    await h.waitFor(/Complete a file name/);
+    await h.app.quit(0);
+    expect(h.tk.kernel.commands.get("hotkeys")).toBeUndefined();
+  });
+
   it("shows a tool call from pending to done with its result, and expands it with a key", async () => {
     const long = Array.from({ length: 30 }, (_, i) => `row-${i}`).join("\n");
     const tool = { ...echoTool("lister"), execute: async () => ({ content: [{ type: "text" as const, text: long }] }) };
