@@ -4,7 +4,8 @@
  * Imports of the host packages (our own package name, @mariozechner/pi-coding-agent,
  * @earendil-works/pi-coding-agent) and of typebox, @sinclair/typebox and @mariozechner/pi-ai
  * resolve to the very files the host runs, so they share the host's ESM module instances
- * (`instanceof` works, one TypeBox copy). jiti itself is imported on first use only.
+ * (`instanceof` works, one TypeBox copy); so do @earendil-works/pi-tui and @mariozechner/pi-tui.
+ * jiti itself is imported on first use only.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -69,6 +70,9 @@ function libraryAliases(): Record<string, string> {
     ...exportAliases("typebox"),
     ...exportAliases("typebox", "@sinclair/typebox"),
     ...exportAliases("@mariozechner/pi-ai"),
+    // pi-tui (#19): extensions' components and the TUI that hosts them share one module instance.
+    ...exportAliases("@earendil-works/pi-tui"),
+    ...exportAliases("@mariozechner/pi-tui"),
   };
   return sharedAliases;
 }

@@ -34,6 +34,8 @@ import { InputRouter } from "./input.js";
 import { EventProjector } from "./events.js";
 import { DialogHost } from "./dialogs.js";
 import { ExtensionUiBridge } from "./extension-ui.js";
+import { CustomEditorSlot } from "./custom-editor.js";
+import { invalidate, loadPiTui } from "./component-host.js";
 
 export interface TuiOptions {
   kernel: Kernel;
@@ -110,6 +112,8 @@ export class TuiApp {
   readonly router: InputRouter;
   readonly events: EventProjector;
   readonly dialogs: DialogHost;
+  /** An extension's editor in place of ours (setEditorComponent). */
+  readonly customEditor: CustomEditorSlot;
   readonly ui: ExtensionUI;
   /** Set while something other than the agent run can be cancelled with Esc (a branch summary). */
   cancelBusy: (() => void) | undefined;
@@ -138,6 +142,7 @@ export class TuiApp {
     this.router = new InputRouter(this);
     this.events = new EventProjector(this);
     this.dialogs = new DialogHost(this);
+    this.customEditor = new CustomEditorSlot(this);
     this.ui = new ExtensionUiBridge(this).create();
   }
 
@@ -192,6 +197,8 @@ export class TuiApp {
     for (const d of early) this.addNotice(formatDiagnostic(d), d.level === "error" ? "error" : "warning");
     this.updateTitle();
     this.renderNow();
+    // pi-tui measures component lines once loaded (extensions importing it load the same copy).
+    void loadPiTui().then(() => this.requestRender());
   }
 
   /** Run until the user quits; resolves with the exit code. */
@@ -521,11 +528,17 @@ export class TuiApp {
 
   /** Submit the editor: bash (!), built-in commands, else a prompt (steer or follow-up while streaming). */
   async submit(kind: "steer" | "followUp"): Promise<void> {
-    const raw = this.editor.getExpandedText();
-    const text = raw.trim();
+    const text = this.editor.getExpandedText().trim();
     if (!text) return;
     this.editor.addToHistory(this.editor.getText());
     this.editor.clear();
+    return this.submitText(text, kind);
+  }
+
+  /** Submit text (ours or an extension's editor): bash (!), built-in commands, else a prompt. */
+  async submitText(raw: string, kind: "steer" | "followUp"): Promise<void> {
+    const text = raw.trim();
+    if (!text) return;
     this.completion = undefined;
     this.chat.scroll = 0;
     this.requestRender();
@@ -643,7 +656,9 @@ export class TuiApp {
     this.theme = theme;
     this.chat.invalidateAll();
     for (const b of this.chat.blocks) if (b instanceof AssistantBlock) b.touch();
+    for (const c of [this.headerComponent, this.footerComponent, this.customEditor.component, ...[...this.widgets.values()].map((w) => w.content)]) invalidate(c);
     this.requestRender();
   }
+
 
 }

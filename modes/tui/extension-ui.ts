@@ -14,10 +14,11 @@ export class ExtensionUiBridge {
 
   constructor(private readonly app: TuiApp) {}
 
+  /** What pi-tui components get as their `tui` (requestRender, terminal size, focus). */
   tuiHandle() {
     const app = this.app;
     return {
-      requestRender: () => app.requestRender(),
+      requestRender: (_force?: boolean) => app.requestRender(),
       get terminal() {
         return { columns: (app.screen as any)?.width ?? 80, rows: (app.screen as any)?.height ?? 24 };
       },
@@ -26,6 +27,23 @@ export class ExtensionUiBridge {
       },
       get height() {
         return (app.screen as any)?.height ?? 24;
+      },
+      /** Focus moves with the dialog stack here; a component asking for it is redrawn. */
+      setFocus: (_c: unknown) => app.requestRender(),
+    };
+  }
+
+  /** pi-tui's EditorTheme from the app's theme (an extension's editor draws with it). */
+  editorTheme() {
+    const t = this.app.theme;
+    return {
+      borderColor: (s: string) => t.fg("border", s),
+      selectList: {
+        selectedPrefix: (s: string) => t.fg("accent", s),
+        selectedText: (s: string) => t.fg("accent", s),
+        description: (s: string) => t.fg("muted", s),
+        scrollInfo: (s: string) => t.fg("dim", s),
+        noMatch: (s: string) => t.fg("warning", s),
       },
     };
   }
@@ -50,7 +68,7 @@ export class ExtensionUiBridge {
   create(): ExtensionUI {
     const app = this.app;
     const bridge = this;
-    return {
+    const ui: ExtensionUI & { getEditorComponent(): unknown } = {
       kind: "tui",
       select: (title, options, opts) =>
         app.select<string>(
@@ -135,10 +153,25 @@ export class ExtensionUiBridge {
             .then(() => factory(bridge.tuiHandle(), app.theme, bridge.keysHandle(), done))
             .then((component) => {
               if (finished) return;
-              layer = new ComponentLayer(component, !!opts?.overlay, opts?.overlayOptions as Record<string, unknown> | undefined);
-              app.pushLayer(layer);
+              const o = opts?.overlayOptions;
+              const overlayOptions = (typeof o === "function" ? (o as () => unknown)() : o) as Record<string, unknown> | undefined;
+              const l = new ComponentLayer(component, !!opts?.overlay, overlayOptions);
+              layer = l;
+              app.pushLayer(l);
               const onHandle = opts?.onHandle as ((h: unknown) => void) | undefined;
-              onHandle?.({ hide: () => done(undefined), setHidden: () => app.requestRender(), close: () => done(undefined), requestRender: () => app.requestRender() });
+              onHandle?.({
+                hide: () => done(undefined),
+                close: () => done(undefined),
+                setHidden: (hidden: boolean) => {
+                  l.hidden = !!hidden;
+                  app.requestRender();
+                },
+                isHidden: () => l.hidden,
+                focus: () => app.requestRender(),
+                unfocus: () => app.requestRender(),
+                isFocused: () => app.layers[app.layers.length - 1] === l,
+                requestRender: () => app.requestRender(),
+              });
             })
             .catch((e: unknown) => {
               app.kernel.diagnostics.report({ level: "error", source: "tui", message: "ctx.ui.custom() component failed", error: e });
@@ -150,8 +183,13 @@ export class ExtensionUiBridge {
         return () => app.inputHandlers.delete(handler);
       },
       setEditorComponent: (factory) => {
-        if (factory) bridge.unsupported("setEditorComponent");
+        try {
+          app.customEditor.set(factory, () => [bridge.tuiHandle(), bridge.editorTheme(), bridge.keysHandle()]);
+        } catch (e) {
+          app.kernel.diagnostics.report({ level: "error", source: "tui", message: "ctx.ui.setEditorComponent() failed", error: e });
+        }
       },
+      getEditorComponent: () => app.customEditor.factory,
       getToolsExpanded: () => app.expandTools,
       setToolsExpanded: (expanded) => {
         app.expandTools = !!expanded;
@@ -170,5 +208,6 @@ export class ExtensionUiBridge {
         return { success: true };
       },
     };
+    return ui;
   }
 }

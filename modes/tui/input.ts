@@ -134,6 +134,7 @@ export class InputRouter {
     const top = this.app.layers[this.app.layers.length - 1];
     if (top instanceof InputLayer) top.editor.paste(text);
     else if (top instanceof ComponentLayer) top.component?.handleInput?.(text);
+    else if (!top && this.app.customEditor.component) this.app.customEditor.paste(text);
     else if (top) {
       /* selectors take no paste */
     } else {
@@ -193,6 +194,7 @@ export class InputRouter {
       top.handleKey(k, this.app.layerEnv());
       return;
     }
+    if (this.app.customEditor.handleKey(k)) return;
     const m = (id: string) => kb.matches(k, id);
     // Completion list.
     const c = this.app.completion;

@@ -7,7 +7,8 @@ import type { TuiApp } from "./app.js";
 import { screenText } from "./blessed-setup.js";
 import { componentLines, type ChatContext } from "./chat.js";
 import { renderFooter } from "./footer.js";
-import { frame, type Layer, type LayerEnv } from "./layers.js";
+import { ComponentLayer, frame, type Layer, type LayerEnv } from "./layers.js";
+import { overlayLayout, overlayWidth } from "./component-host.js";
 import { padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -94,29 +95,45 @@ export class Renderer {
 
   drawOverlay(W: number, H: number): void {
     const layer = this.topLayer("overlay");
-    if (!layer) {
+    if (!layer || (layer instanceof ComponentLayer && (layer.hidden || layer.overlayOptions?.visible?.(W, H) === false))) {
       if (!this.app.overlayBox.hidden) this.app.overlayBox.hide();
       return;
     }
-    const o = layer.overlay ?? {};
-    const size = (v: number | string | undefined, total: number, dflt: number) =>
-      typeof v === "number" ? v : typeof v === "string" && v.endsWith("%") ? Math.floor((total * parseFloat(v)) / 100) : dflt;
-    const w = Math.max(10, Math.min(W, size(o.width, W, Math.min(W - 4, 80))));
-    const maxH = Math.max(3, Math.min(H, size(o.maxHeight, H, H - 2)));
-    let lines: string[];
-    try {
-      lines = layer.render(w - 4, maxH - 2, this.layerEnv());
-    } catch (e) {
-      lines = [this.app.theme.fg("error", `[component failed: ${(e as Error).message}]`)];
+    let box: { row: number; col: number; width: number; lines: string[] };
+    if (layer instanceof ComponentLayer) {
+      // A pi-tui overlay: placed by its options, drawn as the component draws itself.
+      const w = overlayWidth(layer.overlayOptions, W);
+      let lines: string[];
+      try {
+        lines = layer.render(w, H);
+      } catch (e) {
+        lines = [this.app.theme.fg("error", `[component failed: ${(e as Error).message}]`)];
+      }
+      const at = overlayLayout(layer.overlayOptions, Math.max(1, lines.length), W, H);
+      box = { row: at.row, col: at.col, width: at.width, lines: lines.slice(0, at.height).map((l) => padToWidth(l, at.width)) };
+    } else {
+      const o = layer.overlay ?? {};
+      const size = (v: number | string | undefined, total: number, dflt: number) =>
+        typeof v === "number" ? v : typeof v === "string" && v.endsWith("%") ? Math.floor((total * parseFloat(v)) / 100) : dflt;
+      const w = Math.max(10, Math.min(W, size(o.width, W, Math.min(W - 4, 80))));
+      const maxH = Math.max(3, Math.min(H, size(o.maxHeight, H, H - 2)));
+      let lines: string[];
+      try {
+        lines = layer.render(w - 4, maxH - 2, this.layerEnv());
+      } catch (e) {
+        lines = [this.app.theme.fg("error", `[component failed: ${(e as Error).message}]`)];
+      }
+      const framed = frame(lines.slice(0, maxH - 2), w, this.app.theme);
+      box = { row: Math.max(0, Math.floor((H - framed.length) / 2)), col: Math.max(0, Math.floor((W - w) / 2)), width: w, lines: framed };
     }
-    const framed = frame(lines.slice(0, maxH - 2), w, this.app.theme);
-    this.app.overlayBox.width = w;
-    this.app.overlayBox.height = framed.length;
-    this.app.overlayBox.left = Math.max(0, Math.floor((W - w) / 2));
-    this.app.overlayBox.top = Math.max(0, Math.floor((H - framed.length) / 2));
-    this.app.overlayBox.setContent(framed.join("\n"));
-    if (this.app.overlayBox.hidden) this.app.overlayBox.show();
-    this.app.overlayBox.setFront();
+    const ob = this.app.overlayBox;
+    ob.width = box.width;
+    ob.height = Math.max(1, box.lines.length);
+    ob.left = box.col;
+    ob.top = box.row;
+    ob.setContent(box.lines.join("\n"));
+    if (ob.hidden) ob.show();
+    ob.setFront();
   }
 
   panelLines(W: number, H: number): string[] {
@@ -149,6 +166,13 @@ export class Renderer {
   }
 
   editorLines(W: number, H: number): string[] {
+    if (this.app.customEditor.component) {
+      try {
+        return this.app.customEditor.render(W, !this.app.layers.length);
+      } catch (e) {
+        return [this.app.theme.fg("error", `[editor failed: ${(e as Error).message}]`)];
+      }
+    }
     const t = this.app.theme;
     const text = this.app.editor.getText();
     const token = text.startsWith("!") ? "bashMode" : t.thinkingBorder(this.app.session.model?.reasoning ? this.app.session.thinkingLevel : "off");
