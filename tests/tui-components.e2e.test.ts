@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, ROOT, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
@@ -156,5 +156,69 @@ const SCRIPT = {
     send("C-d");
     await waitFor(/EXIT=0/);
     expect(readErr()).toBe("");
+  });
+});
+
+(hasTmux ? describe : describe.skip)("tuiMode (tmux)", () => {
+  beforeAll(async () => {
+    server = await startLlmServer({ script: { turns: [], default: { text: "ANSWER-IN-SCROLLBACK\n\nsecond paragraph" } } });
+    e = makeE2eEnv(server.url);
+    delete e.env.TMUX;
+    e.env.LANG = "C.UTF-8";
+  });
+
+  afterAll(async () => {
+    try {
+      tmux("kill-server");
+    } catch {
+      /* already gone */
+    }
+    await server?.close();
+    e?.cleanup();
+  });
+
+  /** Run one prompt in a fresh tmux session with `args`, quit, and return the pane with its history. */
+  async function conversation(session: string, args: string): Promise<string> {
+    const cmd = `cd '${e.cwd}' && echo SHELL-BEFORE && '${process.execPath}' '${CLI}' ${args} 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;
+    tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd);
+    const pane = () => tmux("capture-pane", "-p", "-t", session);
+    const wait = async (re: RegExp) => {
+      const t0 = Date.now();
+      while (Date.now() - t0 < 20_000) {
+        if (re.test(pane())) return;
+        await sleep(30);
+      }
+      throw new Error(`timed out waiting for ${re}\n${pane()}\n${readErr()}`);
+    };
+    await wait(/mock\/mock-model/);
+    tmux("send-keys", "-t", session, "-l", "prompt-for-scrollback");
+    tmux("send-keys", "-t", session, "Enter");
+    await wait(/second paragraph/);
+    tmux("send-keys", "-t", session, "C-d");
+    await wait(/EXIT=0/);
+    return tmux("capture-pane", "-p", "-S", "-", "-t", session);
+  }
+
+  it("regular mode leaves the conversation in the terminal's scrollback after exit", async () => {
+    const all = await conversation("regular", "--tui-mode regular");
+    expect(all).toContain("SHELL-BEFORE");
+    expect(all).toContain("prompt-for-scrollback");
+    expect(all).toContain("ANSWER-IN-SCROLLBACK");
+    // The conversation comes before the shell's next line.
+    expect(all.indexOf("ANSWER-IN-SCROLLBACK")).toBeLessThan(all.indexOf("EXIT=0"));
+  });
+
+  it("fullscreen mode (the default) draws on the alternate screen and leaves the scrollback as it was", async () => {
+    const all = await conversation("fullscreen", "");
+    expect(all).toContain("SHELL-BEFORE");
+    expect(all).toContain("EXIT=0");
+    expect(all).not.toContain("ANSWER-IN-SCROLLBACK");
+  });
+
+  it("the tuiMode setting chooses regular mode as well", async () => {
+    const settingsFile = join(e.agentDir, "settings.json");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(readFileSync(settingsFile, "utf8")), tuiMode: "regular" }));
+    const all = await conversation("setting", "");
+    expect(all).toContain("ANSWER-IN-SCROLLBACK");
   });
 });

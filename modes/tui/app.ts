@@ -146,6 +146,16 @@ export class TuiApp {
     this.ui = new ExtensionUiBridge(this).create();
   }
 
+  /** "fullscreen" (alternate screen, the default) or "regular" (normal buffer, scrollback kept): --tui-mode, then the tuiMode setting. */
+  get tuiMode(): "fullscreen" | "regular" {
+    if (this.mode) return this.mode;
+    const raw = this.opts.argv?.["tui-mode"] ?? this.opts.argv?.tuiMode ?? (this.kernel.settings.get() as { tuiMode?: unknown }).tuiMode;
+    if (raw === undefined || raw === "fullscreen" || raw === "regular") return (this.mode = (raw as "fullscreen" | "regular" | undefined) ?? "fullscreen");
+    this.notices.push(`tuiMode "${String(raw)}" is not a TUI mode (fullscreen or regular); using fullscreen`);
+    return (this.mode = "fullscreen");
+  }
+  private mode: "fullscreen" | "regular" | undefined;
+
   get session(): any {
     return this.runtime.session;
   }
@@ -154,7 +164,7 @@ export class TuiApp {
 
   /** Build the screen, subscribe to the session, draw the first frame. */
   start(): void {
-    const { screen, notice } = createScreen({ input: this.opts.input, output: this.opts.output, env: this.opts.env });
+    const { screen, notice } = createScreen({ input: this.opts.input, output: this.opts.output, env: this.opts.env, tuiMode: this.tuiMode });
     this.screen = screen;
     if (notice) this.notices.push(notice);
     this.chatBox = createBox(screen, { top: 0, left: 0, width: "100%", height: 1 });
@@ -333,16 +343,36 @@ export class TuiApp {
       /* output gone */
     }
     const input = program(this.screen)?.input as any;
+    const transcript = this.tuiMode === "regular" ? this.transcriptLines() : undefined;
     try {
       this.screen.destroy();
     } catch {
       /* already gone */
+    }
+    if (transcript) {
+      // Regular mode: the conversation goes to the normal buffer, where the terminal keeps it.
+      try {
+        program(this.screen).output.write("\x1b[0m\x1b[H\x1b[2J" + transcript.join("\n") + "\x1b[0m\n");
+      } catch {
+        /* output gone */
+      }
     }
     try {
       if (input?.setRawMode && input.isTTY) input.setRawMode(false);
       input?.pause?.();
     } catch {
       /* not a TTY */
+    }
+  }
+
+  /** The whole conversation at the screen's width (regular mode prints it when leaving). */
+  private transcriptLines(): string[] {
+    try {
+      const W = Math.max(10, (this.screen as any).width as number);
+      this.chat.scroll = 0;
+      return this.chat.visible(W, Number.MAX_SAFE_INTEGER, this.chatContext());
+    } catch {
+      return [];
     }
   }
 
