@@ -36,6 +36,7 @@ import { DialogHost } from "./dialogs.js";
 import { ExtensionUiBridge } from "./extension-ui.js";
 import { CustomEditorSlot } from "./custom-editor.js";
 import { invalidate, loadPiTui } from "./component-host.js";
+import { setActiveTheme } from "./pi-theme.js";
 
 export interface TuiOptions {
   kernel: Kernel;
@@ -138,6 +139,7 @@ export class TuiApp {
     if (!this.themes.has(wanted)) this.notices.push(`theme "${wanted}" not found; using dark (known: ${[...this.themes.keys()].join(", ")})`);
     for (const e of this.keys.errors) this.notices.push(e);
     this.files = new FileIndex(this.kernel.cwd);
+    setActiveTheme(this.theme);
     this.renderer = new Renderer(this);
     this.router = new InputRouter(this);
     this.events = new EventProjector(this);
@@ -684,6 +686,7 @@ export class TuiApp {
 
   setTheme(theme: Theme): void {
     this.theme = theme;
+    setActiveTheme(theme);
     this.chat.invalidateAll();
     for (const b of this.chat.blocks) if (b instanceof AssistantBlock) b.touch();
     for (const c of [this.headerComponent, this.footerComponent, this.customEditor.component, ...[...this.widgets.values()].map((w) => w.content)]) invalidate(c);

@@ -8,6 +8,7 @@ import type { TuiApp } from "./app.js";
 import { ComponentLayer } from "./layers.js";
 import { keyFromData } from "./keys.js";
 import { Theme } from "./theme.js";
+import { getEditorTheme } from "./pi-theme.js";
 
 export class ExtensionUiBridge {
   private readonly warnedUnsupported = new Set<string>();
@@ -35,17 +36,7 @@ export class ExtensionUiBridge {
 
   /** pi-tui's EditorTheme from the app's theme (an extension's editor draws with it). */
   editorTheme() {
-    const t = this.app.theme;
-    return {
-      borderColor: (s: string) => t.fg("border", s),
-      selectList: {
-        selectedPrefix: (s: string) => t.fg("accent", s),
-        selectedText: (s: string) => t.fg("accent", s),
-        description: (s: string) => t.fg("muted", s),
-        scrollInfo: (s: string) => t.fg("dim", s),
-        noMatch: (s: string) => t.fg("warning", s),
-      },
-    };
+    return getEditorTheme();
   }
 
   keysHandle() {
