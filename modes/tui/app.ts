@@ -37,6 +37,7 @@ import { ExtensionUiBridge } from "./extension-ui.js";
 import { CustomEditorSlot } from "./custom-editor.js";
 import { invalidate, loadPiTui } from "./component-host.js";
 import { setActiveTheme } from "./pi-theme.js";
+import { ProgramStatusReporter } from "./program-status.js";
 
 export interface TuiOptions {
   kernel: Kernel;
@@ -113,6 +114,8 @@ export class TuiApp {
   readonly router: InputRouter;
   readonly events: EventProjector;
   readonly dialogs: DialogHost;
+  /** OSC 7501 program status (PI_PROGRAM_STATUS=1). */
+  readonly programStatus: ProgramStatusReporter;
   /** An extension's editor in place of ours (setEditorComponent). */
   readonly customEditor: CustomEditorSlot;
   readonly ui: ExtensionUI;
@@ -145,6 +148,11 @@ export class TuiApp {
     this.events = new EventProjector(this);
     this.dialogs = new DialogHost(this);
     this.customEditor = new CustomEditorSlot(this);
+    this.programStatus = new ProgramStatusReporter(
+      (seq) => this.screen && program(this.screen).output.write(seq),
+      this.kernel.app.name,
+      () => this.session?.sessionName,
+    );
     this.ui = new ExtensionUiBridge(this).create();
   }
 
@@ -338,6 +346,7 @@ export class TuiApp {
       }
     }
     if (!this.screen) return;
+    this.programStatus.clear();
     try {
       program(this.screen).output.write("\x1b[?2004l");
       program(this.screen).showCursor?.();

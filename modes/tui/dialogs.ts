@@ -29,6 +29,7 @@ export class DialogHost {
 
   pushLayer(l: Layer): void {
     this.layers.push(l);
+    this.app.programStatus.setBlocked((l as { title?: string }).title ?? "Waiting for input", true);
     this.app.completion = undefined;
     this.syncCountdown();
     this.app.requestRender();
@@ -36,7 +37,10 @@ export class DialogHost {
 
   popLayer(l: Layer): void {
     const i = this.layers.indexOf(l);
-    if (i !== -1) this.layers.splice(i, 1);
+    if (i !== -1) {
+      this.layers.splice(i, 1);
+      this.app.programStatus.setBlocked(undefined, false);
+    }
     l.dispose?.();
     this.syncCountdown();
     this.app.requestRender();

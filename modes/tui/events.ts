@@ -29,6 +29,7 @@ export class EventProjector {
   }
 
   onEvent(e: AgentSessionEvent): void {
+    this.app.programStatus.onEvent(e);
     if (e.type === "message_end" || e.type === "agent_settled" || e.type === "model_select" || e.type === "compaction_end") this.app.statsVersion++;
     switch (e.type) {
       case "agent_start":
