@@ -41,6 +41,11 @@ const result = await build({
     "@modelcontextprotocol/sdk",
     "@modelcontextprotocol/sdk/*",
     "blessed",
+    // pi-tui stays one module instance shared with extensions (the loader aliases them to it).
+    "@earendil-works/pi-tui",
+    "@earendil-works/pi-tui/*",
+    "@mariozechner/pi-tui",
+    "@mariozechner/pi-tui/*",
     "jiti",
     "cosmiconfig",
     "zod",

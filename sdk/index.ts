@@ -165,3 +165,5 @@ export { createExtensionHarness, type ExtensionHarness, type ExtensionHarnessOpt
 export { FauxModel, createFauxPlugin, setFauxScript, type FauxStep, type FauxResponse } from "../plugins/faux/index.js";
 export { RpcClient, RpcCommandError, type RpcClientOptions } from "./rpc-client.js";
 export * from "./pi16-exports.js";
+// pi-tui theme helpers for extensions (#19, TUI):
+export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";

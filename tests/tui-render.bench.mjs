@@ -8,7 +8,9 @@
  * `historyLines` rendered lines (user prompts and markdown answers), then the faux model
  * streams `chunks` chunks of ~20 characters (a line break every 5th chunk), twice: as fast as
  * the model can emit them, and paced at 500 chunks/s. Prints frames, render time per frame
- * and per chunk, and process CPU.
+ * and per chunk, and process CPU. Then the paced stream once more on a component-heavy screen:
+ * a pi-tui footer that changes with every chunk and two pi-tui widgets (a boxed status text
+ * and a Markdown list) above and below the editor, as extensions draw them.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -107,6 +109,24 @@ try {
   console.log(`conversation: ${total} rendered lines at 120 columns (${app.chat.blocks.length} blocks); first frame after ${startMs.toFixed(0)} ms`);
   await stream("as fast as possible", 0);
   await stream("paced, 500 chunks/s", 2);
+  {
+    const tui = await import("@earendil-works/pi-tui");
+    const { getMarkdownTheme } = await load("modes/tui/pi-theme.js");
+    let n = 0;
+    const un = runtime.session.subscribe((e) => void (e.type === "message_update" && n++));
+    app.ui.setFooter((handle, theme) => ({
+      render: (w) => [tui.truncateToWidth(theme.fg("accent", `chunks ${n}`) + theme.fg("dim", ` · ${"status ".repeat(30)}`), w), tui.truncateToWidth(`model faux-1 · ${n % 7} tools · 你好 cost $0.00${n % 10}`, w)],
+      invalidate() {},
+    }));
+    app.ui.setWidget("status", (_h, theme) => {
+      const box = new tui.Box(1, 0, (t) => theme.bg("customMessageBg", t));
+      box.addChild(new tui.Text(theme.fg("success", "● build green · tests 412/412 · 3 todo items · 漢字 wide text"), 0, 0));
+      return box;
+    });
+    app.ui.setWidget("todo", () => new tui.Markdown("- [x] split app.ts\n- [ ] host components\n- [ ] **benchmark** the `footer`", 1, 0, getMarkdownTheme()), { placement: "belowEditor" });
+    await stream("paced, 500 chunks/s, pi-tui footer + 2 widgets", 2);
+    un();
+  }
   const heap = process.memoryUsage().heapUsed / 1024 / 1024;
   console.log(`heap used: ${heap.toFixed(0)} MB`);
   await app.quit(0);

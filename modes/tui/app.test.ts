@@ -115,6 +115,57 @@ describe("interactive mode", () => {
     if (process.env.PEEK) console.log(s);
   });
 
+  it("puts its built-in commands in the kernel's command registry while it runs", async () => {
+    const h = await harness();
+    const entry = h.tk.kernel.commands.get("hotkeys");
+    expect(entry?.source).toBe("builtin");
+    expect(entry?.description).toMatch(/shortcuts/i);
+    // A /hotkeys sent through the session (as an extension would) runs the TUI's own command.
+    await entry!.handler("", {});
+    await h.waitFor(/Complete a file name/);
+    await h.app.quit(0);
+    expect(h.tk.kernel.commands.get("hotkeys")).toBeUndefined();
+  });
+
+  it("reports OSC 7501 program status when PI_PROGRAM_STATUS=1: working, blocked by a dialog, done", async () => {
+    const prev = process.env.PI_PROGRAM_STATUS;
+    process.env.PI_PROGRAM_STATUS = "1";
+    let h: Harness;
+    try {
+      h = await harness({ steps: [{ text: "answer" }] });
+    } finally {
+      if (prev === undefined) delete process.env.PI_PROGRAM_STATUS;
+      else process.env.PI_PROGRAM_STATUS = prev;
+    }
+    const seen: string[] = [];
+    const orig = h.output.write.bind(h.output);
+    (h.output as any).write = (chunk: any, ...rest: any[]) => {
+      const text = String(chunk);
+      for (const m of text.matchAll(/\x1b\]7501;([^\x1b]*)\x1b\\/g)) seen.push(m[1]!);
+      return orig(chunk, ...rest);
+    };
+    const until = async (re: RegExp) => {
+      const t0 = Date.now();
+      while (!seen.some((x) => re.test(x))) {
+        if (Date.now() - t0 > 5000) throw new Error(`no ${re} in ${JSON.stringify(seen)}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    await h.type("hi");
+    await h.key("\r");
+    await until(/^state=working:app=pi\b/);
+    await until(/^state=done:app=pi\b/);
+    const answer = h.app.ui.confirm("Proceed?", "really");
+    await until(/^state=blocked:app=pi:kind=dialog/);
+    await h.key("y");
+    await expect(answer).resolves.toBe(true);
+    await until(/state=done.*$/);
+    expect(seen.filter((x) => x.startsWith("state=blocked")).length).toBe(1);
+    // Nothing of the prompt or the answer is reported.
+    const messages = seen.flatMap((x) => [...x.matchAll(/msg=([^:]*)/g)].map((m) => Buffer.from(m[1]!, "base64").toString("utf8")));
+    expect(messages.join(" ")).not.toMatch(/\bhi\b|answer/);
+  });
+
   it("shows a tool call from pending to done with its result, and expands it with a key", async () => {
     const long = Array.from({ length: 30 }, (_, i) => `row-${i}`).join("\n");
     const tool = { ...echoTool("lister"), execute: async () => ({ content: [{ type: "text" as const, text: long }] }) };
@@ -297,7 +348,10 @@ describe("interactive mode", () => {
       },
     }), { overlay: true });
     let s = await h.waitFor(/CUSTOM PANEL/);
-    expect(s).toMatch(/╭─+╮/);
+    // As pi-tui draws overlays: the component's own lines, no frame, 80 columns wide, centred.
+    expect(s).not.toMatch(/╭─+╮/);
+    expect(s).toMatch(/^ {10}width 80\b/m);
+    if (process.env.PEEK) console.log(JSON.stringify(s));
     await h.type("x");
     s = await h.waitFor(/keys "x"/);
     await h.key("\r");

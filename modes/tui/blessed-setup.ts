@@ -46,6 +46,11 @@ export interface ScreenIo {
   input?: Readable;
   output?: Writable;
   env?: NodeJS.ProcessEnv;
+  /**
+   * "regular": stay in the terminal's normal buffer (its scrollback is kept; the app prints the
+   * conversation there when it exits). "fullscreen" (default): the alternate screen.
+   */
+  tuiMode?: "fullscreen" | "regular";
 }
 
 /** Create the screen; on failure with the mapped TERM, retry once with xterm-256color. */
@@ -78,11 +83,34 @@ export function createScreen(io: ScreenIo = {}): { screen: Screen; notice?: stri
       console.warn = warn;
     }
   };
+  const regular = io.tuiMode === "regular";
+  const P = (blessed as any).program.prototype;
+  const alt = P.alternateBuffer;
+  if (regular) {
+    // Move what the terminal shows into its scrollback, then draw in the normal buffer.
+    try {
+      const out = (io.output ?? process.stdout) as Writable & { rows?: number };
+      out.write("\n".repeat(Math.max(1, out.rows ?? 24)));
+    } catch {
+      /* output gone */
+    }
+    P.alternateBuffer = function (this: { isAlt: boolean }) {
+      this.isAlt = true; // blessed's leave() still restores the cursor and scroll region
+    };
+  }
+  const stay = (screen: Screen): Screen => {
+    if (regular) (screen as any).program.normalBuffer = function (this: { isAlt: boolean }) {
+      this.isAlt = false;
+    };
+    return noAcs(screen);
+  };
   try {
-    return { screen: noAcs(make(term)), notice };
+    return { screen: stay(make(term)), notice };
   } catch (e) {
     if (term === "xterm-256color") throw e;
-    return { screen: noAcs(make("xterm-256color")), notice: `the terminal type ${term} failed in blessed (${(e as Error).message}); using xterm-256color` };
+    return { screen: stay(make("xterm-256color")), notice: `the terminal type ${term} failed in blessed (${(e as Error).message}); using xterm-256color` };
+  } finally {
+    P.alternateBuffer = alt;
   }
 }
 

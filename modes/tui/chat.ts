@@ -4,6 +4,7 @@
  * `ChatView.visible()` walks from the bottom and touches only the blocks on screen, so a
  * 10,000-line conversation costs no more per frame than a short one.
  */
+import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/types.js";
 import { highlightCode, languageFromPath } from "./highlight.js";
 import type { Keybindings } from "./keys.js";
@@ -34,13 +35,7 @@ export function componentLines(c: unknown, width: number): string[] {
   if (c === undefined || c === null || c === false) return [];
   if (typeof c === "string") return wrapText(sanitize(c), width);
   if (Array.isArray(c)) return c.flatMap((x) => (typeof x === "string" ? wrapText(sanitize(x), width) : componentLines(x, width)));
-  const r = (c as { render?: unknown }).render;
-  if (typeof r === "function") {
-    const out = r.call(c, width) as unknown;
-    const list = Array.isArray(out) ? out : out === undefined || out === null ? [] : [String(out)];
-    return list.flatMap((l) => String(l ?? "").split("\n")).map((l) => fitLine(l, width));
-  }
-  return [];
+  return renderComponent(c, width);
 }
 
 /** Lines inside a background box: one column of padding each side, padded to the width. */

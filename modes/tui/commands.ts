@@ -6,7 +6,8 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fuzzyFilter } from "../../core/models/model-resolver.js";
 import type { AnyModel, ThinkingLevel } from "../../core/types.js";
-import type { TuiApp } from "./app.js";
+import type { Kernel } from "../../core/kernel.js";
+import type { CommandHost, TreeHost } from "./host.js";
 import { BINDING_DESCRIPTIONS, formatKey, Keybindings } from "./keys.js";
 import type { SelectItem } from "./layers.js";
 import { findThemes } from "./theme.js";
@@ -14,10 +15,10 @@ import { findThemes } from "./theme.js";
 export interface BuiltinCommand {
   name: string;
   description: string;
-  run(app: TuiApp, args: string): Promise<boolean | void> | boolean | void;
+  run(app: CommandHost, args: string): Promise<boolean | void> | boolean | void;
 }
 
-const notice = (app: TuiApp, text: string, level: "info" | "warning" | "error" | "success" = "info") => app.addNotice(text, level);
+const notice = (app: Pick<CommandHost, "addNotice">, text: string, level: "info" | "warning" | "error" | "success" = "info") => app.addNotice(text, level);
 
 export const BUILTIN_COMMANDS: BuiltinCommand[] = [
   { name: "model", description: "Switch the model (fuzzy search)", run: (app, args) => selectModel(app, args) },
@@ -38,8 +39,30 @@ export const BUILTIN_COMMANDS: BuiltinCommand[] = [
   { name: "exit", description: "Quit", run: (app) => void app.quit(0) },
 ];
 
+/**
+ * Put the built-ins in the kernel's command registry (source "builtin") so extensions and other
+ * plugins see them and `/name` sent through the session runs them here. A name another plugin
+ * or extension registered first stays theirs in the registry (the TUI still runs its built-in
+ * when the user types it). Returns the function that takes them out again.
+ */
+export function registerBuiltinCommands(kernel: Kernel, run: (text: string) => Promise<boolean>): () => void {
+  const offs: Array<() => void> = [];
+  for (const c of BUILTIN_COMMANDS) {
+    if (kernel.commands.has(c.name)) continue;
+    const off = kernel.commands.register(
+      c.name,
+      { name: c.name, description: c.description, source: "builtin", handler: (args: string) => run(`/${c.name}${args ? ` ${args}` : ""}`) },
+      "mode-interactive",
+    );
+    if (off) offs.push(off);
+  }
+  return () => {
+    for (const off of offs.splice(0)) off();
+  };
+}
+
 /** Run `text` if it names a built-in command; returns false to let session.prompt handle it. */
-export async function runBuiltinCommand(app: TuiApp, text: string): Promise<boolean> {
+export async function runBuiltinCommand(app: CommandHost, text: string): Promise<boolean> {
   const m = /^\/(\S+)\s*([\s\S]*)$/.exec(text.trim());
   if (!m) return false;
   const cmd = BUILTIN_COMMANDS.find((c) => c.name === m[1]);
@@ -50,7 +73,7 @@ export async function runBuiltinCommand(app: TuiApp, text: string): Promise<bool
 
 // ---- model and thinking ------------------------------------------------------------------------
 
-async function selectModel(app: TuiApp, query: string): Promise<void> {
+async function selectModel(app: CommandHost, query: string): Promise<void> {
   const registry = app.kernel.service<any>("model-registry");
   if (!registry) return notice(app, "No model registry is installed", "error");
   let models: AnyModel[] = await registry.getAvailable();
@@ -87,7 +110,7 @@ async function selectModel(app: TuiApp, query: string): Promise<void> {
   if (picked) await set(picked);
 }
 
-async function selectThinking(app: TuiApp, arg: string): Promise<void> {
+async function selectThinking(app: CommandHost, arg: string): Promise<void> {
   const levels = app.session.getAvailableThinkingLevels() as ThinkingLevel[];
   if (levels.length < 2) return notice(app, "This model has no thinking levels", "info");
   let level = arg as ThinkingLevel;
@@ -107,7 +130,7 @@ async function selectThinking(app: TuiApp, arg: string): Promise<void> {
 
 // ---- settings -----------------------------------------------------------------------------------
 
-async function settingsMenu(app: TuiApp): Promise<void> {
+async function settingsMenu(app: CommandHost): Promise<void> {
   const settings = app.kernel.settings;
   type Entry = { id: string; label: string; value: () => string; choices: () => string[]; set: (v: string) => void };
   const onOff = ["on", "off"];
@@ -136,8 +159,7 @@ async function settingsMenu(app: TuiApp): Promise<void> {
       value: () => (app.showThinking ? "off" : "on"),
       choices: () => onOff,
       set: (v) => {
-        app.showThinking = v === "off";
-        app.chat.invalidateAll();
+        app.setShowThinking(v === "off");
         settings.update({ hideThinkingBlock: v === "on" });
       },
     },
@@ -221,13 +243,13 @@ async function settingsMenu(app: TuiApp): Promise<void> {
 
 // ---- sessions -----------------------------------------------------------------------------------
 
-async function newSession(app: TuiApp): Promise<void> {
+async function newSession(app: CommandHost): Promise<void> {
   const r = await app.runtime.newSession();
   if (r?.cancelled) notice(app, "An extension cancelled the new session", "warning");
   else notice(app, "New session", "success");
 }
 
-async function resumeSession(app: TuiApp): Promise<void> {
+async function resumeSession(app: CommandHost): Promise<void> {
   const path = await app.pickSession();
   if (!path) return;
   if (path === app.session.sessionFile) return notice(app, "That is the current session", "info");
@@ -237,7 +259,7 @@ async function resumeSession(app: TuiApp): Promise<void> {
 }
 
 /** User messages on the current branch, newest first. */
-export function userMessagesOnBranch(app: TuiApp): Array<{ id: string; text: string }> {
+export function userMessagesOnBranch(app: CommandHost): Array<{ id: string; text: string }> {
   const sm = app.session.sessionManager;
   const branch = (sm.getBranch?.() ?? []) as Array<{ id: string; type: string; message?: { role: string; content: unknown } }>;
   const out: Array<{ id: string; text: string }> = [];
@@ -251,7 +273,7 @@ export function userMessagesOnBranch(app: TuiApp): Array<{ id: string; text: str
 }
 
 /** Fork into a new session that ends before `entryId` (a user message), with its text in the editor. */
-export async function forkAt(app: TuiApp, entryId: string, text: string): Promise<void> {
+export async function forkAt(app: TreeHost, entryId: string, text: string): Promise<void> {
   const file = app.session.sessionFile as string | undefined;
   if (!file || !existsSync(file)) return notice(app, "The session has not been saved yet (it is saved after the first answer); nothing to fork", "warning");
   const r = await app.runtime.fork(file, entryId);
@@ -260,7 +282,7 @@ export async function forkAt(app: TuiApp, entryId: string, text: string): Promis
   notice(app, "Forked into a new session; edit the message and send it", "success");
 }
 
-async function forkSession(app: TuiApp): Promise<void> {
+async function forkSession(app: CommandHost): Promise<void> {
   const msgs = userMessagesOnBranch(app);
   if (!msgs.length) return notice(app, "No user message to fork from yet", "info");
   const picked = await app.select(
@@ -271,13 +293,13 @@ async function forkSession(app: TuiApp): Promise<void> {
   if (picked) await forkAt(app, picked.id, picked.text);
 }
 
-async function cloneSession(app: TuiApp): Promise<void> {
+async function cloneSession(app: CommandHost): Promise<void> {
   const r = await app.runtime.clone();
   if (r?.cancelled) notice(app, "An extension cancelled the clone", "warning");
   else notice(app, "Cloned into a new session", "success");
 }
 
-async function compact(app: TuiApp, instructions: string): Promise<void> {
+async function compact(app: CommandHost, instructions: string): Promise<void> {
   const s = app.session;
   if (typeof s.compact !== "function") return notice(app, "Compaction is not available in this build", "warning");
   if (s.isStreaming) return notice(app, "Wait for the agent to finish (or press Esc) before compacting", "warning");
@@ -288,7 +310,7 @@ async function compact(app: TuiApp, instructions: string): Promise<void> {
   }
 }
 
-async function exportSession(app: TuiApp, arg: string): Promise<void> {
+async function exportSession(app: CommandHost, arg: string): Promise<void> {
   const s = app.session;
   const out = arg ? resolve(app.kernel.cwd, arg) : undefined;
   let path: string | undefined;
@@ -307,7 +329,7 @@ async function exportSession(app: TuiApp, arg: string): Promise<void> {
   notice(app, `Exported to ${path}`, "success");
 }
 
-async function nameSession(app: TuiApp, arg: string): Promise<void> {
+async function nameSession(app: CommandHost, arg: string): Promise<void> {
   let name: string | undefined = arg;
   if (!name) name = await app.input("Session name", { prefill: app.session.sessionName ?? "" });
   if (!name?.trim()) return;
@@ -316,7 +338,7 @@ async function nameSession(app: TuiApp, arg: string): Promise<void> {
   notice(app, `Session name: ${name.trim()}`, "success");
 }
 
-function sessionInfo(app: TuiApp): void {
+function sessionInfo(app: CommandHost): void {
   const s = app.session;
   const st = s.getSessionStats();
   const t = st.tokens;
@@ -329,7 +351,7 @@ function sessionInfo(app: TuiApp): void {
   notice(app, lines.join("\n"), "info");
 }
 
-function hotkeys(app: TuiApp): void {
+function hotkeys(app: CommandHost): void {
   const rows: Array<[string, string]> = [];
   for (const [id, keys] of app.keys.entries()) {
     const d = BINDING_DESCRIPTIONS[id];
@@ -342,7 +364,7 @@ function hotkeys(app: TuiApp): void {
   notice(app, ["Keyboard shortcuts:", ...rows.map(([k, d]) => `  ${k.padEnd(w)}  ${d}`)].join("\n"), "info");
 }
 
-async function reload(app: TuiApp): Promise<boolean> {
+async function reload(app: CommandHost): Promise<boolean> {
   app.keys = Keybindings.load(`${app.kernel.agentDir}/keybindings.json`);
   app.editor.setKeybindings(app.keys);
   for (const e of app.keys.errors) notice(app, e, "warning");
@@ -351,7 +373,8 @@ async function reload(app: TuiApp): Promise<boolean> {
   for (const e of found.errors) notice(app, e, "warning");
   const t = app.themes.get(app.theme.name) ?? app.themes.get(String(app.kernel.settings.get().theme)) ?? app.theme;
   app.setTheme(t);
-  if (app.kernel.commands.has("reload")) return false; // the extensions plugin reloads the rest
+  const other = app.kernel.commands.get("reload");
+  if (other && other.source !== "builtin") return false; // the extensions plugin reloads the rest
   notice(app, "Reloaded keybindings and themes", "success");
   return true;
 }

@@ -21,6 +21,10 @@ export default definePlugin({
   kernel: "^1.0.0",
   description: "interactive terminal UI (blessed)",
   setup(api) {
+    // The CLI may declare it as well: whoever registers first owns it, the TUI reads it either way.
+    if (!api.kernel.flags.has("tui-mode")) {
+      api.registerFlag({ name: "tui-mode", type: "string", choices: ["fullscreen", "regular"], placeholder: "mode", description: "Interactive UI: fullscreen (alternate screen) or regular (keeps the terminal's scrollback)", group: "Interactive" });
+    }
     api.registerMode({ name: "interactive", description: "interactive terminal UI", run: (ctx) => runInteractive(ctx) });
     api.on(
       "kernel_mode_select",

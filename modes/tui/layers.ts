@@ -4,6 +4,7 @@
  * lines (in the bottom panel in place of the editor, or as a centred overlay) and takes every
  * key while it is on top. Dialogs with a deadline show a countdown in their footer.
  */
+import { disposeComponent, renderComponent, setFocused, type OverlayOptions } from "./component-host.js";
 import { fuzzyFilter } from "../../core/models/model-resolver.js";
 import { Editor } from "./editor.js";
 import type { KeyPress, Keybindings } from "./keys.js";
@@ -269,9 +270,18 @@ export class InputLayer implements Layer {
 }
 
 /** An extension component (`render(width)`, optional `handleInput(data)`) on the focus stack. */
+/**
+ * A pi-tui component as a dialog: in the bottom panel (inline) or as an overlay placed by
+ * pi-tui's overlay options (drawn as the component draws itself, no frame of ours). It has the
+ * keyboard (pi-tui's `focused`) while it is the top layer.
+ */
 export class ComponentLayer implements Layer {
   placement: "panel" | "overlay";
   overlay?: Layer["overlay"];
+  /** pi-tui's overlay options (anchor, width, maxHeight, margin, row/col, offsets). */
+  readonly overlayOptions: OverlayOptions | undefined;
+  readonly frameless = true;
+  hidden = false;
   constructor(
     public component: any,
     overlay: boolean,
@@ -279,22 +289,21 @@ export class ComponentLayer implements Layer {
     private onKeyRaw?: (data: string) => void,
   ) {
     this.placement = overlay ? "overlay" : "panel";
+    this.overlayOptions = overlayOptions as OverlayOptions | undefined;
     if (overlayOptions) this.overlay = { width: overlayOptions.width as any, maxHeight: overlayOptions.maxHeight as any, anchor: overlayOptions.anchor as any };
+    setFocused(component, true);
   }
   handleKey(k: KeyPress): void {
     if (typeof this.component?.handleInput === "function") this.component.handleInput(k.sequence);
     else this.onKeyRaw?.(k.sequence);
   }
   render(width: number, maxRows: number): string[] {
-    const lines = componentLines(this.component, width);
+    const lines = renderComponent(this.component, width);
     return lines.length > maxRows ? lines.slice(0, maxRows) : lines;
   }
   dispose(): void {
-    try {
-      this.component?.dispose?.();
-    } catch {
-      /* a component's dispose failing must not break the UI */
-    }
+    setFocused(this.component, false);
+    disposeComponent(this.component);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { SessionManager, listSessionsInDir } from "../../core/session/session-manager.js";
 import type { SessionInfo } from "../../core/session/session-entries.js";
-import type { TuiApp } from "./app.js";
+import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
 
 export function timeAgo(d: Date, now = Date.now()): string {
@@ -39,7 +39,7 @@ export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?
   });
 }
 
-export async function pickSession(app: TuiApp): Promise<string | undefined> {
+export async function pickSession(app: SessionsHost): Promise<string | undefined> {
   const sm = app.runtime.sessionManager;
   const dir: string | undefined = sm?.getSessionDir?.();
   let all = false;

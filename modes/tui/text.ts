@@ -94,7 +94,7 @@ export function sanitize(s: string, keepNewlines = true): string {
   let out = s;
   if (out.includes("\x1b")) {
     out = out
-      .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, "")
+      .replace(/\x1b[_\]P^X][^\x07\x1b]*(?:\x07|\x1b\\)/g, "")
       .replace(/\x1b\[[0-9;]*m|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]?/g, (m) => (/^\x1b\[[0-9;]*m$/.test(m) ? m : ""));
   }
   if (out.includes("\t")) out = out.replace(/\t/g, "    ");

@@ -6,7 +6,7 @@
  * the session has it (branch summaries, hooks); otherwise it moves the store's leaf directly.
  */
 import type { SessionEntry, SessionTreeNode } from "../../core/session/session-entries.js";
-import type { TuiApp } from "./app.js";
+import type { TreeHost } from "./host.js";
 import { forkAt } from "./commands.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
 
@@ -92,7 +92,7 @@ export function treeRows(roots: SessionTreeNode[], leafId: string | null, pathId
   return rows;
 }
 
-export async function openTree(app: TuiApp): Promise<void> {
+export async function openTree(app: TreeHost): Promise<void> {
   const s = app.session;
   const sm = s.sessionManager;
   if (typeof sm?.getTree !== "function") return app.addNotice("This session has no tree", "warning");
@@ -170,7 +170,7 @@ export async function openTree(app: TuiApp): Promise<void> {
   await navigateTo(app, picked);
 }
 
-async function navigateTo(app: TuiApp, row: TreeRow): Promise<void> {
+async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
   const s = app.session;
   if (s.isStreaming) return app.addNotice("Wait for the agent to finish (or press Esc) before moving in the tree", "warning");
   if (row.isLeaf) return;

@@ -1,0 +1,211 @@
+/**
+ * The event projector: session events and the session's transcript become chat blocks
+ * (chat.ts). Events only add blocks or mark them dirty; the renderer draws them on its next frame.
+ */
+import { messageText } from "../../core/agent/messages.js";
+import type { AgentMessage, AgentSessionEvent } from "../../core/types.js";
+import type { TuiApp } from "./app.js";
+import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
+import { findGitBranch } from "./footer.js";
+import { wrapText } from "./text.js";
+
+export class EventProjector {
+  constructor(private readonly app: TuiApp) {}
+
+  subscribe(): void {
+    this.app.unsubscribe();
+    this.app.unsubscribe = this.app.session.subscribe((e: AgentSessionEvent) => this.onEvent(e));
+  }
+
+  onRebind(): void {
+    this.app.statsVersion++;
+    this.subscribe();
+    this.app.working = false;
+    this.app.queue = { steering: [], followUp: [] };
+    this.rebuildChat();
+    this.app.updateTitle();
+    this.app.gitBranch = findGitBranch(this.app.kernel.cwd);
+    this.app.requestRender();
+  }
+
+  onEvent(e: AgentSessionEvent): void {
+    this.app.programStatus.onEvent(e);
+    if (e.type === "message_end" || e.type === "agent_settled" || e.type === "model_select" || e.type === "compaction_end") this.app.statsVersion++;
+    switch (e.type) {
+      case "agent_start":
+        this.app.setWorking(true);
+        break;
+      case "agent_end":
+      case "agent_settled":
+        this.app.setWorking(false);
+        this.app.currentAssistant = undefined;
+        break;
+      case "message_start":
+        this.onMessageStart(e.message);
+        break;
+      case "message_update":
+        if ((e.message as { role: string }).role === "assistant") this.onAssistantUpdate(e.message, true);
+        break;
+      case "message_end":
+        if ((e.message as { role: string }).role === "assistant") {
+          this.onAssistantUpdate(e.message, false);
+          this.app.currentAssistant = undefined;
+        } else if ((e.message as { role: string }).role === "toolResult") {
+          const m = e.message as { toolCallId: string; toolName: string; content: any; details?: unknown; isError?: boolean };
+          const tb = this.app.tools.get(m.toolCallId);
+          if (tb && tb.status !== "done" && tb.status !== "error") tb.finish({ content: m.content, details: m.details }, !!m.isError);
+        }
+        break;
+      case "tool_execution_start": {
+        const tb = this.toolBlock(e.toolCallId, e.toolName);
+        tb.start(e.args);
+        break;
+      }
+      case "tool_execution_update":
+        this.toolBlock(e.toolCallId, e.toolName).update(e.partialResult);
+        break;
+      case "tool_execution_end":
+        this.toolBlock(e.toolCallId, e.toolName).finish(e.result, e.isError);
+        break;
+      case "queue_update":
+        this.app.queue = { steering: [...e.steering], followUp: [...e.followUp] };
+        break;
+      case "compaction_start":
+        this.app.setStatusLine(e.reason === "manual" ? "Compacting the context…" : `Compacting the context (${e.reason})…`);
+        break;
+      case "compaction_end":
+        this.app.setStatusLine(undefined);
+        if (e.errorMessage) this.app.addNotice(`Compaction failed: ${e.errorMessage}`, "error");
+        else if (e.aborted) this.app.addNotice("Compaction cancelled", "warning");
+        else if (e.result) this.rebuildChat();
+        break;
+      case "auto_retry_start":
+        this.app.setStatusLine(`Retrying (${e.attempt}/${e.maxAttempts}) in ${Math.round(e.delayMs / 100) / 10}s: ${e.errorMessage}`);
+        break;
+      case "auto_retry_end":
+        this.app.setStatusLine(undefined);
+        if (!e.success && e.finalError) this.app.addNotice(`Giving up after ${e.attempt} attempts: ${e.finalError}`, "error");
+        break;
+      case "model_select":
+        break;
+    }
+    this.app.requestRender();
+  }
+
+  onMessageStart(m: AgentMessage): void {
+    const role = (m as { role: string }).role;
+    if (role === "assistant") {
+      this.app.currentAssistant = this.app.chat.add(new AssistantBlock(m as any, this.app.theme, this.mdOptions(), true));
+      this.syncToolCalls(m, false);
+    } else if (role === "user") {
+      this.app.chat.add(new UserBlock(userText(m)));
+    } else if (role === "custom") {
+      if ((m as { display?: boolean }).display !== false) this.app.chat.add(new CustomMessageBlock(m as any));
+    } else if (role === "bashExecution") {
+      const b = m as { command: string; output: string; exitCode?: number; cancelled: boolean; truncated: boolean; fullOutputPath?: string; excludeFromContext?: boolean };
+      const live = this.app.liveBash.find((x) => !x.bound && x.command === b.command);
+      if (live) {
+        live.bound = true;
+        this.app.liveBash = this.app.liveBash.filter((x) => x !== live);
+        live.finish(b);
+      } else {
+        const blk = new BashBlock(b.command, !!b.excludeFromContext);
+        blk.finish(b);
+        this.app.chat.add(blk);
+      }
+    } else if (role === "compactionSummary") {
+      const c = m as { summary: string; tokensBefore?: number };
+      this.app.chat.add(new SummaryBlock("compaction", c.summary, c.tokensBefore));
+    } else if (role === "branchSummary") {
+      this.app.chat.add(new SummaryBlock("branch", (m as { summary: string }).summary));
+    }
+  }
+
+  onAssistantUpdate(m: AgentMessage, streaming: boolean): void {
+    if (!this.app.currentAssistant) this.app.currentAssistant = this.app.chat.add(new AssistantBlock(m as any, this.app.theme, this.mdOptions(), streaming));
+    else this.app.currentAssistant.setMessage(m as any, streaming);
+    this.syncToolCalls(m, !streaming);
+  }
+
+  syncToolCalls(m: AgentMessage, complete: boolean): void {
+    for (const c of ((m as { content?: any[] }).content ?? []) as any[]) {
+      if (c?.type !== "toolCall" || !c.id) continue;
+      const tb = this.toolBlock(c.id, c.name);
+      if (tb.status === "pending") tb.setArgs(c.arguments, complete);
+    }
+  }
+
+  toolBlock(id: string, name: string): ToolBlock {
+    let tb = this.app.tools.get(id);
+    if (!tb) {
+      tb = this.app.chat.add(new ToolBlock(id, name));
+      this.app.tools.set(id, tb);
+    } else if (name && tb.name !== name) {
+      tb.name = name;
+    }
+    return tb;
+  }
+
+  /** Rebuild the chat from the session's transcript (startup, switch, compaction, tree). */
+  rebuildChat(): void {
+    this.app.statsVersion++;
+    this.app.chat.clear();
+    this.app.tools.clear();
+    this.app.liveBash = [];
+    this.app.currentAssistant = undefined;
+    this.app.headerBlock = this.app.chat.add(this.makeHeader());
+    for (const m of this.app.session.messages as AgentMessage[]) {
+      const role = (m as { role: string }).role;
+      if (role === "assistant") {
+        this.app.chat.add(new AssistantBlock(m as any, this.app.theme, this.mdOptions(), false));
+        this.syncToolCalls(m, true);
+      } else if (role === "toolResult") {
+        const r = m as { toolCallId: string; toolName: string; content: any; details?: unknown; isError?: boolean };
+        this.toolBlock(r.toolCallId, r.toolName).finish({ content: r.content, details: r.details }, !!r.isError);
+      } else this.onMessageStart(m);
+    }
+    this.app.currentAssistant = undefined;
+    const history = (this.app.session.messages as AgentMessage[]).filter((m) => (m as { role: string }).role === "user").map((m) => userText(m));
+    this.app.editor.setHistory(history);
+    this.app.requestRender();
+  }
+
+  makeHeader(): Block {
+    if (this.app.headerComponent) return new ComponentBlock(this.app.headerComponent);
+    const k = this.app.keys;
+    const app = this.app.kernel.app;
+    const quiet = !!this.app.kernel.settings.get().quietStartup;
+    return new LinesBlock((width, ctx) => {
+      const t = ctx.theme;
+      const lines = [t.bold(t.fg("accent", app.name)) + t.fg("dim", ` v${app.version}`)];
+      if (!quiet) {
+        const hints = [
+          `${k.hint("app.interrupt")} interrupt`,
+          `${k.hint("app.clear")} clear`,
+          `${k.hint("app.exit")} quit`,
+          `/ commands`,
+          `! bash`,
+          `@ files`,
+          `${k.hint("app.tools.expand")} tools`,
+          `${k.hint("app.thinking.toggle")} thinking`,
+          `${k.hint("app.message.followUp")} follow-up`,
+          `${k.hint("app.model.select")} model`,
+        ];
+        lines.push(...wrapText(t.fg("dim", hints.join(" · ")), width));
+      }
+      return lines;
+    });
+  }
+
+  mdOptions() {
+    const md = this.app.kernel.settings.get().markdown as { codeBlockIndent?: string } | undefined;
+    return { codeIndent: md?.codeBlockIndent ?? "  " };
+  }
+}
+
+export function userText(m: AgentMessage): string {
+  const c = (m as { content?: unknown }).content;
+  if (typeof c === "string") return c;
+  if (!Array.isArray(c)) return messageText(m);
+  return c.map((b: any) => (b?.type === "text" ? b.text : b?.type === "image" ? "[image]" : "")).join("");
+}

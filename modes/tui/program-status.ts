@@ -1,0 +1,108 @@
+/**
+ * OSC 7501 program status (the terminal shows whether the agent is working, waiting for the
+ * user, done or failed): `working` during runs and compaction, `blocked` while a dialog waits,
+ * then `done`, `error` (with the first line of the error) or `idle`. Only the session name,
+ * dialog titles and error lines are reported, never prompts or answers.
+ *
+ * Sent only where the terminal takes it: with PI_PROGRAM_STATUS=1 (as in pi; we do not probe the
+ * terminal). The sequence is formatted by pi-tui's formatProgramStatus (1.x).
+ */
+import type { AgentSessionEvent } from "../../core/types.js";
+
+type State = "working" | "blocked" | "done" | "error" | "idle" | "clear";
+export interface ProgramStatus {
+  state: State;
+  message?: string;
+  kind?: string;
+  app?: string;
+}
+
+const firstLine = (s: unknown) => String(s ?? "").split(/\r?\n/, 1)[0]!.trim() || "Error";
+
+export class ProgramStatusReporter {
+  private running = false;
+  private compacting = false;
+  private outcome: ProgramStatus = { state: "done" };
+  private resting: ProgramStatus = { state: "idle" };
+  private blocked: string[] = [];
+  private last = "";
+  private format: ((s: ProgramStatus) => string) | undefined;
+
+  constructor(
+    private readonly write: (seq: string) => void,
+    private readonly app: string,
+    private readonly sessionName: () => string | undefined,
+    readonly enabled = process.env.PI_PROGRAM_STATUS === "1",
+  ) {
+    if (!enabled) return;
+    import("@earendil-works/pi-tui")
+      .then((m) => {
+        this.format = (m as unknown as { formatProgramStatus?: (s: ProgramStatus) => string }).formatProgramStatus;
+        this.report();
+      })
+      .catch(() => undefined);
+  }
+
+  onEvent(e: AgentSessionEvent): void {
+    if (!this.enabled) return;
+    const ev = e as { type: string; message?: { role?: string; stopReason?: string; errorMessage?: string }; aborted?: boolean; errorMessage?: string; reason?: string };
+    switch (ev.type) {
+      case "agent_start":
+        this.running = true;
+        this.outcome = { state: "done" };
+        break;
+      case "message_end":
+        if (ev.message?.role !== "assistant") return;
+        this.outcome = ev.message.stopReason === "error" ? { state: "error", message: firstLine(ev.message.errorMessage) } : { state: "done" };
+        break;
+      case "compaction_start":
+        this.compacting = true;
+        break;
+      case "compaction_end":
+        this.compacting = false;
+        if (ev.errorMessage) (this.running ? (this.outcome = { state: "error", message: firstLine(ev.errorMessage) }) : (this.resting = { state: "error", message: firstLine(ev.errorMessage) }));
+        break;
+      case "agent_settled":
+      case "agent_end":
+        this.running = false;
+        this.resting = ev.aborted ? { state: "idle" } : this.outcome;
+        break;
+      default:
+        return;
+    }
+    this.report();
+  }
+
+  /** A dialog opened (title) or closed (undefined). */
+  setBlocked(title: string | undefined, open: boolean): void {
+    if (!this.enabled) return;
+    if (open) this.blocked.push(firstLine(title));
+    else this.blocked.pop();
+    this.report();
+  }
+
+  current(): ProgramStatus {
+    if (this.blocked.length) return { state: "blocked", kind: "dialog", message: this.blocked.at(-1) };
+    if (this.compacting) return { state: "working", message: "Compacting context" };
+    const s = this.running ? { state: "working" as const } : this.resting;
+    return s.state === "working" || s.state === "done" ? { ...s, message: this.sessionName() } : s;
+  }
+
+  report(status: ProgramStatus = this.current()): void {
+    if (!this.enabled || !this.format) return;
+    const full = { ...status, app: this.app };
+    const key = JSON.stringify(full);
+    if (key === this.last) return;
+    this.last = key;
+    try {
+      this.write(this.format(full));
+    } catch {
+      /* output gone */
+    }
+  }
+
+  /** Leaving: the terminal forgets the status. */
+  clear(): void {
+    this.report({ state: "clear" });
+  }
+}

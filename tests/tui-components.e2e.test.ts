@@ -1,0 +1,224 @@
+/**
+ * End to end: real pi-tui components from a fixture extension (tests/fixtures/extensions/
+ * tui-components.ts) drawn by the real CLI's interactive mode in tmux (120x40), keys in with
+ * send-keys, the screen back with capture-pane; every wait is for a marker on screen.
+ */
+import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
+import { CLI, ROOT, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
+import { visibleWidth } from "../modes/tui/text.js";
+
+const hasTmux = (() => {
+  try {
+    execFileSync("tmux", ["-V"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const SOCKET = `pi-tui-comp-${process.pid}`;
+const EXTENSION = join(ROOT, "tests", "fixtures", "extensions", "tui-components.ts");
+let server: LlmServer;
+let e: E2eEnv;
+
+function tmux(...args: string[]): string {
+  return execFileSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8", env: e.env });
+}
+const capture = () => tmux("capture-pane", "-p", "-t", "t");
+const send = (...keys: string[]) => tmux("send-keys", "-t", "t", ...keys);
+const typeText = (text: string) => tmux("send-keys", "-t", "t", "-l", text);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const readErr = () => (existsSync(join(e.root, "err.log")) ? readFileSync(join(e.root, "err.log"), "utf8") : "");
+
+async function waitFor(test: RegExp | ((s: string) => boolean), timeout = 15_000): Promise<string> {
+  const t0 = Date.now();
+  let s = "";
+  while (Date.now() - t0 < timeout) {
+    s = capture();
+    if (typeof test === "function" ? test(s) : test.test(s)) return s;
+    await sleep(30);
+  }
+  throw new Error(`timed out waiting for ${test}\n--- screen ---\n${s}\n--- stderr ---\n${readErr()}`);
+}
+
+const SCRIPT = {
+  turns: [
+    { match: "stream please", text: "tick ", repeat: 120, delayMs: 15 },
+    { match: "shout it", turns: [{ text: "Shouting.", toolCalls: [{ name: "shout", arguments: { word: "hello" } }] }, { text: "SHOUT-DONE" }] },
+  ],
+  default: { text: "REPLY-TO-EDITOR" },
+};
+
+(hasTmux ? describe : describe.skip)("pi-tui components in the interactive mode (tmux)", () => {
+  beforeAll(async () => {
+    server = await startLlmServer({ script: SCRIPT });
+    e = makeE2eEnv(server.url);
+    delete e.env.TMUX;
+    e.env.LANG = "C.UTF-8";
+    const cmd = `cd '${e.cwd}' && '${process.execPath}' '${CLI}' -e '${EXTENSION}' 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;
+    tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", "-e", "NCURSES_NO_UTF8_ACS=1", cmd);
+    await waitFor(/FOOTER-COMP chunks=0/, 30_000);
+  });
+
+  afterAll(async () => {
+    try {
+      tmux("kill-server");
+    } catch {
+      /* already gone */
+    }
+    await server?.close();
+    e?.cleanup();
+  });
+
+  it("draws a footer and a widget that update while an answer streams", async () => {
+    let s = await waitFor(/WIDGET-CHUNKS=0/);
+    expect(s).toContain("WIDGET-COMP below the editor");
+    // The widget sits below the editor, the footer is the last line.
+    const lines = s.trimEnd().split("\n");
+    expect(lines.at(-1)).toMatch(/FOOTER-COMP chunks=0 {4}end/);
+    typeText("stream please");
+    send("Enter");
+    // Mid-stream: the counters moved and the answer is still arriving.
+    s = await waitFor((x) => /Working/.test(x) && /FOOTER-COMP chunks=([1-9]\d*)/.test(x) && /WIDGET-CHUNKS=([1-9]\d*)/.test(x));
+    s = await waitFor((x) => !/Working/.test(x) && /tick tick/.test(x), 30_000);
+    const n = Number(/FOOTER-COMP chunks=(\d+)/.exec(s)![1]);
+    expect(n).toBeGreaterThan(10);
+  });
+
+  it("answers a ctx.ui.custom() SelectList with keys and gives the keyboard back", async () => {
+    typeText("/pick");
+    send("Enter");
+    let s = await waitFor(/PICK-A-COLOUR/);
+    expect(s).toMatch(/→ Red/);
+    send("Down");
+    await waitFor(/→ Green/);
+    send("Down");
+    await waitFor(/→ Blue/);
+    send("Enter");
+    s = await waitFor(/PICKED=blue/);
+    expect(s).not.toContain("PICK-A-COLOUR");
+    // The editor has the keyboard again.
+    typeText("typed-after-pick");
+    await waitFor(/typed-after-pick/);
+    send("C-u");
+    await waitFor((x) => !/typed-after-pick/.test(x));
+  });
+
+  it("draws an overlay over the chat at its anchor and width, and closes it", async () => {
+    typeText("/over");
+    send("Enter");
+    const s = await waitFor(/OVERLAY-BOX/);
+    const lines = s.split("\n");
+    const row = lines.findIndex((l) => l.includes("OVERLAY-BOX"));
+    // anchor top-right, margin 1: the second row of the box is screen row 2, its right edge at column 119.
+    expect(row).toBe(2);
+    expect(lines[row]).toMatch(/\| OVERLAY-BOX +\|$/);
+    expect(lines[row + 1]).toContain("width=30");
+    expect(visibleWidth(lines[row]!.trimEnd())).toBe(119);
+    send("Escape");
+    await waitFor((x) => /OVERLAY-CLOSED/.test(x) && !/OVERLAY-BOX/.test(x));
+  });
+
+  it("keeps CJK and emoji lines of a component inside the screen", async () => {
+    typeText("/cjk");
+    send("Enter");
+    const s = await waitFor(/CJK-START/);
+    expect(s).toContain("漢字かなカナ한국어");
+    expect(s).not.toContain("CJK-TAIL");
+    for (const line of s.split("\n")) expect(visibleWidth(line)).toBeLessThanOrEqual(120);
+    send("Enter");
+    await waitFor((x) => !/CJK-START/.test(x));
+  });
+
+  it("draws a tool's result with the component its renderResult returns", async () => {
+    typeText("shout it");
+    send("Enter");
+    const s = await waitFor(/SHOUT-DONE/);
+    expect(s).toContain("SHOUT-CALL hello");
+    expect(s).toMatch(/ {3}SHOUT-RENDERED HELLO!/);
+  });
+
+  it("replaces the editor with an extension's pi-tui Editor that still submits", async () => {
+    typeText("/myedit");
+    send("Enter");
+    await waitFor(/MY-EDITOR ▸/);
+    typeText("sent from my editor");
+    await waitFor(/sent from my editor/);
+    send("Enter");
+    const s = await waitFor(/REPLY-TO-EDITOR/);
+    expect(s).toMatch(/ sent from my editor/);
+    expect(JSON.stringify(server.stats().requests.at(-1)!.body.messages)).toContain("sent from my editor");
+    // Quitting still works from the custom editor (Ctrl+D on an empty editor).
+    send("C-d");
+    await waitFor(/EXIT=0/);
+    expect(readErr()).toBe("");
+  });
+});
+
+(hasTmux ? describe : describe.skip)("tuiMode (tmux)", () => {
+  beforeAll(async () => {
+    server = await startLlmServer({ script: { turns: [], default: { text: "ANSWER-IN-SCROLLBACK\n\nsecond paragraph" } } });
+    e = makeE2eEnv(server.url);
+    delete e.env.TMUX;
+    e.env.LANG = "C.UTF-8";
+  });
+
+  afterAll(async () => {
+    try {
+      tmux("kill-server");
+    } catch {
+      /* already gone */
+    }
+    await server?.close();
+    e?.cleanup();
+  });
+
+  /** Run one prompt in a fresh tmux session with `args`, quit, and return the pane with its history. */
+  async function conversation(session: string, args: string): Promise<string> {
+    const cmd = `cd '${e.cwd}' && echo SHELL-BEFORE && '${process.execPath}' '${CLI}' ${args} 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;
+    tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd);
+    const pane = () => tmux("capture-pane", "-p", "-t", session);
+    const wait = async (re: RegExp) => {
+      const t0 = Date.now();
+      while (Date.now() - t0 < 20_000) {
+        if (re.test(pane())) return;
+        await sleep(30);
+      }
+      throw new Error(`timed out waiting for ${re}\n${pane()}\n${readErr()}`);
+    };
+    await wait(/mock\/mock-model/);
+    tmux("send-keys", "-t", session, "-l", "prompt-for-scrollback");
+    tmux("send-keys", "-t", session, "Enter");
+    await wait(/second paragraph/);
+    tmux("send-keys", "-t", session, "C-d");
+    await wait(/EXIT=0/);
+    return tmux("capture-pane", "-p", "-S", "-", "-t", session);
+  }
+
+  it("regular mode leaves the conversation in the terminal's scrollback after exit", async () => {
+    const all = await conversation("regular", "--tui-mode regular");
+    expect(all).toContain("SHELL-BEFORE");
+    expect(all).toContain("prompt-for-scrollback");
+    expect(all).toContain("ANSWER-IN-SCROLLBACK");
+    // The conversation comes before the shell's next line.
+    expect(all.indexOf("ANSWER-IN-SCROLLBACK")).toBeLessThan(all.indexOf("EXIT=0"));
+  });
+
+  it("fullscreen mode (the default) draws on the alternate screen and leaves the scrollback as it was", async () => {
+    const all = await conversation("fullscreen", "");
+    expect(all).toContain("SHELL-BEFORE");
+    expect(all).toContain("EXIT=0");
+    expect(all).not.toContain("ANSWER-IN-SCROLLBACK");
+  });
+
+  it("the tuiMode setting chooses regular mode as well", async () => {
+    const settingsFile = join(e.agentDir, "settings.json");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(readFileSync(settingsFile, "utf8")), tuiMode: "regular" }));
+    const all = await conversation("setting", "");
+    expect(all).toContain("ANSWER-IN-SCROLLBACK");
+  });
+});
