@@ -10,5 +10,6 @@ describe("unknown input", () => {
     expect(likelySubcommandTypo("auth", subs)).toBeUndefined();
     expect(likelySubcommandTypo("explain", subs)).toBeUndefined();
     expect(likelySubcommandTypo("Fix the bug", subs)).toBeUndefined();
+    expect(likelySubcommandTypo("first", subs)).toBeUndefined(); // two edits from "list": an ordinary word
   });
 });

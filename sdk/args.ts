@@ -265,14 +265,14 @@ export function unknownFlagMessage(option: string, flags: CliFlag[]): string {
 }
 
 /**
- * The subcommand a first word was probably meant to be: a lowercase word close to a registered
- * subcommand (one edit for words of up to four letters, two beyond). `undefined` when the word
- * reads like an ordinary message.
+ * The subcommand a first word was probably meant to be: a lowercase word one edit (or one swap
+ * of neighbours) from a registered subcommand ("auht", "instal"). Two edits would catch ordinary
+ * words ("first" → "list"), so they read as a message. `undefined` when the word reads like an
+ * ordinary message.
  */
 export function likelySubcommandTypo(word: string, subcommands: Iterable<string>): string | undefined {
   if (!/^[a-z][a-z0-9-]{1,30}$/.test(word)) return undefined;
   const near = closest(word, subcommands);
   if (!near || near.distance === 0) return undefined;
-  const limit = word.length <= 4 ? 1 : 2;
-  return near.distance <= limit ? near.name : undefined;
+  return near.distance <= 1 && word.length >= 3 ? near.name : undefined;
 }
