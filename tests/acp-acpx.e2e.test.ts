@@ -3,7 +3,7 @@
  * devDependency), against the scripted model server. `--format json` prints every ACP frame.
  */
 import { describe, it, expect, beforeAll, afterAll, jest } from "@jest/globals";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
@@ -12,11 +12,13 @@ import { CLI, ROOT, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 // Each test spawns the CLI (and acpx) several times: generous limits for a busy machine.
 jest.setTimeout(240_000);
 
-const ACPX = join(ROOT, "node_modules", "acpx", "package.json");
+// acpx is installed on first use into .cache/acpx (scripts/acpx.sh says why it is no devDependency).
+let acpxDir = "";
 let server: LlmServer;
 let e: E2eEnv;
 
 beforeAll(async () => {
+  acpxBin(); // installs acpx on first use
   server = await startLlmServer({
     script: {
       turns: [
@@ -36,9 +38,10 @@ afterAll(async () => {
 });
 
 function acpxBin(): string {
-  const pkg = JSON.parse(readFileSync(ACPX, "utf8")) as { bin: string | Record<string, string> };
+  if (!acpxDir) acpxDir = execFileSync("bash", [join(ROOT, "scripts", "acpx.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  const pkg = JSON.parse(readFileSync(join(acpxDir, "package.json"), "utf8")) as { bin: string | Record<string, string> };
   const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin.acpx!;
-  return join(ROOT, "node_modules", "acpx", bin);
+  return join(acpxDir, bin);
 }
 
 function runAcpx(args: string[]): Promise<{ code: number | null; frames: any[]; stderr: string }> {
