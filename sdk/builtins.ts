@@ -17,7 +17,8 @@ import extensions from "../plugins/extensions/index.js";
 import scaffolds from "../plugins/scaffolds/index.js";
 import compaction from "../plugins/compaction/index.js";
 import exportHtml from "../plugins/export-html/index.js";
+import retry from "../plugins/retry/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  return [providers, faux, tools, printMode, interactiveMode, rpcMode, resources, packages, mcp, trust, permissionGate, extensions, scaffolds, compaction, exportHtml];
+  return [providers, faux, tools, printMode, interactiveMode, rpcMode, resources, packages, mcp, trust, permissionGate, extensions, scaffolds, compaction, exportHtml, retry];
 }
