@@ -204,7 +204,7 @@ export class AgentSession {
   async getSystemPrompt(): Promise<string> {
     if (this.run.turnSystemPrompt !== undefined) return this.run.turnSystemPrompt;
     if (this.systemPromptDirty || this.baseSystemPrompt === undefined) {
-      const builder = this.kernel.service<typeof buildDefaultSystemPrompt>("system-prompt") ?? buildDefaultSystemPrompt;
+      const builder = this.kernel.service("system-prompt") ?? buildDefaultSystemPrompt;
       this.baseSystemPrompt = await builder({ cwd: this.cwd, tools: this.getActiveTools(), customPrompt: this.customSystemPrompt, appendPrompt: this.appendSystemPrompt });
       this.systemPromptDirty = false;
     }
@@ -366,7 +366,7 @@ export class AgentSession {
       else if (r?.operations) operations = r.operations;
     }
     if (!result) {
-      const exec = this.kernel.service<BashExecutor>("bash-executor");
+      const exec = this.kernel.service("bash-executor");
       if (!exec) throw new Error("no bash executor is installed (the tools plugin provides it)");
       const ac = new AbortController();
       this.bashAbort = ac;
@@ -496,7 +496,7 @@ export class AgentSession {
    */
   async compact(customInstructions?: string): Promise<CompactionResult> {
     this.assertAlive();
-    if (!this.kernel.service<Compactor>("compactor")) throw new Error("compaction is not available: the compaction plugin is not installed");
+    if (!this.kernel.service("compactor")) throw new Error("compaction is not available: the compaction plugin is not installed");
     await this.abort();
     return this.runCompaction("manual", { customInstructions });
   }
@@ -508,7 +508,7 @@ export class AgentSession {
 
   /** Run the compactor once (manual, threshold from after_turn, overflow from provider_error). */
   async runCompaction(reason: CompactionReason, opts: { customInstructions?: string; willRetry?: boolean } = {}): Promise<CompactionResult> {
-    const compactor = this.kernel.service<Compactor>("compactor");
+    const compactor = this.kernel.service("compactor");
     if (!compactor) throw new Error("compaction is not available: the compaction plugin is not installed");
     if (this.isCompacting) throw new Error("a compaction is already running");
     const ac = new AbortController();

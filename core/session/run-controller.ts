@@ -117,7 +117,7 @@ export class RunController {
   }
 
   private async expand(text: string): Promise<string> {
-    const expand = this.kernel.service<(t: string) => string | Promise<string>>("expand-prompt");
+    const expand = this.kernel.service("expand-prompt");
     return expand ? expand(text) : text;
   }
 

@@ -228,12 +228,7 @@ export class TuiApp {
 
   /** A project that carries its own code (extensions, plugins, packages) and is not trusted yet: ask. */
   private async askProjectTrust(): Promise<void> {
-    const trust = this.kernel.service<{
-      isTrusted(cwd?: string): boolean;
-      hasProjectCode(cwd?: string): boolean;
-      skipped(cwd?: string): Array<{ kind: string; path: string }>;
-      trust(cwd?: string, opts?: { persist?: boolean }): void;
-    }>("project-trust");
+    const trust = this.kernel.service("project-trust");
     if (!trust || trust.isTrusted() || !trust.hasProjectCode()) return;
     const skipped = trust.skipped();
     const what = skipped.length

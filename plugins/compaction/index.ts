@@ -176,7 +176,7 @@ function isOwnOverflow(session: AgentSession, a: AssistantMessage): boolean {
  *   once per prompt; a second overflow reports why it gives up.
  */
 function tapAutomaticCompaction(api: PluginApi): void {
-  const compactor = () => api.kernel.service<Compactor>("compactor");
+  const compactor = () => api.kernel.service("compactor");
   api.on("after_turn", async ({ session, message, signal }) => {
     if (!session.autoCompactionEnabled || session.isDisposed || session.isCompacting) return;
     const c = compactor();
@@ -215,8 +215,8 @@ export default definePlugin({
   kernel: "^1.0.0",
   description: "Summarises old context when it grows too large (/compact, automatic) and summarises branches left by /tree",
   setup(api) {
-    api.provide<Compactor>("compactor", createCompactor(api.kernel));
-    api.provide<BranchSummarizer>("branch-summarizer", createBranchSummarizer(api.kernel));
+    api.provide("compactor", createCompactor(api.kernel));
+    api.provide("branch-summarizer", createBranchSummarizer(api.kernel));
     tapAutomaticCompaction(api);
     api.registerCommand({
       name: "compact",

@@ -85,7 +85,7 @@ export class UiSource {
   constructor(private readonly kernel: Kernel) {}
   /** The mode's UI, or a no-op one whose unsupported calls are reported once under `owner`. */
   get(owner: string): ExtensionUI {
-    const ui = this.kernel.service<ExtensionUI>("ui");
+    const ui = this.kernel.service("ui");
     if (ui) return withTheme(ui);
     let n = this.noop.get(owner);
     if (!n) {
@@ -95,7 +95,7 @@ export class UiSource {
     return n;
   }
   hasUI(): boolean {
-    const ui = this.kernel.service<ExtensionUI>("ui");
+    const ui = this.kernel.service("ui");
     return !!ui && ui.kind !== "none";
   }
 }
@@ -142,7 +142,7 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
     },
     hasPendingMessages: () => (host.session()?.pendingMessageCount ?? 0) > 0,
     shutdown: () => {
-      const fn = kernel.service<() => unknown>("shutdown");
+      const fn = kernel.service("shutdown");
       if (typeof fn === "function") void Promise.resolve(fn()).catch((error) => kernel.diagnostics.report({ level: "error", source: owner, message: "shutdown failed", error }));
     },
     getContextUsage: () => host.session()?.getContextUsage(),

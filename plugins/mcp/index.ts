@@ -15,6 +15,12 @@ import type { Kernel } from "../../core/kernel.js";
 import type { ExtensionUI } from "../../core/ui.js";
 import type { McpManager, McpServerView } from "./manager.js";
 
+declare module "../../core/services.js" {
+  interface KernelServices {
+    mcp: McpService;
+  }
+}
+
 /** The kernel service "mcp". */
 export interface McpService {
   /** Servers with status and tools (empty before the first session start). */
@@ -124,7 +130,7 @@ export default definePlugin({
 
 /** Show text to the user: the UI when there is one, else an info diagnostic. */
 function show(kernel: Kernel, ctx: any, text: string, level: "info" | "warning" | "error"): void {
-  const ui = (ctx?.ui ?? kernel.service<ExtensionUI>("ui")) as ExtensionUI | undefined;
+  const ui = (ctx?.ui ?? kernel.service("ui")) as ExtensionUI | undefined;
   if (ui && ui.kind !== "none" && typeof ui.notify === "function") ui.notify(text, level);
   else kernel.diagnostics.report({ level, source: "mcp", message: text });
 }

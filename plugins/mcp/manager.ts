@@ -199,7 +199,7 @@ export class McpManager {
     this.toolScope = undefined;
     this.registered.clear();
     this.activated.clear();
-    this.kernel.service<ExtensionUI>("ui")?.setStatus?.("mcp", undefined);
+    this.kernel.service("ui")?.setStatus?.("mcp", undefined);
   }
 
   private async connect(st: ServerState): Promise<void> {
@@ -308,7 +308,7 @@ export class McpManager {
   /** Active tools = the non-MCP ones kept + `wanted`, limited by `--tools` / `--no-tools`. */
   private activate(session: ReturnType<McpManager["session"]>, kept: string[], wanted: string[]): void {
     let add = wanted;
-    const flags = this.kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags;
+    const flags = this.kernel.service("argv")?.flags;
     if (flags?.tools !== undefined) {
       const allowed = new Set(String(flags.tools).split(",").map((t) => t.trim()));
       add = wanted.filter((n) => allowed.has(n));
@@ -446,7 +446,7 @@ export class McpManager {
 
   private updateStatusLine(): void {
     try {
-      this.kernel.service<ExtensionUI>("ui")?.setStatus?.("mcp", this.statusText());
+      this.kernel.service("ui")?.setStatus?.("mcp", this.statusText());
     } catch {
       /* a UI that fails to draw a status must not break MCP */
     }

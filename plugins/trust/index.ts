@@ -14,24 +14,8 @@ import { join, resolve, sep } from "node:path";
 import { definePlugin } from "../../core/plugin.js";
 import type { Kernel } from "../../core/kernel.js";
 
-export interface SkippedItem {
-  kind: "extension" | "plugin" | "package" | "settings" | string;
-  path: string;
-}
-
-export interface ProjectTrust {
-  /** Whether project code from `cwd` (default: the kernel's cwd) may run. */
-  isTrusted(cwd?: string): boolean;
-  /** Trust `cwd` (default: the kernel's cwd); `persist` (default true) adds it to the global `trustedProjects`. */
-  trust(cwd?: string, opts?: { persist?: boolean }): void;
-  /** Whether the project carries code that trust would let run. */
-  hasProjectCode(cwd?: string): boolean;
-  /** Record project code that was not loaded because the project is not trusted. */
-  noteSkipped(item: SkippedItem, cwd?: string): void;
-  skipped(cwd?: string): SkippedItem[];
-  /** Called after `trust()`; returns an unsubscribe function. */
-  onTrust(fn: (cwd: string) => void | Promise<void>): () => void;
-}
+export type { ProjectTrust, SkippedItem } from "../../core/services.js";
+import type { ProjectTrust, SkippedItem } from "../../core/services.js";
 
 function expandHome(p: string): string {
   if (p === "~") return homedir();
@@ -160,7 +144,7 @@ export default definePlugin({
       description: "Trust this project for this run: load its .pi extensions, plugins and packages",
       group: "Extensions and resources",
     });
-    api.provide<ProjectTrust>("project-trust", createProjectTrust(api.kernel));
+    api.provide("project-trust", createProjectTrust(api.kernel));
   },
 });
 
