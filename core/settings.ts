@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Diagnostic } from "./types.js";
+import { writeFileAtomic } from "./fs-utils.js";
 
 export interface PermissionRules {
   allow?: string[];
@@ -223,10 +224,7 @@ export class SettingsManager {
         }
       }
       const next = mergeSettings(onDisk, patch);
-      mkdirSync(dirname(path), { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(next, null, 2) + "\n");
-      renameSync(tmp, path);
+      writeFileAtomic(path, JSON.stringify(next, null, 2) + "\n");
       layer.path = path;
       return true;
     } catch (error) {

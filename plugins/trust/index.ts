@@ -16,12 +16,9 @@ import type { Kernel } from "../../core/kernel.js";
 
 export type { ProjectTrust, SkippedItem } from "../../core/services.js";
 import type { ProjectTrust, SkippedItem } from "../../core/services.js";
+import { expandHome } from "../../core/fs-utils.js";
 
-function expandHome(p: string): string {
-  if (p === "~") return homedir();
-  if (p.startsWith("~/")) return join(homedir(), p.slice(2));
-  return p;
-}
+
 
 function norm(p: string): string {
   const r = resolve(expandHome(p));
