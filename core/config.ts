@@ -4,6 +4,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { expandHome } from "./fs-utils.js";
 
 export interface AppConfig {
   /** Binary name, e.g. "pi" or "mycli". */
@@ -34,8 +35,4 @@ export function resolveAgentDir(app: Pick<AppConfig, "agentDirEnv" | "configDir"
   return join(homedir(), app.configDir, "agent");
 }
 
-export function expandHome(p: string): string {
-  if (p === "~") return homedir();
-  if (p.startsWith("~/")) return join(homedir(), p.slice(2));
-  return p;
-}
+export { expandHome } from "./fs-utils.js";

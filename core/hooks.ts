@@ -268,6 +268,51 @@ export interface ModeSelectArgs {
   stdoutIsTTY: boolean;
 }
 
+// ==== (kernel round 2) run recovery and life-cycle hooks ====================================
+
+/** The session as the run hooks hand it to their taps (type only: the hook table loads nothing). */
+export type RunSession = import("./session/agent-session.js").AgentSession;
+
+/**
+ * A provider call ended in an error (the failed answer is the last message of the context).
+ * Taps decide what happens next: the first answer wins (bail). Nobody answering: the error stands.
+ */
+export interface ProviderErrorEvent {
+  type: "provider_error";
+  session: RunSession;
+  /** The failed answer (stopReason "error", its errorMessage). */
+  message: AgentMessage & { role: "assistant"; errorMessage?: string; provider: string; model: string };
+  /** Retries already made for this prompt. */
+  attempt: number;
+  /** Whether this prompt was already compacted and retried once after a context overflow. */
+  compacted: boolean;
+}
+/** Retry the call after `delayMs` (auto_retry_start reports attempt/maxAttempts), or compact the context and retry. */
+export type ProviderErrorResult = { retry: true; delayMs: number; maxAttempts: number } | { compactAndRetry: true };
+
+/** A turn ended and every turn_end listener has seen it; the run goes on after the taps. */
+export interface AfterTurnEvent {
+  type: "after_turn";
+  session: RunSession;
+  message: AgentMessage;
+  /** The run's abort signal. */
+  signal: AbortSignal;
+}
+
+/** Every plugin is set up and the session runtime is bound: a plugin's first live step. */
+export interface KernelReadyEvent {
+  type: "kernel_ready";
+}
+
+function createRunHooks() {
+  return {
+    provider_error: new AsyncSeriesBailHook<[ProviderErrorEvent], ProviderErrorResult | undefined>(["event"], "provider_error"),
+    after_turn: new AsyncSeriesHook<[AfterTurnEvent]>(["event"], "after_turn"),
+    kernel_ready: new AsyncSeriesHook<[KernelReadyEvent]>(["event"], "kernel_ready"),
+  } as const;
+}
+// ==== (end kernel round 2 block) =============================================================
+
 export interface HookError {
   plugin: string;
   hook: string;
@@ -336,6 +381,9 @@ function createHookTable() {
 
     // kernel
     kernel_mode_select: new SyncBailHook<[ModeSelectArgs], string | undefined>(["args"], "kernel_mode_select"),
+
+    // run recovery and life cycle (kernel round 2)
+    ...createRunHooks(),
   } as const;
 }
 
@@ -422,6 +470,10 @@ export const HOOK_KINDS = {
   ui_prompt_start: "observer",
   ui_prompt_end: "observer",
   kernel_mode_select: "sync-bail",
+  // run recovery and life cycle (kernel round 2)
+  provider_error: "bail",
+  after_turn: "observer",
+  kernel_ready: "observer",
 } as const satisfies Record<keyof ReturnType<typeof createHookTable>, HookKind>;
 
 // ---- pi conventions ---------------------------------------------------------------------------

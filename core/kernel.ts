@@ -12,6 +12,8 @@ import type { AnyModel, Diagnostic, ImageContent, ToolDefinition } from "./types
 import type { AssistantMessage, AssistantMessageEvent, Context, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import type { SettingsManager } from "./settings.js";
 import type { AppConfig } from "./config.js";
+import type { KernelServices, ServiceName } from "./services.js";
+import type { AgentSessionRuntime } from "./session/runtime.js";
 
 // ---- registry value types ---------------------------------------------------------------------
 
@@ -58,6 +60,8 @@ export interface ProviderModels {
   modelOverrides?: Record<string, Partial<ModelDefinition>>;
   /** A custom stream function for this provider's API (registerProvider with streamSimple). */
   streamSimple?: StreamFn;
+  /** The provider needs no key (a local or scripted one): its models are always available. */
+  keyless?: boolean;
 }
 
 export interface SlashCommand {
@@ -99,6 +103,17 @@ export interface CliFlag {
   placeholder?: string;
   /** Help section. */
   group?: string;
+  /**
+   * The flag answers and exits: when it is given (not false), the CLI runs this before any
+   * session and prints what it returns. A throw is a usage error ("--name: message").
+   */
+  action?: (value: unknown, ctx: FlagActionContext) => string | Promise<string>;
+}
+export interface FlagActionContext {
+  kernel: Kernel;
+  cwd: string;
+  /** The positional words of the command line. */
+  positionals: string[];
 }
 
 export interface ModeContext {
@@ -107,12 +122,47 @@ export interface ModeContext {
   /** Messages from the command line (first one already merged with @file text and stdin). */
   messages: string[];
   images: ImageContent[];
-  /** The session runtime (AgentSessionRuntime); typed loosely to keep core/kernel free of it. */
-  runtime: any;
+  /** The session runtime: the current session, switching (/new, resume, fork), rebind. */
+  runtime: AgentSessionRuntime;
 }
+
+/** What a mode's claim is decided on (core/modes.ts). */
+export interface ModeClaimInput {
+  /** Parsed flags (pass 2). */
+  flags: Record<string, unknown>;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  /** Text was piped on stdin (it became the first message). */
+  pipedInput: boolean;
+}
+
+/**
+ * A run mode, as its plugin registers it in the mode registry (core/modes.ts resolves it).
+ * `--mode <value>` picks the mode listing that value; without --mode, the modes whose
+ * `claims()` accept the run compete by `priority`.
+ */
 export interface ModeDefinition {
   name: string;
   description?: string;
+  /** The `--mode` values that choose this mode (default: its name). */
+  modeFlag?: string[];
+  /** Whether this mode claims a run given without --mode (argv, TTYs, piped input). */
+  claims?(input: ModeClaimInput): boolean;
+  /** Among modes that claim a run, the highest priority wins (default 0). */
+  priority?: number;
+  /** Whether the mode shows a UI a person answers (dialogs, the session picker, /model). */
+  hasUI?: boolean;
+  /** Where its input comes from: the `source` of the input hook. */
+  input?: "interactive" | "rpc" | "print" | "sdk";
+  /** The mode reads stdin itself (a protocol): piped text is not a message, @file arguments are refused. */
+  ownsStdin?: boolean;
+  /** The name sessions record (`ctx.mode`); default: the mode's name. */
+  sessionMode?: string;
+  /**
+   * Called once when the mode is chosen, before the session is built: provide the "ui" (and
+   * "shutdown") service, open the output, so session_start handlers already reach the user.
+   */
+  prepare?(kernel: Kernel): void;
   /** Returns the exit code. */
   run(ctx: ModeContext): Promise<number>;
 }
@@ -217,9 +267,9 @@ export class Kernel {
     return new PluginApi(this, source);
   }
 
-  // ---- services: named values plugins provide to each other through the kernel ----
+  // ---- services: values plugins provide to each other, typed by key (core/services.ts) ----
 
-  provide<T>(name: string, value: T, source: string): () => void {
+  provide<K extends ServiceName>(name: K, value: KernelServices[K], source: string): () => void {
     const existing = this.services.get(name);
     if (existing && existing.source !== source) {
       this.diagnostics.report({
@@ -234,10 +284,10 @@ export class Kernel {
       if (this.services.get(name) === entry) this.services.delete(name);
     };
   }
-  service<T>(name: string): T | undefined {
-    return this.services.get(name)?.value as T | undefined;
+  service<K extends ServiceName>(name: K): KernelServices[K] | undefined {
+    return this.services.get(name)?.value as KernelServices[K] | undefined;
   }
-  hasService(name: string): boolean {
+  hasService(name: ServiceName): boolean {
     return this.services.has(name);
   }
 
@@ -316,11 +366,11 @@ export class PluginApi {
   registerShortcut(s: Shortcut) {
     return this.keep(this.kernel.shortcuts.register(s.key, s, this.name));
   }
-  provide<T>(service: string, value: T) {
+  provide<K extends ServiceName>(service: K, value: KernelServices[K]) {
     return this.keep(this.kernel.provide(service, value, this.name));
   }
-  service<T>(service: string): T | undefined {
-    return this.kernel.service<T>(service);
+  service<K extends ServiceName>(service: K): KernelServices[K] | undefined {
+    return this.kernel.service(service);
   }
   report(level: Diagnostic["level"], message: string, error?: unknown, hook?: string): void {
     this.kernel.diagnostics.report({ level, source: this.name, message, error, hook });

@@ -54,7 +54,41 @@ export class PluginHost {
       names.add(name);
       accepted.push(c);
     }
-    for (const c of this.order(accepted)) await this.setupOne(c);
+    await this.setupInOrder(this.order(accepted));
+  }
+
+  /**
+   * Set up in dependency order; a plugin whose required services are not provided yet waits
+   * (with the plugins that depend on it) until the rest of the batch is set up. What is still
+   * missing then refuses it, naming the service.
+   */
+  private async setupInOrder(ordered: PluginCandidate[]): Promise<void> {
+    const missing = (c: PluginCandidate) => ((c.manifest as PluginManifest).requires ?? []).filter((s) => !this.kernel.hasService(s));
+    let pending = ordered;
+    for (;;) {
+      const waiting: PluginCandidate[] = [];
+      const waitingNames = new Set<string>();
+      let progress = false;
+      for (const c of pending) {
+        const m = c.manifest as PluginManifest;
+        if (missing(c).length || (m.dependsOn ?? []).some((d) => waitingNames.has(d))) {
+          waitingNames.add(m.name);
+          waiting.push(c);
+          continue;
+        }
+        await this.setupOne(c);
+        progress = true;
+      }
+      pending = waiting;
+      if (!pending.length || !progress) break;
+    }
+    for (const c of pending) {
+      const lack = missing(c);
+      const reason = lack.length
+        ? `it requires the service "${lack[0]}", which no installed plugin provides`
+        : "a plugin it depends on requires a service no installed plugin provides";
+      this.refuse(c, (c.manifest as PluginManifest).name, reason);
+    }
   }
 
   /** Topological order by dependsOn; a missing dependency or a cycle refuses the plugin. */

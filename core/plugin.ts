@@ -6,6 +6,7 @@
  */
 import semver from "semver";
 import type { PluginApi } from "./kernel.js";
+import type { ServiceName } from "./services.js";
 
 /** The version of the kernel API that plugins declare a range against. */
 export const KERNEL_API_VERSION = "1.0.0";
@@ -17,6 +18,12 @@ export interface PluginManifest {
   kernel: string;
   description?: string;
   dependsOn?: string[];
+  /**
+   * Kernel services this plugin cannot work without (keys of KernelServices). Checked at
+   * registration like dependsOn: the plugin is set up once another plugin (or the CLI) has
+   * provided them; when none does, it is refused with a message naming the service.
+   */
+  requires?: ServiceName[];
   /** Register only: tap hooks, add tools, flags, commands. Actions that need a session throw until bound. */
   setup(api: PluginApi): void | Promise<void>;
 }
@@ -39,5 +46,7 @@ export function checkManifest(m: unknown, apiVersion = KERNEL_API_VERSION): stri
   if (typeof p.setup !== "function") return "manifest has no setup() function";
   if (p.dependsOn !== undefined && (!Array.isArray(p.dependsOn) || p.dependsOn.some((d) => typeof d !== "string")))
     return "manifest dependsOn must be an array of plugin names";
+  if (p.requires !== undefined && (!Array.isArray(p.requires) || p.requires.some((d) => typeof d !== "string")))
+    return "manifest requires must be an array of service names";
   return undefined;
 }

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname, join } from "node:path";
 import type { Diagnostic } from "./types.js";
 import { applyPi16Aliases, reportUnsupported } from "./settings-compat.js";
+import { writeFileAtomic } from "./fs-utils.js";
 
 export interface PermissionRules {
   allow?: string[];
@@ -259,10 +260,7 @@ export class SettingsManager {
         }
       }
       const next = mergeSettings(onDisk, patch);
-      mkdirSync(dirname(path), { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(next, null, 2) + "\n");
-      renameSync(tmp, path);
+      writeFileAtomic(path, JSON.stringify(next, null, 2) + "\n");
       layer.path = path;
       return true;
     } catch (error) {

@@ -10,10 +10,11 @@
  */
 import yargsParser from "yargs-parser";
 import type { CliFlag } from "../core/kernel.js";
+import type { ServiceName } from "../core/services.js";
 
 export interface CoreFlag extends CliFlag {
   /** A kernel service that must exist for the flag to work; otherwise "not available yet". */
-  requires?: string;
+  requires?: ServiceName;
 }
 
 const G_MODE = "Modes";
@@ -37,13 +38,11 @@ export const CORE_FLAGS: CoreFlag[] = [
   { name: "session-dir", type: "string", placeholder: "dir", description: "Folder for session files", group: G_SESSION, requires: "sessions" },
   { name: "name", alias: "n", type: "string", placeholder: "name", description: "Set the session's display name", group: G_SESSION },
   { name: "no-session", type: "boolean", description: "Keep the session in memory only", group: G_SESSION },
-  { name: "export", type: "string", placeholder: "session.jsonl [out.html]", description: "Export a session to a self-contained HTML file and exit", group: G_SESSION, requires: "export-html" },
   { name: "provider", type: "string", placeholder: "name", description: "Provider of --model", group: G_MODEL },
   { name: "model", type: "string", placeholder: "pattern", description: "Model: provider/id, id, or a glob; ':level' sets thinking (e.g. sonnet:high)", group: G_MODEL },
   { name: "models", type: "string", placeholder: "a,b,…", description: "Models to cycle through (patterns, comma separated)", group: G_MODEL },
   { name: "thinking", type: "string", placeholder: "level", description: "Thinking level: off, minimal, low, medium, high, xhigh, max (max = the highest the model offers)", group: G_MODEL },
   { name: "api-key", type: "string", placeholder: "key", description: "API key for the selected model's provider (this run only, never saved)", group: G_MODEL },
-  { name: "list-models", type: "string", placeholder: "[search]", description: "List models (optionally matching a search) and exit", group: G_MODEL },
   { name: "system-prompt", type: "string", placeholder: "text|file", description: "Replace the whole default system prompt", group: G_PROMPT },
   { name: "append-system-prompt", type: "string", placeholder: "text|file", description: "Append to the system prompt (repeatable)", group: G_PROMPT },
   { name: "tools", alias: "t", type: "string", placeholder: "a,b,…", description: "Tools to enable: names or * patterns (replaces the defaults), or only +name/-name entries (changes the defaults)", group: G_PROMPT },

@@ -21,7 +21,8 @@ import compaction from "../plugins/compaction/index.js";
 import exportHtml from "../plugins/export-html/index.js";
 import sandbox from "../plugins/sandbox/index.js";
 import auth from "../plugins/auth/index.js";
+import retry from "../plugins/retry/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  return [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth];
+  return [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry];
 }

@@ -96,8 +96,7 @@ export async function createExtensionHarness(opts: ExtensionHarnessOptions = {})
     const faux = new FauxModel({ steps: opts.steps ?? [] });
     const host = new PluginHost(kernel);
     await host.load([createFauxPlugin(faux), tools, trust, permissionGate, extensions, ...(opts.plugins ?? [])].map((manifest) => ({ manifest, origin: "harness", builtin: true })));
-    const ready = kernel.service<unknown>("ready");
-    for (const step of Array.isArray(ready) ? ready : typeof ready === "function" ? [ready] : []) await (step as () => Promise<void>)();
+    await kernel.hooks.kernel_ready.promise({ type: "kernel_ready" });
 
     const registry = ModelRegistry.forKernel(kernel, { authStorage: AuthStorage.inMemory() });
     kernel.provide("model-registry", registry, "harness");

@@ -120,7 +120,8 @@ export {
 // ---- kernel plugins ------------------------------------------------------------------------------
 
 export { definePlugin, KERNEL_API_VERSION, type PluginManifest } from "../core/plugin.js";
-export type { Kernel, PluginApi, SlashCommand, Subcommand, CliFlag, ModeDefinition } from "../core/kernel.js";
+export type { Kernel, PluginApi, SlashCommand, Subcommand, CliFlag, FlagActionContext, ModeDefinition, ModeClaimInput, ModeContext } from "../core/kernel.js";
+export type { KernelServices, ServiceName, ParsedArgv } from "../core/services.js";
 export type { ToolWrapper as KernelToolWrapper, ToolDescription } from "../core/tool-registry.js";
 export type { ProjectTrust } from "../plugins/trust/index.js";
 export type { PermissionGate } from "../plugins/permission-gate/index.js";
@@ -148,7 +149,7 @@ export {
   type ExtensionBindings,
   type ExtensionError,
 } from "./sdk.js";
-export { runPrintMode, runRpcMode, runInteractiveMode, type PrintModeOptions, type RpcModeOptions, type InteractiveModeOptions } from "./run-modes.js";
+export { runPrintMode, runRpcMode, runInteractiveMode, runModeByFlag, type PrintModeOptions, type RpcModeOptions, type InteractiveModeOptions, type ModeRunOptions } from "./run-modes.js";
 export { AgentSession, type AgentSessionOptions, type PromptOptions, type Disposition, type SessionMode, type QueueMode, type BashResult } from "../core/session/agent-session.js";
 export { AgentSessionRuntime, type SessionBuildInput, type SessionFactory, type ReplaceReason, type ForkOptions } from "../core/session/runtime.js";
 export { SettingsManager, DEFAULT_SETTINGS, type Settings } from "../core/settings.js";

@@ -2,7 +2,7 @@
  * One way to build a kernel for an app (`pi`, a team's CLI, an SDK host): settings (global agent
  * dir + project folder, a project's `.ts` config only when the project is trusted), the jiti
  * loader with the host package aliases, the built-in plugins (fail fast), the user plugins named
- * in settings (fail soft; a project's only when trusted) and the "ready" steps plugins queued
+ * in settings (fail soft; a project's only when trusted), then the kernel_ready hook
  * (extension loading). The CLI (main.ts) and the SDK (sdk.ts) both call setupKernel().
  */
 import { existsSync } from "node:fs";
@@ -76,7 +76,7 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   const kernel = new Kernel({ app, cwd, agentDir, settings });
   // Security (issue 21): a project's shell, npm command and session folder apply only when it is trusted.
   const trustedAtStartup = isProjectTrustedAtStartup({ cwd, agentDir, argv: rawArgv });
-  settings.setProjectTrust(() => kernel.service<ProjectTrust>("project-trust")?.isTrusted(cwd) ?? trustedAtStartup);
+  settings.setProjectTrust(() => kernel.service("project-trust")?.isTrusted(cwd) ?? trustedAtStartup);
   for (const d of settings.diagnostics) kernel.diagnostics.report(d);
   opts.onKernel?.(kernel);
 
@@ -101,10 +101,10 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   if (opts.userPlugins !== false) {
     let userPlugins = (settings.get().plugins as unknown as string[] | undefined) ?? [];
     const projectPlugins = settings.getProject().plugins;
-    if (Array.isArray(projectPlugins) && projectPlugins.length && !kernel.service<ProjectTrust>("project-trust")?.isTrusted(cwd)) {
+    if (Array.isArray(projectPlugins) && projectPlugins.length && !kernel.service("project-trust")?.isTrusted(cwd)) {
       const globalPlugins = settings.getGlobal().plugins;
       userPlugins = Array.isArray(globalPlugins) ? (globalPlugins as string[]) : [];
-      kernel.service<ProjectTrust>("project-trust")?.noteSkipped({ kind: "plugin", path: projectPlugins.join(", ") });
+      kernel.service("project-trust")?.noteSkipped({ kind: "plugin", path: projectPlugins.join(", ") });
       kernel.diagnostics.report({
         level: "warning",
         source: settings.projectPath() ?? resolve(cwd, app.configDir),
@@ -117,9 +117,8 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   }
   timing?.mark("plugins");
 
-  // Late async work plugins queued during setup (extension loading): one function or a list, in order.
-  const ready = kernel.service<(() => Promise<void>) | Array<() => Promise<void>>>("ready");
-  for (const step of Array.isArray(ready) ? ready : ready ? [ready] : []) await step();
+  // Every plugin is set up: their first live step (extension loading), in plugin order.
+  await kernel.hooks.kernel_ready.promise({ type: "kernel_ready" });
   timing?.mark("ready");
   return { kernel, loader, host };
 }

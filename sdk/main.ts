@@ -14,6 +14,7 @@ import { Timing } from "./timing.js";
 import { createSessionRuntime, SessionSetupError } from "./session-setup.js";
 import { processFileArgs, readPipedStdin } from "./file-args.js";
 import { PluginStartError, setupKernel } from "./kernel-setup.js";
+import { ModeSelectError, prepareMode, requireModeForFlag, resolveMode } from "../core/modes.js";
 
 export interface CliOptions {
   name: string;
@@ -196,34 +197,20 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       return typeof code === "number" ? code : 0;
     }
 
-    // Flags that answer and exit.
-    // (added for extensions) plugins answer their own flags: service "flag-actions" {flag: (value) => output}.
-    for (const [flag, action] of Object.entries(kernel.service<Record<string, (v: unknown) => string | Promise<string>>>("flag-actions") ?? {})) {
-      const v = parsed.flags[flag];
-      if (v !== undefined && v !== false && typeof action === "function") {
-        out(await action(v));
-        return 0;
-      }
-    }
-    if (parsed.flags["list-models"] !== undefined) {
-      const list = kernel.service<(search?: string) => Promise<string>>("list-models");
-      if (!list) throw new UsageError("--list-models is not available: no provider plugin is installed");
-      out(await list((parsed.flags["list-models"] as string) || undefined));
-      return 0;
-    }
-    if (parsed.flags.export !== undefined) {
-      const exporter = kernel.service<(input: string, output?: string) => Promise<string>>("export-html")!;
-      // (changed for sessions) export failures are usage errors: a message, not a stack
-      const target = await exporter(resolve(cwd, String(parsed.flags.export)), parsed.positionals[0] ? resolve(cwd, parsed.positionals[0]) : undefined).catch((e: unknown) => {
-        throw new UsageError(`--export: ${e instanceof Error ? e.message : String(e)}`);
+    // Flags that answer and exit: each flag's own action (registered with the flag by its plugin).
+    for (const { name, value: flag } of kernel.flags.list()) {
+      const v = parsed.flags[name];
+      if (!flag.action || v === undefined || v === false) continue;
+      const text = await Promise.resolve(flag.action(v, { kernel, cwd, positionals: parsed.positionals })).catch((e: unknown) => {
+        throw new UsageError(`--${name}: ${e instanceof Error ? e.message : String(e)}`);
       });
-      out(`Exported to ${target}\n`);
+      out(text);
       return 0;
     }
 
     // (added for sandbox) plugins check their flags and settings before a session starts: service
     // "startup-checks", one function or a list; a throw ends the run with its message (exit 1).
-    const checks = kernel.service<((flags: Record<string, unknown>) => void | Promise<void>) | Array<(flags: Record<string, unknown>) => void | Promise<void>>>("startup-checks");
+    const checks = kernel.service("startup-checks");
     for (const check of Array.isArray(checks) ? checks : checks ? [checks] : []) {
       try {
         await check(parsed.flags);
@@ -235,25 +222,24 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     const stdinIsTTY = !!(io.stdin ?? process.stdin).isTTY;
     const stdoutIsTTY = !!(stdout as { isTTY?: boolean }).isTTY;
     const modeFlag = parsed.flags.mode as string | undefined;
-    if (modeFlag !== undefined && !["text", "json", "rpc"].includes(modeFlag) && !kernel.modes.has(modeFlag)) {
-      throw new UsageError(`unknown --mode "${modeFlag}" (expected text, json or rpc)`);
-    }
+    // --mode names a registered mode (core/modes.ts); one that reads stdin itself owns it.
+    const flagged = modeFlag !== undefined ? requireModeForFlag(kernel, modeFlag) : undefined;
+    const ownsStdin = !!flagged?.ownsStdin;
 
     // Messages, @file arguments and piped stdin.
     let messages = [...parsed.positionals];
     let images: ImageContent[] = [];
-    const isRpc = modeFlag === "rpc" || modeFlag === "acp"; // (acp: the mode owns stdin, like rpc)
-    if (isRpc && messages.some((m) => m.startsWith("@"))) throw new UsageError("@file arguments cannot be used with --mode rpc");
+    if (ownsStdin && messages.some((m) => m.startsWith("@"))) throw new UsageError(`@file arguments cannot be used with --mode ${modeFlag}`);
     const files = await processFileArgs(messages, cwd, (path) => {
       // Path rules apply to @file arguments as to the read tool (issue 21).
-      const gate = kernel.service<{ check(tool: string, input: Record<string, unknown>): { decision: string; reason?: string } }>("permission-gate");
+      const gate = kernel.service("permission-gate") as { check(tool: string, input: Record<string, unknown>): { decision: string; reason?: string } } | undefined;
       const ev = gate?.check("read", { path });
       return ev?.decision === "deny" ? `blocked by the permission gate (${ev.reason})` : undefined;
     });
     messages = files.messages;
     images = files.images;
     let pipedInput = false;
-    if (!isRpc && !stdinIsTTY) {
+    if (!ownsStdin && !stdinIsTTY) {
       const text = await readPipedStdin(io.stdin ?? process.stdin);
       if (text) {
         pipedInput = true;
@@ -266,19 +252,12 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       else messages.unshift(files.prefix.trimEnd());
     }
 
-    // Which mode.
-    let requested: string;
-    if (modeFlag === "rpc") requested = "rpc";
-    else if (modeFlag === "json") requested = "json";
-    else if (modeFlag && modeFlag !== "text") requested = modeFlag;
-    else if (parsed.flags.print || modeFlag === "text" || pipedInput || !stdinIsTTY || !stdoutIsTTY) requested = "print";
-    else requested = "interactive";
-    const claimed = kernel.hooks.kernel_mode_select.call({ argv: parsed.flags, requested, stdinIsTTY, stdoutIsTTY }) ?? requested;
-    const mode = kernel.modes.get(claimed);
-    if (!mode) throw new UsageError(`the ${claimed} mode is not installed in this build of ${app.name}`);
+    // Which mode: the registry decides (--mode, else the claims by priority, then kernel_mode_select).
+    const mode = resolveMode(kernel, { flags: parsed.flags, modeFlag, stdinIsTTY, stdoutIsTTY, pipedInput });
+    prepareMode(kernel, mode);
     timing.mark("mode select");
 
-    const runtime = await createSessionRuntime({ kernel, parsed, cwd, mode: claimed });
+    const runtime = await createSessionRuntime({ kernel, parsed, cwd, mode });
     timing.mark("session");
     timing.report(err);
     unsubscribeDiag();
@@ -286,7 +265,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     const ctx: ModeContext = { kernel, argv: parsed.flags, messages, images, runtime };
     return await mode.run(ctx);
   } catch (e) {
-    if (e instanceof UsageError || e instanceof SessionSetupError) {
+    if (e instanceof UsageError || e instanceof SessionSetupError || e instanceof ModeSelectError) {
       err(`${app.name}: ${e.message}`);
       return 1;
     }

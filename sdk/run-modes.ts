@@ -7,7 +7,7 @@
  * disposes the runtime when it ends.
  */
 import type { ModeContext } from "../core/kernel.js";
-import type { SessionMode } from "../core/session/agent-session.js";
+import { modeForFlag, prepareMode, sessionTraitsOf } from "../core/modes.js";
 import type { AgentSessionRuntime } from "../core/session/runtime.js";
 import type { ImageContent } from "../core/types.js";
 import { SdkSessionRuntime } from "./sdk.js";
@@ -37,29 +37,37 @@ export interface RpcModeOptions {
 
 function flagsOf(runtime: AgentSessionRuntime, given?: Record<string, unknown>): Record<string, unknown> {
   if (given) return given;
-  return runtime.kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags ?? {};
+  return runtime.kernel.service("argv")?.flags ?? {};
 }
 
-async function runMode(
-  runtime: AgentSessionRuntime,
-  modeName: string,
-  sessionMode: SessionMode,
-  ctx: { flags?: Record<string, unknown>; messages: string[]; images: ImageContent[] },
-): Promise<number> {
-  if (!runtime || typeof runtime !== "object" || !runtime.kernel) throw new TypeError(`run ${modeName} mode: pass the session runtime (createAgentSessionRuntime() or createAgentSession().runtime)`);
+export interface ModeRunOptions {
+  messages?: string[];
+  images?: ImageContent[];
+  flags?: Record<string, unknown>;
+}
+
+/**
+ * Run the registered mode a `--mode` value names (a plugin's own mode too) on this runtime.
+ * The mode is resolved through the kernel's mode registry (core/modes.ts).
+ */
+export async function runModeByFlag(runtime: AgentSessionRuntime, modeFlag: string, options: ModeRunOptions = {}): Promise<number> {
+  if (!runtime || typeof runtime !== "object" || !runtime.kernel) throw new TypeError(`run the ${modeFlag} mode: pass the session runtime (createAgentSessionRuntime() or createAgentSession().runtime)`);
   const kernel = runtime.kernel;
-  const mode = kernel.modes.get(modeName);
-  if (!mode) throw new Error(`the ${modeName} mode is not installed: its plugin is not among this runtime's plugins`);
-  const argv = flagsOf(runtime, ctx.flags);
+  const mode = modeForFlag(kernel, modeFlag);
+  if (!mode) throw new Error(`the ${modeFlag} mode is not installed: its plugin is not among this runtime's plugins`);
+  const argv = flagsOf(runtime, options.flags);
+  const stdinIsTTY = !!process.stdin.isTTY;
+  const stdoutIsTTY = !!process.stdout.isTTY;
+  kernel.hooks.kernel_mode_select.call({ argv, requested: mode.name, stdinIsTTY, stdoutIsTTY });
   // The mode gets ready before session_start (RPC opens its output and UI, the TUI a deferred UI).
-  kernel.hooks.kernel_mode_select.call({ argv, requested: modeName, stdinIsTTY: !!process.stdin.isTTY, stdoutIsTTY: !!process.stdout.isTTY });
+  prepareMode(kernel, mode);
   if (runtime instanceof SdkSessionRuntime) {
-    runtime.setMode(sessionMode);
+    runtime.setMode(sessionTraitsOf(mode));
     await runtime.bindExtensions();
   } else if (!runtime.isStarted) {
     await runtime.start();
   }
-  const modeCtx: ModeContext = { kernel, argv, messages: ctx.messages, images: ctx.images, runtime };
+  const modeCtx: ModeContext = { kernel, argv, messages: options.messages ?? [], images: options.images ?? [], runtime };
   return mode.run(modeCtx);
 }
 
@@ -68,16 +76,16 @@ export function runPrintMode(runtime: AgentSessionRuntime, options: PrintModeOpt
   const json = options.mode === "json";
   if (options.mode !== undefined && options.mode !== "text" && !json) return Promise.reject(new TypeError(`runPrintMode: mode must be "text" or "json" (got ${JSON.stringify(options.mode)})`));
   const messages = [...(options.initialMessage !== undefined ? [options.initialMessage] : []), ...(options.messages ?? [])];
-  return runMode(runtime, json ? "json" : "print", json ? "json" : "print", { flags: options.flags, messages, images: options.initialImages ?? [] });
+  return runModeByFlag(runtime, json ? "json" : "text", { flags: options.flags, messages, images: options.initialImages ?? [] });
 }
 
 /** RPC mode: JSON commands on stdin, responses and events on stdout (see `pi rpc-schema`). Resolves with the exit code when stdin closes or the client shuts down. */
 export function runRpcMode(runtime: AgentSessionRuntime, options: RpcModeOptions = {}): Promise<number> {
-  return runMode(runtime, "rpc", "rpc", { flags: options.flags, messages: [], images: [] });
+  return runModeByFlag(runtime, "rpc", { flags: options.flags });
 }
 
 /** The interactive terminal UI. Resolves with the exit code when the user quits. */
 export function runInteractiveMode(runtime: AgentSessionRuntime, options: InteractiveModeOptions = {}): Promise<number> {
   const messages = [...(options.initialMessage !== undefined ? [options.initialMessage] : []), ...(options.messages ?? [])];
-  return runMode(runtime, "interactive", "tui", { flags: options.flags, messages, images: options.initialImages ?? [] });
+  return runModeByFlag(runtime, "interactive", { flags: options.flags, messages, images: options.initialImages ?? [] });
 }

@@ -21,7 +21,7 @@ import { defineApp, expandHome, resolveAgentDir, type AppConfig } from "../core/
 import type { Kernel } from "../core/kernel.js";
 import type { PluginManifest } from "../core/plugin.js";
 import { SettingsManager, type Settings } from "../core/settings.js";
-import { AgentSession, type AgentSessionOptions, type SessionMode } from "../core/session/agent-session.js";
+import { AgentSession, type AgentSessionOptions, type InputSource, type SessionMode } from "../core/session/agent-session.js";
 import { AgentSessionRuntime, type SessionFactory } from "../core/session/runtime.js";
 import { SessionManager } from "../core/session/session-manager.js";
 import { sessionDirForCwd } from "../core/session/session-entries.js";
@@ -192,8 +192,15 @@ export interface ExtensionError {
 
 interface SessionHost {
   runtime(): SdkSessionRuntime | undefined;
-  mode(): SessionMode;
+  traits(): SessionTraits;
 }
+/** What a session reports about the mode running it (a mode runner sets them; "sdk" until then). */
+export interface SessionTraits {
+  mode: SessionMode;
+  hasUI: boolean;
+  inputSource: InputSource;
+}
+const SDK_TRAITS: SessionTraits = { mode: "sdk", hasUI: false, inputSource: "sdk" };
 
 /**
  * The sessions the SDK builds: an AgentSession that can bind extensions (as pi's
@@ -205,7 +212,9 @@ export class SdkAgentSession extends AgentSession {
     private readonly host: SessionHost,
   ) {
     super(options);
-    Object.defineProperty(this, "mode", { get: () => host.mode(), configurable: true, enumerable: true });
+    for (const key of ["mode", "hasUI", "inputSource"] as const) {
+      Object.defineProperty(this, key, { get: () => host.traits()[key], configurable: true, enumerable: true });
+    }
   }
 
   /** Bind extensions to the runtime holding this session (see SdkSessionRuntime.bindExtensions). */
@@ -228,7 +237,7 @@ const runtimes = new WeakMap<AgentSessionServices, SdkSessionRuntime>();
 export class SdkSessionRuntime extends AgentSessionRuntime {
   readonly services: AgentSessionServices;
   readonly modelFallbackMessage?: string;
-  private sessionMode: SessionMode = "sdk";
+  private traits: SessionTraits = SDK_TRAITS;
   private readonly undoBindings = new Map<keyof ExtensionBindings, () => void>();
 
   constructor(services: AgentSessionServices, factory: SessionFactory, initial: AgentSession, opts: { reason?: SessionStartReason; modelFallbackMessage?: string } = {}) {
@@ -254,10 +263,14 @@ export class SdkSessionRuntime extends AgentSessionRuntime {
 
   /** The mode sessions report (`ctx.mode`); "sdk" unless a mode runner set its own. */
   get mode(): SessionMode {
-    return this.sessionMode;
+    return this.traits.mode;
   }
-  setMode(mode: SessionMode): void {
-    this.sessionMode = mode;
+  get sessionTraits(): SessionTraits {
+    return this.traits;
+  }
+  /** Set by a mode runner: the mode's own name (and whether it has a UI, where input comes from). */
+  setMode(mode: SessionMode | SessionTraits): void {
+    this.traits = typeof mode === "string" ? { ...SDK_TRAITS, mode } : mode;
   }
 
   /**
@@ -375,7 +388,7 @@ export async function createAgentSessionServices(options: CreateAgentSessionServ
   });
   kernel.provide("model-registry", modelRegistry, "sdk");
 
-  const host = kernel.service<{ list(): Array<{ name: string; origin: string }> }>("extensions");
+  const host = kernel.service("extensions");
   const extensionsResult: ExtensionsResult = {
     extensions: (host?.list() ?? []).map((e) => ({ path: e.name, origin: e.origin })),
     errors: diagnostics
@@ -456,7 +469,7 @@ export async function createAgentSessionFromServices(options: CreateAgentSession
   const activeTools = resolveActiveTools(kernel, { names: toolNames, noTools: options.noTools, source: "tools" });
 
   let runtime: SdkSessionRuntime | undefined;
-  const sessionHost: SessionHost = { runtime: () => runtime, mode: () => runtime?.mode ?? "sdk" };
+  const sessionHost: SessionHost = { runtime: () => runtime, traits: () => runtime?.sessionTraits ?? SDK_TRAITS };
   const factory = createSessionFactory({
     kernel,
     registry,

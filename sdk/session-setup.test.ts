@@ -7,6 +7,7 @@ import { describe, it, expect, afterEach } from "@jest/globals";
 import { createTestKernel } from "../tests/helpers/test-kernel.js";
 import { createSessionRuntime, type SessionPicker } from "./session-setup.js";
 import type { ParsedArgs } from "./args.js";
+import type { ModeDefinition } from "../core/kernel.js";
 import type { AgentSessionRuntime } from "../core/session/runtime.js";
 
 type TK = Awaited<ReturnType<typeof createTestKernel>>;
@@ -21,8 +22,15 @@ afterEach(async () => {
 
 const args = (flags: Record<string, unknown>): ParsedArgs => ({ flags, positionals: [], unknown: [] });
 
+/** The modes as the mode registry knows them (only what session setup reads: the name, whether it has a UI). */
+const MODES: Record<string, ModeDefinition> = {
+  print: { name: "print", input: "print", run: async () => 0 },
+  json: { name: "json", input: "print", run: async () => 0 },
+  interactive: { name: "interactive", hasUI: true, input: "interactive", sessionMode: "tui", run: async () => 0 },
+};
+
 async function setup(flags: Record<string, unknown>, mode = "print") {
-  return createSessionRuntime({ kernel: tk!.kernel, parsed: args(flags), cwd: tk!.cwd, mode });
+  return createSessionRuntime({ kernel: tk!.kernel, parsed: args(flags), cwd: tk!.cwd, mode: MODES[mode]! });
 }
 
 describe("createSessionRuntime", () => {
@@ -57,7 +65,7 @@ describe("createSessionRuntime", () => {
     await expect(setup({ resume: true }, "json")).rejects.toThrow(/which the json mode does not have/);
     await expect(setup({ resume: true }, "interactive")).rejects.toThrow(/needs a session picker, and no installed plugin provides one/);
     let asked = 0;
-    tk.kernel.provide<SessionPicker>("session-picker", async () => void asked++, "test");
+    tk.kernel.provide("session-picker", async () => void asked++, "test");
     rt = await setup({ resume: true, model: "faux/faux-1" }, "interactive");
     expect(rt.session.messages).toHaveLength(0);
     expect(asked).toBe(0); // the interactive mode opens the picker once it runs

@@ -20,6 +20,8 @@ import type { AnyModel, ThinkingLevel } from "../core/types.js";
 import type { ParsedArgs } from "./args.js";
 import { readTextOrFile } from "./file-args.js";
 import { listFlag, selectTools, ToolSelectionError } from "../core/tool-selection.js";
+import type { ModeDefinition } from "../core/kernel.js";
+import { sessionTraitsOf } from "../core/modes.js";
 
 export class SessionSetupError extends Error {}
 
@@ -29,7 +31,8 @@ export class SessionSetupError extends Error {}
 // here -r is only checked.
 export type SessionPicker = () => Promise<string | undefined>;
 
-export const DEFAULT_ACTIVE_TOOLS = ["read", "bash", "edit", "write"];
+export { DEFAULT_ACTIVE_TOOLS } from "../core/services.js";
+import { DEFAULT_ACTIVE_TOOLS } from "../core/services.js";
 
 /** ModelRegistry seen through the narrow interface AgentSession uses. */
 export function modelSource(registry: ModelRegistry): ModelSource {
@@ -47,13 +50,14 @@ export interface SessionSetupOptions {
   kernel: Kernel;
   parsed: ParsedArgs;
   cwd: string;
-  mode: string;
+  /** The chosen mode (its definition, or the name of a registered mode). */
+  mode: ModeDefinition | string;
 }
 
-export function sessionModeOf(mode: string): SessionMode {
-  if (mode === "interactive" || mode === "tui") return "tui";
-  if (mode === "rpc" || mode === "json" || mode === "print") return mode;
-  return "print";
+/** The registered mode of that name, or a UI-less stand-in named after it (a mode not in this kernel). */
+function modeDefinition(kernel: Kernel, mode: ModeDefinition | string): ModeDefinition {
+  if (typeof mode !== "string") return mode;
+  return kernel.modes.get(mode) ?? { name: mode, run: async () => 1 };
 }
 
 /** Find a session by path, or by id prefix in this folder's sessions and then in all. */
@@ -128,7 +132,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     }
   }
   else if (f.resume) {
-    checkResume(kernel, opts.mode);
+    checkResume(kernel, modeDefinition(kernel, opts.mode));
     store = SessionManager.create(cwd, sessionDir);
   }
   else if (f.continue) store = SessionManager.continueRecent(cwd, sessionDir);
@@ -170,7 +174,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   try {
     const sel = selectTools({
       tools: kernel.tools.describe().map((t) => ({ name: t.name, source: t.source })),
-      builtinDefaults: kernel.service<string[]>("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS,
+      builtinDefaults: [...(kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS)],
       defaultTools: Array.isArray(settings.defaultTools) ? (settings.defaultTools as unknown[]).map(String) : undefined,
       allow: listFlag(f.tools),
       exclude: listFlag(f["exclude-tools"]),
@@ -189,7 +193,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   const factory = createSessionFactory({
     kernel,
     registry,
-    mode: sessionModeOf(opts.mode),
+    ...sessionTraitsOf(modeDefinition(kernel, opts.mode)),
     model,
     thinkingLevel: start.thinkingLevel,
     activeTools,
@@ -327,7 +331,7 @@ export function resolveActiveTools(kernel: Kernel, o: { names?: string[]; noTool
     return [...new Set(o.names.filter((n) => kernel.tools.has(n)))];
   }
   if (o.noTools === "all") return [];
-  const defaults = kernel.service<string[]>("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS;
+  const defaults = kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS;
   const active = o.noTools === "builtin" ? [] : defaults.filter((n) => kernel.tools.has(n));
   // Tools that plugins, extensions and hosts add beyond the built-in set are active too.
   for (const t of kernel.tools.describe()) if (t.source !== "tools" && !active.includes(t.name)) active.push(t.name);
@@ -335,7 +339,7 @@ export function resolveActiveTools(kernel: Kernel, o: { names?: string[]; noTool
 }
 
 export interface SessionFactorySpec
-  extends Pick<AgentSessionOptions, "mode" | "model" | "thinkingLevel" | "activeTools" | "customSystemPrompt" | "appendSystemPrompt" | "scopedModels"> {
+  extends Pick<AgentSessionOptions, "mode" | "hasUI" | "inputSource" | "model" | "thinkingLevel" | "activeTools" | "customSystemPrompt" | "appendSystemPrompt" | "scopedModels"> {
   kernel: Kernel;
   registry: ModelRegistry;
   /** Builds the session object (default `new AgentSession(options)`); the SDK builds its subclass. */
@@ -373,6 +377,8 @@ export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
       models,
       cwd: sessionCwd,
       mode: spec.mode,
+      hasUI: spec.hasUI,
+      inputSource: spec.inputSource,
       model: sessionModel,
       thinkingLevel: sessionThinking,
       activeTools: previous ? previous.getActiveToolNames() : spec.activeTools,
@@ -397,10 +403,10 @@ export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
 }
 
 /** -r: the interactive mode shows the picker the TUI provides; anywhere else a clear error. (added for sessions) */
-function checkResume(kernel: Kernel, mode: string): void {
+function checkResume(kernel: Kernel, mode: ModeDefinition): void {
   const alternatives = "pass --session <path|id> to open a session, or -c to continue the latest one";
-  if (mode !== "interactive" && mode !== "tui") {
-    throw new SessionSetupError(`--resume (-r) opens an interactive session picker, which the ${mode} mode does not have; ${alternatives}`);
+  if (!mode.hasUI) {
+    throw new SessionSetupError(`--resume (-r) opens an interactive session picker, which the ${mode.name} mode does not have; ${alternatives}`);
   }
   if (!kernel.hasService("session-picker")) {
     throw new SessionSetupError(`--resume (-r) needs a session picker, and no installed plugin provides one; ${alternatives}`);

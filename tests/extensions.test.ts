@@ -28,7 +28,7 @@ async function withHarness(opts: Parameters<typeof createExtensionHarness>[0], f
 
 const errors = (h: ExtensionHarness) => h.diagnostics.filter((d) => d.level === "error");
 const entries = (h: ExtensionHarness) => (h.session.sessionManager as any).getEntries() as any[];
-const host = (h: ExtensionHarness) => h.kernel.service<ExtensionHost>("extensions")!;
+const host = (h: ExtensionHarness) => h.kernel.service("extensions")!;
 
 /** A UI for tests: dialogs answer from a queue, notifications are recorded. */
 function testUi(answers: unknown[] = []) {
@@ -450,7 +450,7 @@ describe("discovery and trust", () => {
         const d = h.diagnostics.find((x) => x.level === "warning" && /not trusted/.test(x.message));
         expect(d?.message).toContain(join(".pi", "extensions", "local.ts"));
         // Trusting it (the TUI's prompt) loads it at once.
-        h.kernel.service<any>("project-trust").trust(root, { persist: false });
+        h.kernel.service("project-trust")!.trust(root, { persist: false });
         await host(h).reload();
         expect(h.kernel.commands.has("local-cmd")).toBe(true);
       });

@@ -41,9 +41,9 @@ export interface AgentLoopConfig {
   /** The `tool_result` hook. */
   afterToolCall(call: ToolCall, args: Record<string, unknown>, result: AgentToolResult, isError: boolean): Promise<{ result: AgentToolResult; isError: boolean }>;
   /** Dequeue steering messages (polled after each tool preflight and each turn). */
-  getSteeringMessages(): AgentMessage[];
+  getSteeringMessages(): Promise<AgentMessage[]> | AgentMessage[];
   /** Dequeue follow-up messages (polled when the agent would stop). */
-  getFollowUpMessages(): AgentMessage[];
+  getFollowUpMessages(): Promise<AgentMessage[]> | AgentMessage[];
   emit(event: AgentEvent): Promise<void>;
   toolExecution: "parallel" | "sequential";
   /** The ctx handed to tool execute(). */
@@ -84,7 +84,7 @@ export async function runAgentLoop(
   await config.emit({ type: "turn_start", turnIndex, timestamp: Date.now() });
   for (const p of prompts) await push(p);
 
-  let pending: AgentMessage[] = prompts.length ? [] : config.getSteeringMessages();
+  let pending: AgentMessage[] = prompts.length ? [] : await config.getSteeringMessages();
   let firstTurn = true;
   outer: for (;;) {
     let moreToolCalls = true;
@@ -115,9 +115,9 @@ export async function runAgentLoop(
         if (r.terminate) moreToolCalls = false;
       }
       await config.emit({ type: "turn_end", turnIndex, message: assistant, toolResults });
-      pending = steering?.length ? steering : config.getSteeringMessages();
+      pending = steering?.length ? steering : await config.getSteeringMessages();
     }
-    const followUps = config.getFollowUpMessages();
+    const followUps = await config.getFollowUpMessages();
     if (!followUps.length) break;
     pending = followUps;
   }
@@ -190,7 +190,7 @@ async function executeToolCalls(
     }
     const p = await preflight(call, byName.get(call.name), config, signal);
     prepared.push(p);
-    const s = config.getSteeringMessages();
+    const s = await config.getSteeringMessages();
     if (s.length) steering = s;
   }
 

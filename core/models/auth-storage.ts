@@ -22,6 +22,7 @@ import type { Diagnostic } from "../types.js";
 import { jsonErrorPosition } from "../settings.js";
 import { resolveConfigValue } from "./config-value.js";
 import { loadEnvKeys } from "./pi-ai-files.js";
+import { writeFileAtomic } from "../fs-utils.js";
 
 export interface ApiKeyCredential {
   type: "api_key";
@@ -255,12 +256,7 @@ export class AuthStorage {
       }
       if (credential) onDisk[provider] = credential;
       else delete onDisk[provider];
-      const dir = dirname(path);
-      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-      writeFileSync(tmp, JSON.stringify(onDisk, null, 2) + "\n", { encoding: "utf8", mode: 0o600 });
-      chmodSync(tmp, 0o600);
-      renameSync(tmp, path);
+      writeFileAtomic(path, JSON.stringify(onDisk, null, 2) + "\n", { mode: 0o600, dirMode: 0o700 });
       return true;
     } catch (error) {
       this.report({ level: "error", source: path, message: `could not save credentials for "${provider}"`, error });

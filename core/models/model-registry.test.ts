@@ -36,8 +36,8 @@ function setEnv(name: string, value: string | undefined) {
 function writeModels(data: unknown) {
   writeFileSync(modelsPath, typeof data === "string" ? data : JSON.stringify(data, null, 2));
 }
-function registry(opts: { catalog?: () => CatalogData; auth?: AuthStorage } = {}) {
-  return ModelRegistry.create(opts.auth ?? AuthStorage.inMemory(), modelsPath, { catalog: opts.catalog ?? fakeCatalog });
+function registry(opts: { catalog?: () => CatalogData; auth?: AuthStorage; keylessProviders?: string[] } = {}) {
+  return ModelRegistry.create(opts.auth ?? AuthStorage.inMemory(), modelsPath, { catalog: opts.catalog ?? fakeCatalog, keylessProviders: opts.keylessProviders });
 }
 
 beforeEach(() => {
@@ -172,7 +172,8 @@ describe("models.json problems", () => {
 describe("availability, keys and headers", () => {
   it("getAvailable lists models whose provider has a key; faux needs none", async () => {
     setEnv("OPENAI_API_KEY", "sk-env");
-    const r = registry({ catalog: () => ({ ...fakeCatalog(), faux: { "faux-1": m("faux", "faux-1", { api: "faux" }) } }) });
+    // A provider is keyless because it says so (the faux plugin registers {keyless: true}); this catalog-only one is declared here.
+    const r = registry({ keylessProviders: ["faux"], catalog: () => ({ ...fakeCatalog(), faux: { "faux-1": m("faux", "faux-1", { api: "faux" }) } }) });
     const ids = (await r.getAvailable()).map((x) => `${x.provider}/${x.id}`);
     expect(ids.sort()).toEqual(["faux/faux-1", "openai/gpt-5.4", "openai/gpt-mini"]);
   });

@@ -33,9 +33,6 @@ export type AnyModel = Model<Api>;
 
 export { findInitialModel, defaultModelPerProvider } from "./model-resolver.js";
 
-/** Providers that need no key at all (always "available"). */
-export const KEYLESS_PROVIDERS: readonly string[] = ["faux"];
-
 /** Defaults for custom models (models.json and plugin providers), as the reference documents. */
 export const CUSTOM_MODEL_DEFAULTS = Object.freeze({
   reasoning: false,
@@ -96,7 +93,7 @@ export interface ModelRegistryOptions {
   providers?: Registry<ApiProvider>;
   /** The built-in catalog; default: pi-ai's generated catalog, loaded on first need. */
   catalog?: () => CatalogData;
-  /** Providers that need no key. Default: KEYLESS_PROVIDERS. */
+  /** Providers that need no key, besides those registered with `keyless: true`. */
   keylessProviders?: Iterable<string>;
   /** Also told about each new diagnostic (the kernel's log). */
   report?: (d: Diagnostic) => void;
@@ -129,7 +126,7 @@ export class ModelRegistry {
     this.registry = opts.models ?? new Registry<ProviderModels>("model provider", (d) => this.report(d));
     this.providers = opts.providers;
     this.catalogLoader = opts.catalog ?? loadCatalogSync;
-    this.keyless = new Set(opts.keylessProviders ?? KEYLESS_PROVIDERS);
+    this.keyless = new Set(opts.keylessProviders ?? []);
     this.reportFn = opts.report;
     this.registry.onChange(() => this.invalidate());
     this.authStorage.setFallbackResolver({
@@ -453,12 +450,13 @@ export class ModelRegistry {
     return plugin?.baseUrl ? { ...model, baseUrl: plugin.baseUrl } : model;
   }
 
+  /** The provider needs no key: it was registered with `keyless: true` (or named in keylessProviders). */
   isKeyless(provider: string): boolean {
-    return this.keyless.has(provider);
+    return this.keyless.has(provider) || this.registry.get(provider)?.keyless === true;
   }
 
   private async providerHasAuth(provider: string): Promise<boolean> {
-    if (this.keyless.has(provider)) return true;
+    if (this.isKeyless(provider)) return true;
     return this.authStorage.hasAuth(provider);
   }
 

@@ -25,6 +25,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Diagnostic } from "../types.js";
 import { buildSessionContext } from "./session-context.js";
+import { branchTo, entryForest } from "./session-paths.js";
 import {
   CURRENT_SESSION_VERSION,
   createSessionId,
@@ -805,16 +806,7 @@ export class SessionManager {
 
   /** The path root → `fromId` (default: the leaf), every entry type included. */
   getBranch(fromId?: string): SessionEntry[] {
-    const path: SessionEntry[] = [];
-    const seen = new Set<string>();
-    const start = fromId ?? this.leafId;
-    let cur = start ? this.byId.get(start) : undefined;
-    while (cur && !seen.has(cur.id)) {
-      seen.add(cur.id);
-      path.push(cur);
-      cur = cur.parentId ? this.byId.get(cur.parentId) : undefined;
-    }
-    return path.reverse();
+    return branchTo(this.byId, fromId ?? this.leafId);
   }
 
   /**
@@ -822,31 +814,7 @@ export class SessionManager {
    * Children are sorted oldest first; nodes carry their current label.
    */
   getTree(): SessionTreeNode[] {
-    const nodes = new Map<string, SessionTreeNode>();
-    for (const entry of this.entries) {
-      const node: SessionTreeNode = { entry, children: [] };
-      const label = this.labelsById.get(entry.id);
-      if (label !== undefined) {
-        node.label = label;
-        node.labelTimestamp = this.labelTimestampsById.get(entry.id);
-      }
-      nodes.set(entry.id, node);
-    }
-    const roots: SessionTreeNode[] = [];
-    for (const entry of this.entries) {
-      const node = nodes.get(entry.id)!;
-      if (node.entry !== entry) continue; // a duplicate id: the later entry stands
-      const parent = entry.parentId && entry.parentId !== entry.id ? nodes.get(entry.parentId) : undefined;
-      if (parent) parent.children.push(node);
-      else roots.push(node);
-    }
-    const stack = [...roots];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      node.children.sort((a, b) => new Date(a.entry.timestamp).getTime() - new Date(b.entry.timestamp).getTime());
-      stack.push(...node.children);
-    }
-    return roots;
+    return entryForest(this.entries, this.labelsById, this.labelTimestampsById);
   }
 
   /** Messages, thinking level and model for the model call, from the path root → leaf. */

@@ -160,7 +160,7 @@ export async function navigateTree(
 
   let summary: { summary: string; details?: unknown } | undefined = hookSummary;
   if (opts.summarize && !summary && entries.length > 0) {
-    const summarizer = session.kernel.service<BranchSummarizer>("branch-summarizer");
+    const summarizer = session.kernel.service("branch-summarizer");
     if (!summarizer) throw new Error("navigateTree: summarize needs the branch summarizer, which the compaction plugin provides; it is not installed");
     const r = await summarizer(session, entries, { customInstructions, replaceInstructions, signal });
     if ("aborted" in r || signal.aborted) return { cancelled: true, aborted: true };

@@ -4,7 +4,7 @@
  * docs/acp.md.
  *
  * Cheap to import: the official SDK (`@agentclientprotocol/sdk`) and the server load only when the
- * mode runs. When the mode is chosen (kernel_mode_select, before the session is built) stdout is
+ * mode runs. When the mode is chosen (its registry entry's prepare(), before the session is built) stdout is
  * taken over by the stdout guard and the "ui" service is provided, so what extensions do in
  * session_start already goes through the ACP permission dialogs (answered by defaults until the
  * client is connected).
@@ -21,16 +21,12 @@ export default definePlugin({
     api.registerMode({
       name: "acp",
       description: "Agent Client Protocol (ACP v1) agent over stdin/stdout, for editors",
+      modeFlag: ["acp"],
+      input: "rpc",
+      ownsStdin: true,
+      // The output side (stdout guard, "ui") opens before the session starts.
+      prepare: (kernel) => void openAcpOutput(kernel),
       run: async (ctx) => (await import("./server.js")).runAcp(ctx),
     });
-    api.on(
-      "kernel_mode_select",
-      ({ requested }) => {
-        if (requested !== "acp") return undefined;
-        openAcpOutput(api.kernel);
-        return "acp";
-      },
-      { stage: 10 },
-    );
   },
 });

@@ -51,7 +51,7 @@ export class ClientMcpServers {
     const changed = JSON.stringify(next) !== JSON.stringify(this.servers);
     this.servers = next;
     if (!changed) return;
-    const mcp = this.kernel.service<McpServiceLike>("mcp");
+    const mcp = this.kernel.service("mcp");
     if (!mcp) {
       if (Object.keys(next).length) process.stderr.write(`${this.kernel.app.name}: the MCP plugin is not installed; the client's MCP servers are not connected\n`);
       return;

@@ -52,7 +52,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   const acp = await import("@agentclientprotocol/sdk");
   const { RequestError } = acp;
   const stderr = (s: string) => process.stderr.write(s.endsWith("\n") ? s : s + "\n");
-  const registry = () => kernel.service<ModelRegistryLike>("model-registry");
+  const registry = () => kernel.service("model-registry");
 
   // Lines in: the SDK's ndJsonStream (answers -32700 itself). Messages out: one record at a time
   // through the stdout guard, with the SDK's schema errors (-32602 "Invalid params" + a zod tree)
@@ -434,7 +434,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
 
   /** Plans: an extension emits `pi.events.emit("acp:plan", {entries:[{content, status?, priority?}]})`. */
   function listenForPlans(): () => void {
-    const bus = kernel.service<{ bus?: { on(channel: string, h: (d: unknown) => unknown, owner: string): () => void } }>("extensions")?.bus;
+    const bus = kernel.service("extensions")?.bus;
     if (!bus) return () => {};
     const STATUS = ["pending", "in_progress", "completed"];
     const PRIORITY = ["high", "medium", "low"];

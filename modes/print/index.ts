@@ -18,9 +18,17 @@ export default definePlugin({
   kernel: "^1.0.0",
   description: "print (text) and json run modes",
   setup(api) {
-    api.registerMode({ name: "print", description: "print the final answer", run: (ctx) => runPrint(ctx, "text") });
-    api.registerMode({ name: "json", description: "stream events as JSON lines", run: (ctx) => runPrint(ctx, "json") });
-    api.on("kernel_mode_select", ({ requested }) => (requested === "print" || requested === "json" ? requested : undefined), { stage: 10 });
+    api.registerMode({
+      name: "print",
+      description: "print the final answer",
+      modeFlag: ["text", "print"],
+      // -p, piped input, or no terminal on either side: answer and exit.
+      claims: ({ flags, pipedInput, stdinIsTTY, stdoutIsTTY }) => !!flags.print || pipedInput || !stdinIsTTY || !stdoutIsTTY,
+      priority: 10,
+      input: "print",
+      run: (ctx) => runPrint(ctx, "text"),
+    });
+    api.registerMode({ name: "json", description: "stream events as JSON lines", modeFlag: ["json"], input: "print", run: (ctx) => runPrint(ctx, "json") });
   },
 });
 

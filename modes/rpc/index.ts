@@ -18,17 +18,13 @@ export default definePlugin({
     api.registerMode({
       name: "rpc",
       description: "JSON-lines protocol over stdin/stdout for other programs",
+      modeFlag: ["rpc"],
+      input: "rpc",
+      ownsStdin: true,
+      // The output side ("ui", "shutdown", the stdout guard) opens before the session starts.
+      prepare: (kernel) => void openRpcOutput(kernel),
       run: async (ctx) => (await import("./server.js")).runRpc(ctx),
     });
-    api.on(
-      "kernel_mode_select",
-      ({ requested }) => {
-        if (requested !== "rpc") return undefined;
-        openRpcOutput(api.kernel);
-        return "rpc";
-      },
-      { stage: 10 },
-    );
     api.registerSubcommand({
       name: "rpc-schema",
       description: "Print the JSON Schema of the RPC protocol (commands, responses, events)",

@@ -131,7 +131,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   process.on("SIGINT", onSignal); // (issue 21) Ctrl-C ends the tool process groups too
 
   // ---- commands ----
-  const registry = () => kernel.service<ModelRegistryLike>("model-registry");
+  const registry = () => kernel.service("model-registry");
 
   /**
    * Starts session.prompt() and resolves once the one response is written: at acceptance (with
@@ -277,7 +277,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       return stats;
     },
     export_html: async (cmd) => {
-      const exporter = kernel.service<(input: string, output?: string) => Promise<string>>("export-html");
+      const exporter = kernel.service("export-html");
       if (!exporter) throw new CommandError('export_html is not available yet: no installed plugin provides "export-html"');
       const file = session().sessionFile;
       if (!file || !existsSync(file)) throw new CommandError("nothing to export: this session has not been saved yet");

@@ -74,7 +74,7 @@ export async function runBuiltinCommand(app: CommandHost, text: string): Promise
 // ---- model and thinking ------------------------------------------------------------------------
 
 async function selectModel(app: CommandHost, query: string): Promise<void> {
-  const registry = app.kernel.service<any>("model-registry");
+  const registry = app.kernel.service("model-registry");
   if (!registry) return notice(app, "No model registry is installed", "error");
   let models: AnyModel[] = await registry.getAvailable();
   if (!models.length) models = registry.getAll();
@@ -316,10 +316,10 @@ async function exportSession(app: CommandHost, arg: string): Promise<void> {
   let path: string | undefined;
   if (typeof s.exportToHtml === "function") path = await s.exportToHtml(out);
   else {
-    const svc = app.kernel.service<(session: unknown, output?: string) => Promise<string>>("export-session");
+    const svc = app.kernel.service("export-session");
     if (svc) path = await svc(s, out);
     else {
-      const html = app.kernel.service<(input: string, output?: string) => Promise<string>>("export-html");
+      const html = app.kernel.service("export-html");
       if (!html) return notice(app, "HTML export is not available in this build", "warning");
       const file = s.sessionFile as string | undefined;
       if (!file || !existsSync(file)) return notice(app, "The session has not been saved yet; nothing to export", "warning");

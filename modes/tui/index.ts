@@ -25,21 +25,26 @@ export default definePlugin({
     if (!api.kernel.flags.has("tui-mode")) {
       api.registerFlag({ name: "tui-mode", type: "string", choices: ["fullscreen", "regular"], placeholder: "mode", description: "Interactive UI: fullscreen (alternate screen) or regular (keeps the terminal's scrollback)", group: "Interactive" });
     }
-    api.registerMode({ name: "interactive", description: "interactive terminal UI", run: (ctx) => runInteractive(ctx) });
-    api.on(
-      "kernel_mode_select",
-      ({ requested }) => {
-        if (requested !== "interactive") return undefined;
-        // session_start runs before the mode: extensions setting status or widgets there need a UI.
+    api.registerMode({
+      name: "interactive",
+      description: "interactive terminal UI",
+      // The fallback: a terminal on both sides and nothing else asked for.
+      claims: () => true,
+      priority: 0,
+      hasUI: true,
+      input: "interactive",
+      // Sessions report "tui" (pi's name for this mode in ctx.mode).
+      sessionMode: "tui",
+      // session_start runs before the mode: extensions setting status or widgets there need a UI.
+      prepare: () => {
         if (!early.has(api.kernel)) {
           const ui = new DeferredUi(api.kernel);
           early.set(api.kernel, ui);
           api.provide("ui", ui);
         }
-        return "interactive";
       },
-      { stage: 10 },
-    );
+      run: (ctx) => runInteractive(ctx),
+    });
     // `-r` needs this service to exist before the mode starts; the picker itself is the TUI's.
     api.provide("session-picker", async (): Promise<string | undefined> => {
       if (!active) throw new Error("the session picker needs the interactive mode (a terminal)");

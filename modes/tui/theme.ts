@@ -211,7 +211,7 @@ export function discoverThemes(opts: { agentDir: string; cwd: string; configDir?
  */
 export function findThemes(kernel: Kernel, argv?: Record<string, unknown>): ReturnType<typeof discoverThemes> {
   const base = { agentDir: kernel.agentDir, cwd: kernel.cwd, configDir: kernel.app.configDir };
-  const svc = kernel.service<() => string[]>("theme-paths");
+  const svc = kernel.service("theme-paths");
   if (svc) {
     try {
       return discoverThemes({ ...base, extraPaths: svc(), defaultDirs: false });

@@ -44,7 +44,7 @@ export class HookEngine {
   current(report = true): LoadedHooks {
     if (this.loaded) return this.loaded;
     const k = this.kernel;
-    const trust = k.service<ProjectTrustService>("project-trust");
+    const trust = k.service("project-trust");
     const loaded = loadHooks({
       agentDir: k.agentDir,
       cwd: k.cwd,
@@ -94,7 +94,7 @@ export class HookEngine {
   }
 
   permissionMode(): string {
-    const flags = this.kernel.service<{ flags?: Obj }>("argv")?.flags;
+    const flags = this.kernel.service("argv")?.flags;
     return flags?.yolo === true || this.kernel.settings.get().yolo === true ? "bypassPermissions" : "default";
   }
 

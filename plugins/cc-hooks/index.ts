@@ -57,7 +57,7 @@ export function setupHooks(kernel: Kernel, on: PluginApi): HookEngine {
   let stopStreak = 0;
   let compactTrigger = "manual";
 
-  const trust = kernel.service<ProjectTrustService>("project-trust");
+  const trust = kernel.service("project-trust");
   trust?.onTrust(() => engine.reset());
 
   // ---- SessionStart / SessionEnd ----
@@ -148,7 +148,7 @@ export function setupHooks(kernel: Kernel, on: PluginApi): HookEngine {
       }
       const ctx = contexts(answers, false);
       if (ctx.length) toolContext.set(e.toolCallId, ctx);
-      const gate = kernel.service<GateService>("permission-gate");
+      const gate = kernel.service("permission-gate");
       if (ask) {
         if (!gate) return { block: true, reason: `Blocked: a PreToolUse hook asked for approval (${ask}) and no permission gate is loaded to ask` };
         return gate.ask(e, `PreToolUse hook: ${ask}`);
@@ -228,7 +228,7 @@ export function setupHooks(kernel: Kernel, on: PluginApi): HookEngine {
   const listenToGate = () => {
     if (listening) return;
     listening = true;
-    kernel.service<GateService>("permission-gate")?.onAsk?.((message) => {
+    kernel.service("permission-gate")?.onAsk?.((message) => {
       const hooks = engine.handlers("Notification", ["permission_prompt"]);
       if (hooks.length) void engine.run("Notification", hooks, { message, title: "Permission needed", notification_type: "permission_prompt" });
     });

@@ -2,8 +2,10 @@
  * compaction: keeps long sessions inside the model's context window.
  *
  * Provides the kernel services
- *   "compactor"          (core/session/compaction-service.ts) — AgentSession calls it for
- *                        session.compact(), after every turn (threshold) and on a context overflow;
+ *   "compactor"          (core/session/compaction-service.ts) — session.compact() and
+ *                        session.runCompaction() call it;
+ * taps the run hooks: after_turn (compact over the threshold) and provider_error (a context
+ * overflow is answered {compactAndRetry}, once per prompt);
  *   "branch-summarizer"  (core/session/tree.ts) — navigateTree({summarize: true}) calls it;
  * and the slash command /compact [instructions].
  *
@@ -12,7 +14,8 @@
  * Settings: compaction.{enabled, reserveTokens, keepRecentTokens}, branchSummary.reserveTokens.
  */
 import { definePlugin } from "../../core/plugin.js";
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel, PluginApi } from "../../core/kernel.js";
+import { isContextOverflow } from "../../core/session/provider-errors.js";
 import type { AgentSession } from "../../core/session/agent-session.js";
 import type { CompactionResult, Compactor } from "../../core/session/compaction-service.js";
 import type { CompactionEntry } from "../../core/session/session-entries.js";
@@ -160,14 +163,61 @@ export function createBranchSummarizer(kernel: Kernel): BranchSummarizer {
   };
 }
 
+/** A context-overflow error from the session's current model (one from another model says nothing about this one). */
+function isOwnOverflow(session: AgentSession, a: AssistantMessage): boolean {
+  const m = session.model;
+  return !!m && a.provider === m.provider && a.model === m.id && isContextOverflow(a.errorMessage);
+}
+
+/**
+ * Automatic compaction, driven by the kernel's run hooks:
+ * - after_turn: compact when the context is over the threshold (mid-run too; never throws);
+ * - provider_error: a context overflow from the current model is answered {compactAndRetry}
+ *   once per prompt; a second overflow reports why it gives up.
+ */
+function tapAutomaticCompaction(api: PluginApi): void {
+  const compactor = () => api.kernel.service("compactor");
+  api.on("after_turn", async ({ session, message, signal }) => {
+    if (!session.autoCompactionEnabled || session.isDisposed || session.isCompacting) return;
+    const c = compactor();
+    if (!c || (message as { role: string }).role !== "assistant") return;
+    const a = message as AssistantMessage;
+    if (a.stopReason === "aborted" || signal.aborted) return;
+    if (a.stopReason === "error" && isOwnOverflow(session, a)) return; // provider_error answers it
+    try {
+      if (!c.needsCompaction(session, a)) return;
+      await session.runCompaction("threshold");
+    } catch (error) {
+      // compaction_end carried the error; the run goes on with the uncompacted context
+      api.report("warning", "automatic compaction failed", error, "after_turn");
+    }
+  });
+  api.on("provider_error", async ({ session, message, compacted }) => {
+    if (!isOwnOverflow(session, message as AssistantMessage)) return undefined;
+    if (!session.autoCompactionEnabled || !compactor()) return undefined;
+    if (compacted) {
+      await session.emit({
+        type: "compaction_end",
+        reason: "overflow",
+        aborted: false,
+        willRetry: false,
+        errorMessage: "The context is still too long after one compaction and retry; shorten the context or pick a model with a larger window",
+      });
+      return undefined;
+    }
+    return { compactAndRetry: true };
+  });
+}
+
 export default definePlugin({
   name: "compaction",
   version: "1.0.0",
   kernel: "^1.0.0",
   description: "Summarises old context when it grows too large (/compact, automatic) and summarises branches left by /tree",
   setup(api) {
-    api.provide<Compactor>("compactor", createCompactor(api.kernel));
-    api.provide<BranchSummarizer>("branch-summarizer", createBranchSummarizer(api.kernel));
+    api.provide("compactor", createCompactor(api.kernel));
+    api.provide("branch-summarizer", createBranchSummarizer(api.kernel));
+    tapAutomaticCompaction(api);
     api.registerCommand({
       name: "compact",
       description: "Summarise older messages to free context (optional: what the summary should focus on)",

@@ -62,7 +62,7 @@ describe("export-html", () => {
     await sessionWithBranches(tk);
     const file = tk.session.sessionFile!;
     const out = join(tk.cwd, "out", "session.html");
-    const written = await tk.kernel.service<ExportHtml>("export-html")!(file, out);
+    const written = await tk.kernel.service("export-html")!(file, out);
     expect(written).toBe(out);
     const html = readFileSync(out, "utf8");
 
@@ -96,7 +96,7 @@ describe("export-html", () => {
   it("exports the live session (export-session), in memory too, with the system prompt", async () => {
     tk = await createTestKernel({ plugins: [exportHtml], tools: [listTool] });
     tk.faux.setScript(["in-memory answer"]);
-    const exp = tk.kernel.service<ExportSession>("export-session")!;
+    const exp = tk.kernel.service("export-session")!;
     await expect(exp(tk.session)).rejects.toThrow(/nothing to export yet/);
     await tk.session.prompt("hello there");
     const path = await exp(tk.session);
@@ -113,7 +113,7 @@ describe("export-html", () => {
     await tk.session.prompt("hi");
     await tk.session.prompt("/export mine.html");
     expect(existsSync(join(tk.cwd, "mine.html"))).toBe(true);
-    const exp = tk.kernel.service<ExportHtml>("export-html")!;
+    const exp = tk.kernel.service("export-html")!;
     await expect(exp(join(tk.cwd, "missing.jsonl"))).rejects.toThrow(/File not found: .*missing\.jsonl/);
     const notSession = join(tk.cwd, "x.jsonl");
     writeFileSync(notSession, '{"type":"message"}\n');

@@ -21,8 +21,8 @@ import { renderSessionHtml } from "./render.js";
 
 export { renderSessionHtml, escapeHtml, activeBranch, type ExportData } from "./render.js";
 
-export type ExportHtml = (inputPath: string, outputPath?: string) => Promise<string>;
-export type ExportSession = (session: AgentSession, outputPath?: string) => Promise<string>;
+export type { ExportHtml, ExportSession } from "../../core/services.js";
+import type { ExportHtml, ExportSession } from "../../core/services.js";
 
 function sessionName(entries: readonly SessionEntry[]): string | undefined {
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -84,8 +84,19 @@ export default definePlugin({
   description: "Exports a session to a self-contained HTML file (--export, /export, RPC export_html)",
   setup(api) {
     const { exportHtml, exportSession } = createExporters(api.kernel);
-    api.provide<ExportHtml>("export-html", exportHtml);
-    api.provide<ExportSession>("export-session", exportSession);
+    api.provide("export-html", exportHtml);
+    api.provide("export-session", exportSession);
+    api.registerFlag({
+      name: "export",
+      type: "string",
+      placeholder: "session.jsonl [out.html]",
+      description: "Export a session to a self-contained HTML file and exit",
+      group: "Sessions",
+      async action(value, { cwd, positionals }) {
+        const target = await exportHtml(resolve(cwd, String(value)), positionals[0] ? resolve(cwd, positionals[0]) : undefined);
+        return `Exported to ${target}\n`;
+      },
+    });
     api.registerCommand({
       name: "export",
       description: "Export the session to an HTML file (optional: the file name)",

@@ -15,6 +15,13 @@ export interface RegisteredMcpServer {
 }
 
 /** Kernel service "extension-renderers": what extensions registered for drawing. */
+declare module "../../core/services.js" {
+  interface KernelServices {
+    "extension-renderers": ExtensionRenderers;
+    "extension-mcp-servers": ExtensionMcpServers;
+  }
+}
+
 export interface ExtensionRenderers {
   toolRenderers: Array<{ owner: string; resolve: (...a: any[]) => unknown }>;
   entryRenderers: Map<string, { owner: string; render: (...a: any[]) => unknown }>;
@@ -51,7 +58,7 @@ function sharedOf(kernel: Kernel): Shared {
     shared.set(kernel, s);
     const mcp = s.mcp;
     kernel.provide("extension-renderers", s.renderers, "extensions");
-    kernel.provide<ExtensionMcpServers>("extension-mcp-servers", { list: () => [...mcp.values()].map((v) => ({ ...v })) }, "extensions");
+    kernel.provide("extension-mcp-servers", { list: () => [...mcp.values()].map((v) => ({ ...v })) }, "extensions");
   }
   return s;
 }

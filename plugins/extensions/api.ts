@@ -85,7 +85,7 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
     getFlag(name) {
       alive();
       if (!ext.flags.has(name)) return undefined;
-      const argv = kernel.service<{ flags?: Record<string, unknown> }>("argv");
+      const argv = kernel.service("argv");
       const v = argv?.flags?.[name];
       if (typeof v === "boolean" || typeof v === "string") return v;
       return ext.flags.get(name) as boolean | string | undefined;

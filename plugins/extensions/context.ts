@@ -88,7 +88,7 @@ export class UiSource {
   constructor(private readonly kernel: Kernel) {}
   /** The mode's UI, or a no-op one whose unsupported calls are reported once under `owner`. */
   get(owner: string): ExtensionUI {
-    const ui = this.kernel.service<ExtensionUI>("ui");
+    const ui = this.kernel.service("ui");
     if (ui) {
       let c = this.completed.get(ui);
       if (!c) this.completed.set(ui, (c = completeUi(this.kernel, withTheme(ui))));
@@ -102,7 +102,7 @@ export class UiSource {
     return n;
   }
   hasUI(): boolean {
-    const ui = this.kernel.service<ExtensionUI>("ui");
+    const ui = this.kernel.service("ui");
     return !!ui && ui.kind !== "none";
   }
 }
@@ -178,7 +178,7 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
       return host.session()?.thinkingLevel;
     },
     isProjectTrusted: () => {
-      const trust = kernel.service<{ isTrusted(cwd?: string): boolean }>("project-trust");
+      const trust = kernel.service("project-trust");
       return trust ? trust.isTrusted(host.session()?.cwd ?? kernel.cwd) : false;
     },
     isIdle: () => host.isIdle(),
@@ -188,7 +188,7 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
     },
     hasPendingMessages: () => (host.session()?.pendingMessageCount ?? 0) > 0,
     shutdown: () => {
-      const fn = kernel.service<() => unknown>("shutdown");
+      const fn = kernel.service("shutdown");
       if (typeof fn === "function") void Promise.resolve(fn()).catch((error) => kernel.diagnostics.report({ level: "error", source: owner, message: "shutdown failed", error }));
     },
     getContextUsage: () => host.session()?.getContextUsage(),

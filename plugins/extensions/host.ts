@@ -379,8 +379,8 @@ export class ExtensionHost implements ContextHost {
     let undoOAuth: (() => void) | undefined;
     const pending = oauth ? { ext, name, oauth } : undefined;
     if (pending) {
-      const registry = this.kernel.service<{ authStorage?: { registerOAuthProvider(p: unknown): () => void } }>("model-registry");
-      if (registry?.authStorage) undoOAuth = registry.authStorage.registerOAuthProvider({ ...oauth, id: name });
+      const registry = this.kernel.service("model-registry");
+      if (registry?.authStorage) undoOAuth = registry.authStorage.registerOAuthProvider({ ...oauth, id: name } as never);
       else this.pendingOAuth.push(pending);
     }
     ext.providers.set(name, () => {
@@ -392,7 +392,7 @@ export class ExtensionHost implements ContextHost {
   }
 
   private flushOAuth(): void {
-    const registry = this.kernel.service<{ authStorage?: { registerOAuthProvider(p: unknown): () => void } }>("model-registry");
+    const registry = this.kernel.service("model-registry");
     if (!registry?.authStorage) return;
     for (const p of this.pendingOAuth.splice(0)) {
       try {
@@ -440,7 +440,7 @@ export class ExtensionHost implements ContextHost {
   // ---- loading -------------------------------------------------------------------------------------
 
   private loader(): ModuleLoader {
-    const fromCli = this.kernel.service<ModuleLoader>("loader");
+    const fromCli = this.kernel.service("loader");
     if (fromCli) return fromCli;
     this.ownLoader ??= createLoader({ hostAliases: defaultHostAliases(this.kernel), cacheDir: join(this.kernel.agentDir, "cache", "jiti") });
     return this.ownLoader;
@@ -453,7 +453,7 @@ export class ExtensionHost implements ContextHost {
   /** The extensions to load, in order, with duplicates (same real file) dropped. */
   async discover(reloading = false): Promise<ExtensionCandidate[]> {
     const k = this.kernel;
-    const argv = k.service<{ flags?: Record<string, unknown> }>("argv")?.flags ?? {};
+    const argv = k.service("argv")?.flags ?? {};
     const out: ExtensionCandidate[] = [];
     const seen = new Set<string>();
     const add = (paths: string[], origin: ExtensionOrigin) => {
@@ -466,7 +466,7 @@ export class ExtensionHost implements ContextHost {
     };
     const addSpec = async (spec: string, base: string, origin: ExtensionOrigin, from: string) => {
       if (/^(npm|git|https?|ssh):/.test(spec) || spec.startsWith("git@")) {
-        const resolvePkg = k.service<ResolvePackageSource>("resolve-package-source");
+        const resolvePkg = k.service("resolve-package-source");
         if (typeof resolvePkg !== "function") {
           this.report("error", spec, `${from}: npm:, git: and URL sources need the packages plugin, which is not installed`);
           return;
@@ -493,7 +493,7 @@ export class ExtensionHost implements ContextHost {
     for (const spec of cli) await addSpec(spec, k.cwd, "cli", `-e ${spec}`);
 
     if (argv["no-extensions"] !== true) {
-      const trust = k.service<ProjectTrust>("project-trust");
+      const trust = k.service("project-trust");
       const trusted = trust ? trust.isTrusted(k.cwd) : false;
       const skipped: string[] = [];
       const projectDir = join(k.cwd, k.app.configDir);
@@ -514,7 +514,7 @@ export class ExtensionHost implements ContextHost {
       else skipped.push(...projectSpecs.map((s) => resolveFrom(projectDir, s)));
 
       // 5. packages (the packages plugin leaves out an untrusted project's packages itself)
-      const pkgs = k.service<PackageResources>("package-resources");
+      const pkgs = k.service("package-resources");
       if (typeof pkgs === "function") {
         try {
           add((await pkgs({ reload: reloading }))?.extensions ?? [], "package");
@@ -531,7 +531,7 @@ export class ExtensionHost implements ContextHost {
     }
 
     // 6. inline factories of a custom CLI
-    const factories = k.service<Factory[]>("extension-factories") ?? [];
+    const factories = k.service("extension-factories") ?? [];
     for (const f of factories) {
       if (typeof f !== "function") {
         this.report("error", "extension-factories", "an inline extension factory is not a function; skipped");
@@ -549,7 +549,7 @@ export class ExtensionHost implements ContextHost {
 
   /** Load one extension; a failure is a diagnostic naming the file, and everything it registered is undone. */
   async loadOne(c: ExtensionCandidate): Promise<LoadedExtension | undefined> {
-    const timing = this.kernel.service<{ record(label: string, ms: number): void }>("timing");
+    const timing = this.kernel.service("timing");
     const t0 = performance.now();
     const ext: LoadedExtension = {
       name: c.path,

@@ -31,6 +31,13 @@ import type { AnyModel } from "../../core/types.js";
 import { jsonErrorPosition } from "../../core/settings.js";
 import { AssistantMessageEventStream, describeError, emptyAssistantMessage } from "../../core/models/event-stream.js";
 
+declare module "../../core/services.js" {
+  interface KernelServices {
+    /** The FauxModel the faux plugin serves. */
+    faux: FauxModel;
+  }
+}
+
 export const FAUX_API = "faux";
 export const FAUX_PROVIDER = "faux";
 export const FAUX_SCRIPT_ENV = "PI_FAUX_SCRIPT";
@@ -221,7 +228,7 @@ export class FauxModel {
 
   /** The provider entry for the kernel's model registry. */
   providerModels(): ProviderModels {
-    return { name: this.provider, api: this.api, baseUrl: "faux://local", apiKey: "faux", models: this.modelDefs.map((m) => ({ ...m, api: this.api })) };
+    return { name: this.provider, api: this.api, baseUrl: "faux://local", apiKey: "faux", keyless: true, models: this.modelDefs.map((m) => ({ ...m, api: this.api })) };
   }
 
   /** The API entry for the kernel's provider registry. */
@@ -504,7 +511,7 @@ export function setFauxScript(steps: FauxStep[], opts: { loop?: boolean } = {}):
 
 /** The FauxModel a kernel's faux plugin serves (its "faux" service). */
 export function getFaux(kernel: Pick<Kernel, "service">): FauxModel | undefined {
-  return kernel.service<FauxModel>("faux");
+  return kernel.service("faux");
 }
 
 /** A faux plugin serving `faux` (pass your own FauxModel to keep tests independent). */

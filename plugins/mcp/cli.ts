@@ -23,6 +23,7 @@ import type { SubcommandContext } from "../../core/kernel.js";
 import { jsonErrorPosition } from "../../core/settings.js";
 import { describeTarget, loadMcpConfig, MCP_JSON, parseServer, type McpServerEntry } from "./config.js";
 import { mcpToolName } from "./names.js";
+import { writeFileAtomic } from "../../core/fs-utils.js";
 
 import { MCP_USAGE as USAGE } from "./help.js";
 
@@ -230,10 +231,7 @@ function readConfigFile(path: string): ConfigFile {
 
 function writeConfigFile(f: ConfigFile): void {
   f.data.mcpServers = f.servers;
-  mkdirSync(dirname(f.path), { recursive: true });
-  const tmp = `${f.path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(f.data, null, 2) + "\n");
-  renameSync(tmp, f.path);
+  writeFileAtomic(f.path, JSON.stringify(f.data, null, 2) + "\n");
 }
 
 function targetFile(ctx: SubcommandContext, project: boolean): string {

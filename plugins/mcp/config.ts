@@ -35,6 +35,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../../core/config.js";
 import { jsonErrorPosition } from "../../core/settings.js";
+import type { KernelServices, ServiceName } from "../../core/services.js";
 
 export type McpScope = "user" | "project";
 export type McpTransport = "stdio" | "http" | "sse";
@@ -398,16 +399,14 @@ export function describeTarget(spec: Pick<McpServerSpec, "transport" | "command"
 // ---- from the kernel -----------------------------------------------------------------------
 
 /** The kernel service another plugin provides (`--trust`, the `trustedProjects` setting, the TUI prompt). */
-export interface ProjectTrust {
-  isTrusted(cwd: string): boolean | Promise<boolean>;
-}
+export type { ProjectTrust } from "../../core/services.js";
 
 interface KernelLike {
   cwd: string;
   agentDir: string;
   app: { name: string };
   settings: { getGlobal(): Obj; getProject(): Obj; projectPath(): string | undefined };
-  service<T>(name: string): T | undefined;
+  service<K extends ServiceName>(name: K): KernelServices[K] | undefined;
 }
 
 /**
@@ -416,7 +415,7 @@ interface KernelLike {
  * over a settings server of the same name).
  */
 function withExtraServers(kernel: KernelLike, user: CollectInput["user"]): CollectInput["user"] {
-  const extra = kernel.service<() => Obj | undefined>("mcp-extra-servers")?.();
+  const extra = kernel.service("mcp-extra-servers")?.();
   if (!extra || !Object.keys(extra).length) return user;
   const own = user && isObj(user.servers) ? user.servers : {};
   return { servers: { ...own, ...extra }, path: user ? `${user.path} and the ACP client` : "the ACP client (session/new mcpServers)" };
@@ -442,7 +441,7 @@ export function trustHint(kernel: KernelLike): string {
 
 /** Whether the project is trusted: the "project-trust" service decides; without it, it is not. */
 export async function isProjectTrusted(kernel: KernelLike): Promise<boolean> {
-  const trust = kernel.service<ProjectTrust>("project-trust");
+  const trust = kernel.service("project-trust");
   if (!trust || typeof trust.isTrusted !== "function") return false;
   try {
     return !!(await trust.isTrusted(kernel.cwd));

@@ -16,6 +16,12 @@ import type { Kernel } from "../../core/kernel.js";
 import type { ExtensionUI } from "../../core/ui.js";
 import type { McpManager, McpServerView } from "./manager.js";
 
+declare module "../../core/services.js" {
+  interface KernelServices {
+    mcp: McpService;
+  }
+}
+
 /** The kernel service "mcp". */
 export interface McpService {
   /** Servers with status and tools (empty before the first session start). */
@@ -53,7 +59,7 @@ export default definePlugin({
 
     // (added for 1.6 compat) --no-mcp: no server connects this run, no MCP tools.
     api.registerFlag({ name: "no-mcp", type: "boolean", description: "No MCP servers this run (no connections, no MCP tools)", group: "Extensions and resources" });
-    const disabled = () => !!kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags?.["no-mcp"];
+    const disabled = () => !!kernel.service("argv")?.flags?.["no-mcp"];
 
     api.on("session_start", async () => {
       if (disabled()) return;
@@ -131,7 +137,7 @@ export default definePlugin({
 
 /** Show text to the user: the UI when there is one, else an info diagnostic. */
 function show(kernel: Kernel, ctx: any, text: string, level: "info" | "warning" | "error"): void {
-  const ui = (ctx?.ui ?? kernel.service<ExtensionUI>("ui")) as ExtensionUI | undefined;
+  const ui = (ctx?.ui ?? kernel.service("ui")) as ExtensionUI | undefined;
   if (ui && ui.kind !== "none" && typeof ui.notify === "function") ui.notify(text, level);
   else kernel.diagnostics.report({ level, source: "mcp", message: text });
 }

@@ -200,7 +200,7 @@ export class McpManager {
     this.toolScope = undefined;
     this.registered.clear();
     this.activated.clear();
-    this.kernel.service<ExtensionUI>("ui")?.setStatus?.("mcp", undefined);
+    this.kernel.service("ui")?.setStatus?.("mcp", undefined);
   }
 
   private async connect(st: ServerState): Promise<void> {
@@ -322,7 +322,7 @@ export class McpManager {
   /** Active tools = the non-MCP ones kept + `wanted`, limited by `--tools` / `--no-tools`. */
   private activate(session: ReturnType<McpManager["session"]>, kept: string[], wanted: string[]): void {
     // (changed for 1.6 compat) --tools keeps MCP tools unless an entry starts with mcp__; -nt, -xt.
-    const flags = this.kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags;
+    const flags = this.kernel.service("argv")?.flags;
     const add = filterLateTools(wanted, flags);
     this.activated = new Set(add);
     if (!session) return;
@@ -457,7 +457,7 @@ export class McpManager {
 
   private updateStatusLine(): void {
     try {
-      this.kernel.service<ExtensionUI>("ui")?.setStatus?.("mcp", this.statusText());
+      this.kernel.service("ui")?.setStatus?.("mcp", this.statusText());
     } catch {
       /* a UI that fails to draw a status must not break MCP */
     }

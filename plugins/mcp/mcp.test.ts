@@ -40,17 +40,17 @@ async function start(opts: StartOptions = {}) {
   });
   const diags: Diagnostic[] = [];
   t.kernel.diagnostics.subscribe((d) => void diags.push(d), true);
-  if (opts.trust !== undefined) t.kernel.provide("project-trust", { isTrusted: (cwd: string) => opts.trust && cwd === t.cwd }, "test");
+  if (opts.trust !== undefined) t.kernel.provide("project-trust", { isTrusted: (cwd: string) => opts.trust && cwd === t.cwd } as never, "test");
   if (opts.mcpJson) writeFileSync(join(t.cwd, ".mcp.json"), JSON.stringify({ mcpServers: opts.mcpJson }));
   const ui = { statuses: [] as Array<string | undefined>, notes: [] as string[] };
   if (opts.ui) {
     t.kernel.provide(
       "ui",
-      { kind: "tui", setStatus: (k: string, v: string | undefined) => k === "mcp" && ui.statuses.push(v), notify: (m: string) => ui.notes.push(m) },
+      { kind: "tui", setStatus: (k: string, v: string | undefined) => k === "mcp" && ui.statuses.push(v), notify: (m: string) => ui.notes.push(m) } as never,
       "test",
     );
   }
-  const mcp = t.kernel.service<McpService>("mcp")!;
+  const mcp = t.kernel.service("mcp")!;
   const startSession = async (reason: "startup" | "new" = "startup") => {
     await t.kernel.hooks.session_start.promise({ type: "session_start", reason });
     await mcp.whenSettled();

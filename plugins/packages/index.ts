@@ -23,16 +23,17 @@ import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel.js"
 import { definePlugin, KERNEL_API_VERSION } from "../../core/plugin.js";
 import type { PackageManager, PackageManagerOptions, ResolvedPackage } from "./package-manager.js";
 
+declare module "../../core/services.js" {
+  interface KernelServices {
+    /** The package manager of this run (created on first use). */
+    "package-manager": () => Promise<unknown>;
+  }
+}
+
 export type { PackageManager, ResolvedPackage, UpdateResult } from "./package-manager.js";
 
-export interface PackageResourcePaths {
-  extensions: string[];
-  skills: string[];
-  prompts: string[];
-  themes: string[];
-  /** Skills, prompts and themes of packages loaded for this run only (pi -e npm:…). */
-  temporary: { skills: string[]; prompts: string[]; themes: string[] };
-}
+export type { PackageResourcePaths } from "../../core/services.js";
+import type { PackageResourcePaths } from "../../core/services.js";
 
 const SUBCOMMANDS = ["install", "remove", "uninstall", "update", "list", "config"];
 
@@ -52,7 +53,7 @@ async function createManager(kernel: Kernel, io: Pick<PackageManagerOptions, "lo
 }
 
 async function projectTrusted(kernel: Kernel): Promise<boolean> {
-  const trust = kernel.service<{ isTrusted(cwd: string): boolean | Promise<boolean> }>("project-trust");
+  const trust = kernel.service("project-trust");
   if (!trust || typeof trust.isTrusted !== "function") return false;
   try {
     return !!(await trust.isTrusted(kernel.cwd));
@@ -232,11 +233,11 @@ export function setupPackages(api: PluginApi): void {
     if (!Array.isArray(configured) || !configured.length) return out;
     const pm = await startupManager();
     // While `pi install|remove|update|list|config` runs, nothing is installed or reported here.
-    const first = kernel.service<{ positionals?: string[] }>("argv")?.positionals?.[0];
+    const first = kernel.service("argv")?.positionals?.[0];
     const packageCommand = !!first && SUBCOMMANDS.includes(first);
     const installMissing = !isOffline() && !packageCommand;
     const list = await pm.resolve({ installMissing, trusted: await projectTrusted(kernel) });
-    const trust = kernel.service<{ noteSkipped?: (item: { kind: string; path: string }) => void }>("project-trust");
+    const trust = kernel.service("project-trust");
     for (const r of list) {
       if (r.status === "ok") {
         for (const x of r.resources) if (x.enabled) out[x.type].push(x.path);

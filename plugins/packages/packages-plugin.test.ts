@@ -34,7 +34,7 @@ describe("packages plugin services", () => {
     write(join(root, "pkg2", "extensions", "off.ts"), "export default () => {}");
     write(join(root, "pkg2", "prompts", "p2.md"), "from pkg2");
 
-    const resolve = env.kernel.service<(o?: { reload?: boolean }) => Promise<PackageResourcePaths>>("package-resources")!;
+    const resolve = env.kernel.service("package-resources")!;
     const r = await resolve();
     expect(r.extensions).toEqual([join(root, "pkg", "ext.ts")]);
     expect(r.skills).toEqual([join(root, "pkg", "skills", "pkg-skill", "SKILL.md")]);
@@ -42,7 +42,7 @@ describe("packages plugin services", () => {
     const warn = env.kernel.diagnostics.list().find((d) => d.source === "packages" && d.message.includes("missing-pkg"));
     expect(warn?.level).toBe("warning");
 
-    const res = env.kernel.service<ResourcesService>("resources")!;
+    const res = env.kernel.service("resources")!;
     await res.ready();
     expect(res.skills().map((s) => s.name)).toEqual(["pkg-skill"]);
     expect(env.kernel.commands.get("p2")?.source).toBe("prompt");
@@ -58,13 +58,13 @@ describe("packages plugin services", () => {
     const dir = join(env.agentDir, "..", "one-run");
     write(join(dir, "skills", "temp-skill", "SKILL.md"), skillMd("temp-skill"));
     write(join(dir, "index.ts"), "export default () => {}");
-    const resolveSource = env.kernel.service<(s: string) => Promise<string>>("resolve-package-source")!;
+    const resolveSource = env.kernel.service("resolve-package-source")!;
     expect(await resolveSource(dir)).toBe(dir);
     await expect(resolveSource(join(dir, "nope"))).rejects.toThrow(/does not exist/);
-    const paths = await env.kernel.service<() => Promise<PackageResourcePaths>>("package-resources")!();
+    const paths = await env.kernel.service("package-resources")!();
     expect(paths.temporary.skills).toEqual([join(dir, "skills", "temp-skill", "SKILL.md")]);
     expect(paths.extensions).toEqual([]);
-    const res = env.kernel.service<ResourcesService>("resources")!;
+    const res = env.kernel.service("resources")!;
     await res.ready();
     expect(res.skills().map((s) => s.name)).toEqual(["temp-skill"]);
     // Nothing was written to settings.

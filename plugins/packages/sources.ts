@@ -15,6 +15,7 @@
 import { createHash } from "node:crypto";
 import { isAbsolute, join, resolve } from "node:path";
 import { homedir } from "node:os";
+import { expandHome as expandHomeIn } from "../../core/fs-utils.js";
 
 export type PackageScope = "user" | "project" | "temporary";
 
@@ -53,9 +54,7 @@ export class SourceError extends Error {}
 const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9~][a-z0-9._~-]*$/;
 
 export function expandHome(p: string, home = process.env.HOME || homedir()): string {
-  if (p === "~") return home;
-  if (p.startsWith("~/")) return join(home, p.slice(2));
-  return p;
+  return expandHomeIn(p, home);
 }
 
 function isFileSpec(spec: string): boolean {

@@ -18,6 +18,12 @@ import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
 import { dialogDeadline, type ExtensionUI } from "../../core/ui.js";
 import { compilePolicy, describeCall, evaluate, type CompiledPolicy, type Evaluation, type PermissionPolicy } from "./rules.js";
 
+declare module "../../core/services.js" {
+  interface KernelServices {
+    "permission-gate": PermissionGate;
+  }
+}
+
 export { compilePolicy, dangerousCommandReason, evaluate, parseRule, splitCommand, globToRegExp, describeCall } from "./rules.js";
 export type { CompiledPolicy, Decision, Evaluation, PermissionPolicy } from "./rules.js";
 
@@ -40,7 +46,7 @@ export interface GateState {
 
 /** The policy in force now (settings are read at every call, so a change applies at once). */
 export function currentPolicy(kernel: Kernel): GateState {
-  const trusted = kernel.service<{ isTrusted(cwd?: string): boolean }>("project-trust")?.isTrusted() ?? false;
+  const trusted = kernel.service("project-trust")?.isTrusted() ?? false;
   const g = kernel.settings.getGlobal() as Obj;
   const p = kernel.settings.getProject() as Obj;
   const merged: Partial<PermissionPolicy> = { allow: [], ask: [], deny: [] };
@@ -50,7 +56,7 @@ export function currentPolicy(kernel: Kernel): GateState {
     if (trusted || kind !== "allow") merged[kind]!.push(...(rulesOf(p.permissions, kind) as string[]));
   }
   const over = kernel.settings.get();
-  const argv = kernel.service<{ flags?: Obj }>("argv");
+  const argv = kernel.service("argv");
   const yoloSetting = trusted ? over.yolo === true : g.yolo === true;
   const timeout = Number((over.permissions as Obj | undefined)?.askTimeoutMs);
   return {
@@ -114,7 +120,7 @@ export function createPermissionGate(kernel: Kernel): PermissionGate {
 
   const askUser = async (s: GateState, ev: { reason?: string }, what: string): Promise<ToolCallResult | undefined> => {
     if (s.yolo) return undefined;
-    const ui = kernel.service<ExtensionUI>("ui");
+    const ui = kernel.service("ui");
     if (!ui || ui.kind === "none") {
       report("warning", `blocked ${what}: it needs permission (${ev.reason}) and this mode has no UI to ask`);
       return {
@@ -202,7 +208,7 @@ export default definePlugin({
       group: "Prompt and tools",
     });
     const gate = createPermissionGate(api.kernel);
-    api.provide<PermissionGate>("permission-gate", gate);
+    api.provide("permission-gate", gate);
     // After extension taps (stage 0): the gate judges the arguments as they will run.
     api.on("tool_call", (event) => gate.onToolCall(event), { stage: 100 });
     // Rules naming no tool (`Bash(…)`, `Write(…)`) would silently match nothing: say so at start-up (issue 21).

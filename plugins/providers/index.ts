@@ -96,14 +96,22 @@ export function createProvidersPlugin(loaders: Readonly<Record<string, StreamLoa
         api.registerApiProvider(createLazyApiProvider(name, load, (a) => loadedApis.add(a)));
       }
       // `--list-models [search]`: the catalog, models.json and registered providers, as a table.
-      api.provide("list-models", async (search?: string) => {
+      api.registerFlag({
+        name: "list-models",
+        type: "string",
+        placeholder: "[search]",
+        description: "List models (optionally matching a search) and exit",
+        group: "Models",
+        action: (value) => listModelsText(typeof value === "string" && value ? value : undefined),
+      });
+      const listModelsText = async (search?: string) => {
         const { ModelRegistry } = await import("../../core/models/model-registry.js");
         const { listModels } = await import("../../core/models/model-resolver.js");
-        const registry = api.kernel.service<InstanceType<typeof ModelRegistry>>("model-registry") ?? ModelRegistry.forKernel(api.kernel);
+        const registry = api.kernel.service("model-registry") ?? ModelRegistry.forKernel(api.kernel);
         const r = await listModels(registry, search);
         if (r.stderr) process.stderr.write(r.stderr.endsWith("\n") ? r.stderr : r.stderr + "\n");
         return r.stdout;
-      });
+      };
     },
   });
 }

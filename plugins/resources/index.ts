@@ -27,6 +27,13 @@ import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "
 import { expandSkillCommand, loadSkills, type Skill } from "./skills.js";
 import { buildResourceSystemPrompt } from "./system-prompt.js";
 
+declare module "../../core/services.js" {
+  interface KernelServices {
+    resources: ResourcesService;
+    "reload-resources": () => Promise<void>;
+  }
+}
+
 export type { ContextFile } from "./context-files.js";
 export type { Skill } from "./skills.js";
 export type { PromptTemplate } from "./prompt-templates.js";
@@ -88,7 +95,7 @@ export function createResources(
   let loading: Promise<void> | undefined;
   let commandScope: PluginApi | undefined;
 
-  const flags = () => (kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags ?? {}) as Record<string, unknown>;
+  const flags = () => (kernel.service("argv")?.flags ?? {}) as Record<string, unknown>;
 
   async function load(reason: "startup" | "reload"): Promise<void> {
     const f = flags();
@@ -98,7 +105,7 @@ export function createResources(
     const configDir = kernel.app.configDir;
 
     let packages: Awaited<ReturnType<PackageResourcesFn>> = {};
-    const pkgFn = kernel.service<PackageResourcesFn>("package-resources");
+    const pkgFn = kernel.service("package-resources");
     if (typeof pkgFn === "function") {
       try {
         packages = (await pkgFn(reason === "reload" ? { reload: true } : undefined)) ?? {};
@@ -241,7 +248,7 @@ export default definePlugin({
       await res.ready();
       let contextFiles = res.contextFiles();
       if (input.cwd !== kernel.cwd) {
-        const noContext = (kernel.service<{ flags?: Record<string, unknown> }>("argv")?.flags ?? {})["no-context-files"];
+        const noContext = (kernel.service("argv")?.flags ?? {})["no-context-files"];
         contextFiles = noContext ? [] : loadContextFiles({ cwd: input.cwd, agentDir: kernel.agentDir });
       }
       return buildResourceSystemPrompt(input, { ...res.promptFiles(), contextFiles, skills: res.skills() });
@@ -249,7 +256,7 @@ export default definePlugin({
 
     api.provide("system-prompt", builder);
     api.provide("expand-prompt", res.expand);
-    api.provide<ResourcesService>("resources", res);
+    api.provide("resources", res);
     api.provide("reload-resources", res.reload);
     api.provide("theme-paths", () => res.themePaths());
     if (!kernel.hasService("themes")) api.provide("themes", () => res.themePaths());

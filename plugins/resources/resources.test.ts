@@ -104,7 +104,7 @@ describe("system prompt", () => {
     const prompt = await e.session.getSystemPrompt();
     expect(prompt).not.toContain("available_skills");
     expect(prompt).not.toContain("PROJECT-CONTEXT");
-    expect(e.kernel.service<ResourcesService>("resources")!.skills().map((s) => s.name)).toEqual(["lint"]);
+    expect(e.kernel.service("resources")!.skills().map((s) => s.name)).toEqual(["lint"]);
   });
 });
 
@@ -118,7 +118,7 @@ describe("discovery", () => {
         write(join(cwd, ".agents", "skills", "loose.md"), "---\ndescription: ignored in .agents\n---\n");
       },
     });
-    const res = e.kernel.service<ResourcesService>("resources")!;
+    const res = e.kernel.service("resources")!;
     await res.ready();
     const skills = res.skills();
     expect(skills.map((s) => `${s.name}:${s.description}:${s.location}`)).toEqual(["deploy:project deploy:project", "review:from .agents:project"]);
@@ -139,7 +139,7 @@ describe("discovery", () => {
         write(join(cwd, "tpl", "one.md"), "from --prompt-template");
       },
     });
-    const res = e.kernel.service<ResourcesService>("resources")!;
+    const res = e.kernel.service("resources")!;
     await res.ready();
     expect(res.skills().map((s) => s.name).sort()).toEqual(["cli-skill", "on"]);
     expect(res.promptTemplates().map((t) => t.name).sort()).toEqual(["one", "visible"]);
@@ -163,12 +163,12 @@ describe("discovery", () => {
       reasons.push(ev.reason);
       ev.results.push({ source: "ext", skillPaths: [join(root, "ext-skills")], promptPaths: [join(root, "ext-prompts")], themePaths: [join(root, "ext-themes", "mine.json")] });
     });
-    const res = e.kernel.service<ResourcesService>("resources")!;
+    const res = e.kernel.service("resources")!;
     await res.ready();
     expect(res.skills().map((s) => s.name)).toEqual(["ext-skill"]);
     expect(res.promptTemplates().map((t) => t.name)).toEqual(["ext-prompt"]);
-    expect(e.kernel.service<() => string[]>("theme-paths")!()).toEqual([join(root, "ext-themes", "mine.json")]);
-    await e.kernel.service<() => Promise<void>>("reload-resources")!();
+    expect(e.kernel.service("theme-paths")!()).toEqual([join(root, "ext-themes", "mine.json")]);
+    await e.kernel.service("reload-resources")!();
     expect(reasons).toEqual(["startup", "reload"]);
   });
 
@@ -183,9 +183,9 @@ describe("discovery", () => {
     let calls = 0;
     e.kernel.provide("package-resources", async () => {
       calls++;
-      return { extensions: [], skills: [join(root, "pkg", "skills", "pkg-skill", "SKILL.md")], prompts: [join(root, "pkg", "prompts", "pkg-prompt.md")], themes: [] };
+      return { extensions: [], skills: [join(root, "pkg", "skills", "pkg-skill", "SKILL.md")], prompts: [join(root, "pkg", "prompts", "pkg-prompt.md")], themes: [] } as never;
     }, "packages");
-    const res = e.kernel.service<ResourcesService>("resources")!;
+    const res = e.kernel.service("resources")!;
     await res.ready();
     expect(res.skills().map((s) => `${s.name}:${s.location}`)).toEqual(["pkg-skill:path"]);
     expect(res.promptTemplates().map((t) => t.name)).toEqual(["pkg-prompt"]);
@@ -212,7 +212,7 @@ describe("commands and expansion", () => {
         write(join(agentDir, "skills", "deploy", "SKILL.md"), skillMd("deploy", "Deploys the app", "Run deploy.sh"));
       },
     });
-    await e.kernel.service<ResourcesService>("resources")!.ready();
+    await e.kernel.service("resources")!.ready();
     const fix = e.kernel.commands.entry("fix")!;
     expect(fix.value).toMatchObject({ source: "prompt", location: "project", path: join(e.cwd, ".pi", "prompts", "fix.md") });
     expect(fix.value.description).toBe("Fix an issue");
@@ -233,7 +233,7 @@ describe("commands and expansion", () => {
       settings: { enableSkillCommands: false } as Partial<Settings>,
       prepare: ({ agentDir }) => write(join(agentDir, "skills", "a", "SKILL.md"), skillMd("a", "first")),
     });
-    const res = e.kernel.service<ResourcesService>("resources")!;
+    const res = e.kernel.service("resources")!;
     await res.ready();
     expect(e.kernel.commands.has("skill:a")).toBe(false);
     expect(res.skills()).toHaveLength(1);

@@ -27,6 +27,12 @@ const DEFAULT_ASK_TIMEOUT_MS = 60_000;
 const READ_ONLY_FS = /Read-only file system|EROFS/;
 const NETWORK_FAILURE = /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo|Connection refused|ECONNREFUSED/;
 
+declare module "../../core/services.js" {
+  interface KernelServices {
+    sandbox: SandboxService;
+  }
+}
+
 export interface SandboxService {
   /** The policy in force now (settings and the flag are read at each call). */
   policy(): SandboxPolicy;
@@ -56,8 +62,8 @@ export function createSandbox(api: PluginApi): SandboxService {
       configDir: kernel.app.configDir,
       global: kernel.settings.getGlobal() as Obj,
       project: kernel.settings.getProject() as Obj,
-      projectTrusted: kernel.service<{ isTrusted(cwd?: string): boolean }>("project-trust")?.isTrusted() ?? false,
-      flag: kernel.service<{ flags?: Obj }>("argv")?.flags?.sandbox,
+      projectTrusted: kernel.service("project-trust")?.isTrusted() ?? false,
+      flag: kernel.service("argv")?.flags?.sandbox,
       globalPath: settingsPath,
       projectPath: kernel.settings.projectPath() ?? join(kernel.cwd, kernel.app.configDir, "settings.json"),
     });
@@ -108,7 +114,7 @@ export function createSandbox(api: PluginApi): SandboxService {
 
 /** Ask the person once (the mode's UI); false without a UI, on No, on timeout or on a failing dialog. */
 async function askOutside(api: PluginApi, title: string, message: string, signal?: AbortSignal): Promise<boolean> {
-  const ui = api.service<ExtensionUI>("ui");
+  const ui = api.service("ui");
   if (!ui || ui.kind === "none" || signal?.aborted) return false;
   const t = Number(((api.kernel.settings.get() as Obj).permissions as Obj | undefined)?.askTimeoutMs);
   const timeout = Number.isFinite(t) && t > 0 ? t : DEFAULT_ASK_TIMEOUT_MS;
@@ -139,7 +145,7 @@ function wrapBashTool(api: PluginApi, sandbox: SandboxService) {
         const command = String((params as Obj | undefined)?.command ?? "");
         const allowed = await askOutside(api, "Run outside the sandbox?", `${why.replace(/^\[sandbox\] /, "")}\n\nRun this command again outside the sandbox?\n\n${command}`, signal);
         if (!allowed) {
-          const ui = api.service<ExtensionUI>("ui");
+          const ui = api.service("ui");
           const tail = !ui || ui.kind === "none" ? " (No user interface to ask, so it stays blocked.)" : " (The user did not allow running it outside the sandbox.)";
           throw new Error(`${text}\n\n${why}${tail}`);
         }
@@ -188,14 +194,14 @@ export default definePlugin({
       group: "Prompt and tools",
     });
     const sandbox = createSandbox(api);
-    api.provide<SandboxService>("sandbox", sandbox);
+    api.provide("sandbox", sandbox);
 
     // Start-up: a bad level or an unusable bubblewrap ends the run with the reason.
     const check = () => {
       sandbox.check();
       wrapBashOnce(sandbox.policy());
     };
-    const current = api.kernel.service<unknown>("startup-checks");
+    const current = api.kernel.service("startup-checks");
     if (Array.isArray(current)) current.push(check);
     else if (typeof current === "function") api.provide("startup-checks", [current, check]);
     else api.provide("startup-checks", [check]);
@@ -224,7 +230,7 @@ export default definePlugin({
       }
       if (!text && !shown) return;
       shown = !!text;
-      api.service<ExtensionUI>("ui")?.setStatus(STATUS_KEY, text);
+      api.service("ui")?.setStatus(STATUS_KEY, text);
     });
   },
 });

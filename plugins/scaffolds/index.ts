@@ -9,6 +9,13 @@ import { fileURLToPath } from "node:url";
 import { definePlugin } from "../../core/plugin.js";
 import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel.js";
 
+declare module "../../core/services.js" {
+  interface KernelServices {
+    /** The scaffolds `pi new` offers (shared by the plugins that add one). */
+    scaffolds: ScaffoldMap;
+  }
+}
+
 export interface ScaffoldContext extends SubcommandContext {
   /** Words after `pi new <kind> <dir>`. */
   args: string[];
@@ -25,7 +32,7 @@ export type ScaffoldMap = Map<string, Scaffold>;
 
 /** The shared map of scaffolds (created on first use). */
 export function scaffolds(api: PluginApi): ScaffoldMap {
-  let map = api.kernel.service<ScaffoldMap>("scaffolds");
+  let map = api.kernel.service("scaffolds");
   if (!(map instanceof Map)) {
     map = new Map();
     api.provide("scaffolds", map);

@@ -14,11 +14,13 @@ import { createLsToolDefinition, type LsToolOptions } from "./ls.js";
 import { createReadToolDefinition, type ReadToolOptions } from "./read.js";
 import { createWriteToolDefinition, type WriteToolOptions } from "./write.js";
 import { createBashExecutor } from "./bash-executor.js";
+import { DEFAULT_ACTIVE_TOOLS as CORE_DEFAULT_ACTIVE_TOOLS } from "../../core/services.js";
 
 export type ToolName = "read" | "bash" | "edit" | "write" | "grep" | "find" | "ls";
 
 /** The tools a new session starts with. */
-export const DEFAULT_ACTIVE_TOOLS: readonly ToolName[] = Object.freeze(["read", "bash", "edit", "write"]);
+/** The tools a session starts with (one definition, in the kernel: core/services.ts). */
+export const DEFAULT_ACTIVE_TOOLS = CORE_DEFAULT_ACTIVE_TOOLS as readonly ToolName[];
 /** Every built-in tool, in the order they are registered. */
 export const ALL_TOOL_NAMES: readonly ToolName[] = Object.freeze(["read", "bash", "edit", "write", "grep", "find", "ls"]);
 /** The tools that never change anything. */

@@ -20,32 +20,11 @@ import { dirname, join, resolve, sep } from "node:path";
 import { definePlugin } from "../../core/plugin.js";
 import type { Kernel } from "../../core/kernel.js";
 
-export interface SkippedItem {
-  kind: "extension" | "plugin" | "package" | "settings" | string;
-  path: string;
-}
+export type { ProjectTrust, SkippedItem } from "../../core/services.js";
+import type { ProjectTrust, SkippedItem } from "../../core/services.js";
+import { expandHome } from "../../core/fs-utils.js";
 
-export interface ProjectTrust {
-  /** Whether project code from `cwd` (default: the kernel's cwd) may run. */
-  isTrusted(cwd?: string): boolean;
-  /** Whether the interactive UI must not ask (the command line, a saved decision or defaultProjectTrust decided). */
-  promptSuppressed(cwd?: string): boolean;
-  /** Trust `cwd` (default: the kernel's cwd); `persist` (default true) adds it to the global `trustedProjects`. */
-  trust(cwd?: string, opts?: { persist?: boolean }): void;
-  /** Whether the project carries code that trust would let run. */
-  hasProjectCode(cwd?: string): boolean;
-  /** Record project code that was not loaded because the project is not trusted. */
-  noteSkipped(item: SkippedItem, cwd?: string): void;
-  skipped(cwd?: string): SkippedItem[];
-  /** Called after `trust()`; returns an unsubscribe function. */
-  onTrust(fn: (cwd: string) => void | Promise<void>): () => void;
-}
 
-function expandHome(p: string): string {
-  if (p === "~") return homedir();
-  if (p.startsWith("~/")) return join(homedir(), p.slice(2));
-  return p;
-}
 
 function norm(p: string): string {
   const r = resolve(expandHome(p));
@@ -281,7 +260,7 @@ export default definePlugin({
     api.registerFlag({ name: "approve", alias: "a", type: "boolean", description: "Trust this project's files for this run", group: "Extensions and resources" });
     api.registerFlag({ name: "no-approve", alias: "na", type: "boolean", description: "Ignore this project's trust-gated files for this run", group: "Extensions and resources" });
     const trust = createProjectTrust(api.kernel);
-    api.provide<ProjectTrust>("project-trust", trust);
+    api.provide("project-trust", trust);
     gateProjectSettings(api.kernel, trust);
   },
 });

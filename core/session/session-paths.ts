@@ -1,0 +1,50 @@
+/**
+ * Paths through a session's entry tree, as pure functions of the entries (SessionManager's
+ * getBranch() and getTree() are these with its own maps).
+ */
+import type { SessionEntry, SessionTreeNode } from "./session-entries.js";
+
+/** The path root → `start`, every entry type included (a cycle stops the walk). */
+export function branchTo(byId: ReadonlyMap<string, SessionEntry>, start: string | null | undefined): SessionEntry[] {
+  const path: SessionEntry[] = [];
+  const seen = new Set<string>();
+  let cur = start ? byId.get(start) : undefined;
+  while (cur && !seen.has(cur.id)) {
+    seen.add(cur.id);
+    path.push(cur);
+    cur = cur.parentId ? byId.get(cur.parentId) : undefined;
+  }
+  return path.reverse();
+}
+
+/**
+ * The entries as a forest (normally one root; entries whose parent is missing are roots too).
+ * Children are sorted oldest first; nodes carry their current label.
+ */
+export function entryForest(entries: readonly SessionEntry[], labels: ReadonlyMap<string, string>, labelTimestamps: ReadonlyMap<string, string>): SessionTreeNode[] {
+  const nodes = new Map<string, SessionTreeNode>();
+  for (const entry of entries) {
+    const node: SessionTreeNode = { entry, children: [] };
+    const label = labels.get(entry.id);
+    if (label !== undefined) {
+      node.label = label;
+      node.labelTimestamp = labelTimestamps.get(entry.id);
+    }
+    nodes.set(entry.id, node);
+  }
+  const roots: SessionTreeNode[] = [];
+  for (const entry of entries) {
+    const node = nodes.get(entry.id)!;
+    if (node.entry !== entry) continue; // a duplicate id: the later entry stands
+    const parent = entry.parentId && entry.parentId !== entry.id ? nodes.get(entry.parentId) : undefined;
+    if (parent) parent.children.push(node);
+    else roots.push(node);
+  }
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    node.children.sort((a, b) => new Date(a.entry.timestamp).getTime() - new Date(b.entry.timestamp).getTime());
+    stack.push(...node.children);
+  }
+  return roots;
+}
