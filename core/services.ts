@@ -40,7 +40,7 @@ export interface ProjectTrust {
   /** Whether project code from `cwd` (default: the kernel's cwd) may run. */
   isTrusted(cwd?: string): boolean;
   /** Whether the interactive UI must not ask (the command line, a saved decision or defaultProjectTrust decided). */
-  promptSuppressed(cwd?: string): boolean;
+  promptSuppressed?(cwd?: string): boolean;
   /** Trust `cwd` (default: the kernel's cwd); `persist` (default true) adds it to the global `trustedProjects`. */
   trust(cwd?: string, opts?: { persist?: boolean }): void;
   /** Whether the project carries code that trust would let run. */

@@ -252,7 +252,7 @@ export class TuiApp {
   /** A project that carries its own code (extensions, plugins, packages) and is not trusted yet: ask. */
   private async askProjectTrust(): Promise<void> {
     const trust = this.kernel.service("project-trust");
-    if (!trust || trust.isTrusted() || !trust.hasProjectCode() || trust.promptSuppressed()) return; // (1.6 compat: -na, trust.json, defaultProjectTrust)
+    if (!trust || trust.isTrusted() || !trust.hasProjectCode() || trust.promptSuppressed?.()) return; // (1.6 compat: -na, trust.json, defaultProjectTrust)
     const skipped = trust.skipped();
     const what = skipped.length
       ? `It carries code that did not load:\n${skipped.slice(0, 8).map((i) => `  ${i.kind}: ${i.path}`).join("\n")}${skipped.length > 8 ? `\n  … and ${skipped.length - 8} more` : ""}`
