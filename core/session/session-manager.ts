@@ -25,7 +25,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Diagnostic } from "../types.js";
 import { buildSessionContext } from "./session-context.js";
-import { branchTo, entryForest } from "./session-paths.js";
+import { branchTo, entryForest, latestSessionName, parentChainProblem } from "./session-paths.js";
 import {
   CURRENT_SESSION_VERSION,
   createSessionId,
@@ -321,28 +321,9 @@ export class SessionManager {
     }
   }
 
-  /**
-   * A leaf whose parent chain breaks (a missing parent, or a loop) would silently show only part
-   * of the conversation: report it with what was recovered (issue 21).
-   */
+  /** A broken parent chain (missing parent, loop) is reported with what was recovered (issue 21). */
   private checkParentChain(file: string): void {
-    const seen = new Set<string>();
-    let cur = this.leafId ? this.byId.get(this.leafId) : undefined;
-    let problem: string | undefined;
-    while (cur) {
-      if (seen.has(cur.id)) {
-        problem = `the parent chain loops at entry ${cur.id}`;
-        break;
-      }
-      seen.add(cur.id);
-      if (!cur.parentId) break;
-      const parent = this.byId.get(cur.parentId);
-      if (!parent) {
-        problem = `entry ${cur.id} names a parent ${cur.parentId} that is not in the file`;
-        break;
-      }
-      cur = parent;
-    }
+    const problem = parentChainProblem(this.byId, this.leafId);
     if (!problem) return;
     const branch = this.getBranch();
     const messages = branch.filter((e) => e.type === "message").length;
@@ -797,11 +778,7 @@ export class SessionManager {
 
   /** Latest session_info name in the file (trimmed; "" clears), or undefined. */
   getSessionName(): string | undefined {
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const e = this.entries[i]!;
-      if (e.type === "session_info") return e.name?.trim() || undefined;
-    }
-    return undefined;
+    return latestSessionName(this.entries);
   }
 
   /** The path root → `fromId` (default: the leaf), every entry type included. */
@@ -809,10 +786,7 @@ export class SessionManager {
     return branchTo(this.byId, fromId ?? this.leafId);
   }
 
-  /**
-   * The entries as a forest (normally one root; entries whose parent is missing are roots too).
-   * Children are sorted oldest first; nodes carry their current label.
-   */
+  /** The entries as a forest (see entryForest in session-paths.ts). */
   getTree(): SessionTreeNode[] {
     return entryForest(this.entries, this.labelsById, this.labelTimestampsById);
   }

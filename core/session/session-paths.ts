@@ -48,3 +48,31 @@ export function entryForest(entries: readonly SessionEntry[], labels: ReadonlyMa
   }
   return roots;
 }
+
+/**
+ * Why the parent chain from `leafId` back to the root breaks (a parent that is not in the file,
+ * or a loop), or undefined when it is whole. A broken chain would silently show only part of
+ * the conversation.
+ */
+export function parentChainProblem(byId: ReadonlyMap<string, SessionEntry>, leafId: string | null | undefined): string | undefined {
+  const seen = new Set<string>();
+  let cur = leafId ? byId.get(leafId) : undefined;
+  while (cur) {
+    if (seen.has(cur.id)) return `the parent chain loops at entry ${cur.id}`;
+    seen.add(cur.id);
+    if (!cur.parentId) return undefined;
+    const parent = byId.get(cur.parentId);
+    if (!parent) return `entry ${cur.id} names a parent ${cur.parentId} that is not in the file`;
+    cur = parent;
+  }
+  return undefined;
+}
+
+/** The latest session_info name among the entries (trimmed; "" clears), or undefined. */
+export function latestSessionName(entries: readonly SessionEntry[]): string | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.type === "session_info") return e.name?.trim() || undefined;
+  }
+  return undefined;
+}
