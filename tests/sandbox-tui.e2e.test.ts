@@ -4,50 +4,24 @@
  * "n" keeps it blocked, "y" runs it again unconfined.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
-import { findBwrap } from "../plugins/sandbox/bwrap.js";
+import { tmuxDriver } from "./helpers/tmux.js";
+import { requireProgram } from "./helpers/system.js";
 
-const hasTools = (() => {
-  if (process.platform !== "linux" || !findBwrap()) return false;
-  try {
-    execFileSync("tmux", ["-V"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const SOCKET = `pi-sandbox-tui-${process.pid}`;
 let server: LlmServer;
 let e: E2eEnv;
 let outside: string;
 
-function tmux(...args: string[]): string {
-  return execFileSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8", env: e.env });
-}
-const capture = () => tmux("capture-pane", "-p", "-t", "t");
-const send = (...keys: string[]) => tmux("send-keys", "-t", "t", ...keys);
-const typeText = (text: string) => tmux("send-keys", "-t", "t", "-l", text);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const readErr = () => (existsSync(join(e.root, "err.log")) ? readFileSync(join(e.root, "err.log"), "utf8") : "");
+const { tmux, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
 
-async function waitFor(test: RegExp | (() => boolean), timeout = 30_000): Promise<string> {
-  const t0 = Date.now();
-  let s = "";
-  while (Date.now() - t0 < timeout) {
-    s = capture();
-    if (typeof test === "function" ? test() : test.test(s)) return s;
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${test}\n--- screen ---\n${s}\n--- stderr ---\n${readErr()}`);
-}
-
-(hasTools ? describe : describe.skip)("sandbox in the interactive mode (tmux)", () => {
+describe("sandbox in the interactive mode (tmux)", () => {
+  requireProgram("bwrap", "bubblewrap");
   beforeAll(async () => {
     outside = mkdtempSync(join(homedir(), ".pi-sandbox-tui-"));
     const touch = (name: string) => ({ toolCalls: [{ name: "bash", arguments: { command: `touch '${join(outside, name)}'` } }] });

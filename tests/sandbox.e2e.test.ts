@@ -14,9 +14,8 @@ import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, jsonLines, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 import { RpcClient, type RpcEvent } from "../sdk/rpc-client.js";
-import { findBwrap } from "../plugins/sandbox/bwrap.js";
+import { requireProgram } from "./helpers/system.js";
 
-const hasBwrap = process.platform === "linux" && findBwrap() !== undefined;
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -71,7 +70,8 @@ async function runJson(prompt: string, args: string[] = ["--sandbox", "workspace
   return { ...r, results: toolResults(r.stdout) };
 }
 
-(hasBwrap ? describe : describe.skip)("OS sandbox (bubblewrap)", () => {
+describe("OS sandbox (bubblewrap)", () => {
+  requireProgram("bwrap", "bubblewrap");
   beforeAll(async () => {
     outside = mkdtempSync(join(homedir(), ".pi-sandbox-e2e-"));
     loopback = createServer((sock) => {

@@ -4,38 +4,19 @@
  * screen, never a fixed sleep.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 import { visibleWidth } from "../modes/tui/text.js";
-import { requireProgram } from "./helpers/system.js";
+import { tmuxDriver } from "./helpers/tmux.js";
 
 
 const SOCKET = `pi-tui-e2e-${process.pid}`;
 let server: LlmServer;
 let e: E2eEnv;
 
-function tmux(...args: string[]): string {
-  return execFileSync("tmux", ["-L", SOCKET, ...args], { encoding: "utf8", env: e.env });
-}
-const capture = () => tmux("capture-pane", "-p", "-t", "t");
-const send = (...keys: string[]) => tmux("send-keys", "-t", "t", ...keys);
-const typeText = (text: string) => tmux("send-keys", "-t", "t", "-l", text);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(test: RegExp | ((s: string) => boolean), timeout = 60_000): Promise<string> {
-  const t0 = Date.now();
-  let s = "";
-  while (Date.now() - t0 < timeout) {
-    s = capture();
-    if (typeof test === "function" ? test(s) : test.test(s)) return s;
-    await sleep(30);
-  }
-  throw new Error(`timed out waiting for ${test}\n--- screen ---\n${s}\n--- stderr ---\n${readErr()}`);
-}
-const readErr = () => (existsSync(join(e.root, "err.log")) ? readFileSync(join(e.root, "err.log"), "utf8") : "");
+const { tmux, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
 
 const FIXTURE_PLUGIN = `
 export default {
@@ -78,7 +59,6 @@ const SCRIPT = {
 
 describe("interactive mode in tmux", () => {
   beforeAll(async () => {
-    requireProgram("tmux", "tmux", ["-V"]);
     server = await startLlmServer({ script: SCRIPT });
     e = makeE2eEnv(server.url, { settings: { compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 10 } } });
     const plugin = join(e.root, "ask-fixture.mjs");

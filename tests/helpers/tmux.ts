@@ -1,0 +1,56 @@
+/**
+ * Driving the real CLI in a terminal: tmux on its own `-L` socket, keys in with send-keys, the
+ * screen back with capture-pane. Every wait is for something on screen (or a condition), with a
+ * generous limit for a busy machine. Fails naming the package when tmux is missing.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { requireProgram } from "./system.js";
+
+export interface TmuxDriver {
+  tmux(...args: string[]): string;
+  capture(): string;
+  send(...keys: string[]): string;
+  typeText(text: string): string;
+  /** Polls the screen until `test` holds (a function may ignore the screen and test anything). */
+  waitFor(test: RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  /** The CLI's stderr log (shown when a wait times out). */
+  readErr(): string;
+  /** Ends the tmux server of this socket (nothing when it is gone). */
+  kill(): void;
+}
+
+/**
+ * `socket`: a name of this test file's own (include process.pid); `env`: the environment tmux
+ * runs with (read at each call, so it may be set in beforeAll); `errLog`: where the CLI's stderr goes.
+ */
+export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog: () => string): TmuxDriver {
+  requireProgram("tmux", "tmux", ["-V"]);
+  const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8", env: env() });
+  const capture = () => tmux("capture-pane", "-p", "-t", "t");
+  const readErr = () => (existsSync(errLog()) ? readFileSync(errLog(), "utf8") : "");
+  return {
+    tmux,
+    capture,
+    send: (...keys) => tmux("send-keys", "-t", "t", ...keys),
+    typeText: (text) => tmux("send-keys", "-t", "t", "-l", text),
+    readErr,
+    async waitFor(test, timeoutMs = 60_000) {
+      const t0 = Date.now();
+      let s = "";
+      while (Date.now() - t0 < timeoutMs) {
+        s = capture();
+        if (typeof test === "function" ? test(s) : test.test(s)) return s;
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      throw new Error(`timed out waiting for ${test}\n--- screen ---\n${s}\n--- stderr ---\n${readErr()}`);
+    },
+    kill() {
+      try {
+        tmux("kill-server");
+      } catch {
+        /* already gone */
+      }
+    },
+  };
+}
