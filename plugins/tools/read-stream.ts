@@ -91,17 +91,7 @@ export async function selectFromFile(
     let windowEnd = Math.min(selEnd, startByte + cap);
     if (windowLinesEnd >= 0) windowEnd = Math.min(windowEnd, windowLinesEnd - 1);
     const windowBytes = Buffer.concat(kept).subarray(0, Math.max(0, windowEnd - startByte));
-    const t = truncateHead(windowBytes.toString("utf8"));
-    const selLines = (limitedEnd ?? total) - start;
-    const selBytes = Math.max(0, selEnd - startByte);
-    const truncated = t.truncated || selLines > t.outputLines;
-    const truncation: TruncationResult = {
-      ...t,
-      truncated,
-      truncatedBy: truncated ? (t.truncatedBy ?? (selBytes > DEFAULT_MAX_BYTES ? "bytes" : "lines")) : null,
-      totalLines: selLines,
-      totalBytes: selBytes,
-    };
+    const truncation = windowTruncation(windowBytes.toString("utf8"), (limitedEnd ?? total) - start, Math.max(0, selEnd - startByte));
     const firstLineBytes = (secondLine >= 0 ? secondLine - 1 : fileEnd) - startByte;
     // A window cut inside a character is not a sign of a non-UTF-8 file: check whole lines only.
     const lastNl = windowBytes.lastIndexOf(10);
@@ -110,4 +100,21 @@ export async function selectFromFile(
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * The truncation of a selection (`selLines` lines, `selBytes` bytes) from the text window cut out
+ * of it: what truncateHead keeps of the window, counted against the whole selection. Shared by
+ * the in-memory and the streaming read paths.
+ */
+export function windowTruncation(window: string, selLines: number, selBytes: number): TruncationResult {
+  const t = truncateHead(window);
+  const truncated = t.truncated || selLines > t.outputLines;
+  return {
+    ...t,
+    truncated,
+    truncatedBy: truncated ? (t.truncatedBy ?? (selBytes > DEFAULT_MAX_BYTES ? "bytes" : "lines")) : null,
+    totalLines: selLines,
+    totalBytes: selBytes,
+  };
 }

@@ -9,7 +9,7 @@ import { Type, type Static } from "typebox";
 import type { ImageContent, TextContent, ToolDefinition } from "../../core/types.js";
 import { assertNotSpecialFile, describeFsError, resolveReadPath } from "./path-utils.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
-import { readHead, selectFromFile } from "./read-stream.js";
+import { readHead, selectFromFile, windowTruncation } from "./read-stream.js";
 
 const readSchema = Type.Object({
   path: Type.String({ description: "File to read, absolute or relative to the working directory" }),
@@ -154,17 +154,7 @@ function selectFromBytes(body: Buffer, offset: number | undefined, limit: number
   let windowEnd = Math.min(selEnd, startByte + DEFAULT_MAX_BYTES + 1);
   if (windowLinesEnd >= 0) windowEnd = Math.min(windowEnd, windowLinesEnd - 1);
   const window = body.toString("utf8", startByte, Math.max(startByte, windowEnd));
-  const t = truncateHead(window);
-  const selLines = (limitedEnd ?? total) - start;
-  const selBytes = Math.max(0, selEnd - startByte);
-  const truncated = t.truncated || selLines > t.outputLines;
-  const truncation: TruncationResult = {
-    ...t,
-    truncated,
-    truncatedBy: truncated ? (t.truncatedBy ?? (selBytes > DEFAULT_MAX_BYTES ? "bytes" : "lines")) : null,
-    totalLines: selLines,
-    totalBytes: selBytes,
-  };
+  const truncation = windowTruncation(window, (limitedEnd ?? total) - start, Math.max(0, selEnd - startByte));
   const firstLineBytes = (secondLine >= 0 ? secondLine - 1 : body.length) - startByte;
   return { total, start, limitedEnd, truncation, firstLineBytes };
 }
