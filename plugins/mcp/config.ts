@@ -36,6 +36,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../../core/config.js";
 import { jsonErrorPosition } from "../../core/settings.js";
 import type { KernelServices, ServiceName } from "../../core/services.js";
+import type { McpOAuthConfig } from "./oauth.js";
 
 export type McpScope = "user" | "project";
 export type McpTransport = "stdio" | "http" | "sse";
@@ -62,6 +63,8 @@ export interface McpServerSpec {
   exposure?: McpExposure;
   toolExposure?: Record<string, McpExposure>;
   description?: string;
+  /** pi 1.6's OAuth settings of an HTTP server (oauth.ts); clientSecret may be ${VAR} or !command. */
+  oauth?: McpOAuthConfig;
 }
 
 export type McpExposure = "codemode" | "deferred" | "direct" | "hidden";
@@ -241,6 +244,8 @@ export function parseServer(name: string, raw: unknown, ctx: ParseContext): McpS
       }
       if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return invalid(`"url" must be http:// or https:// (got ${parsed.protocol})`);
       const headers = stringRecord(raw.headers, "headers");
+      const oauth = parseOAuth(raw.oauth, (v, w) => (v.startsWith("!") ? v : expandEnv(v, ctx.env, w)));
+      if (typeof oauth === "string") return invalid(oauth);
       const transport: McpTransport = type === "sse" ? "sse" : "http";
       return {
         ...base,
@@ -253,6 +258,7 @@ export function parseServer(name: string, raw: unknown, ctx: ParseContext): McpS
           fallbackToSse: type === undefined,
           url,
           headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, expand(v, `headers.${k}`)])),
+          ...(oauth ? { oauth } : {}),
           ...timeouts,
         },
       };
@@ -261,6 +267,28 @@ export function parseServer(name: string, raw: unknown, ctx: ParseContext): McpS
   } catch (e) {
     return invalid(e instanceof Error ? e.message : String(e));
   }
+}
+
+/** Check pi 1.6's `oauth` object; a string is the problem. */
+function parseOAuth(v: unknown, expand: (v: string, where: string) => string): McpOAuthConfig | string | undefined {
+  if (v === undefined) return undefined;
+  if (!isObj(v)) return `"oauth" must be an object`;
+  const o: McpOAuthConfig = {};
+  for (const k of ["clientId", "clientSecret", "callbackUrl", "clientName", "scope"] as const) {
+    if (v[k] === undefined) continue;
+    if (typeof v[k] !== "string" || !v[k]) return `"oauth.${k}" must be a non-empty string`;
+    o[k] = k === "clientSecret" ? expand(v[k], "oauth.clientSecret") : (v[k] as string);
+  }
+  if (v.callbackPort !== undefined) {
+    if (typeof v.callbackPort !== "number" || !Number.isInteger(v.callbackPort) || v.callbackPort < 1 || v.callbackPort > 65535) return `"oauth.callbackPort" must be a port number (1-65535)`;
+    o.callbackPort = v.callbackPort;
+  }
+  if (v.clientRegistration !== undefined) {
+    if (v.clientRegistration !== "auto" && v.clientRegistration !== "dcr" && v.clientRegistration !== "cimd") return `"oauth.clientRegistration" must be "auto", "dcr" or "cimd"`;
+    o.clientRegistration = v.clientRegistration;
+  }
+  if (v.authServerMetadataUrl !== undefined) return `"oauth.authServerMetadataUrl" is not supported by this build (the authorization server is found through the server's metadata)`;
+  return o;
 }
 
 // ---- all servers -------------------------------------------------------------------------
@@ -387,7 +415,7 @@ export function hasAnyServer(input: Pick<CollectInput, "user" | "projectSettings
 
 /** A stable fingerprint of a spec: a changed configuration reconnects. */
 export function specKey(spec: McpServerSpec | undefined): string {
-  return spec ? JSON.stringify([spec.transport, spec.fallbackToSse, spec.command, spec.args, spec.env, spec.cwd, spec.url, spec.headers, spec.connectTimeoutMs, spec.callTimeoutMs, spec.exposure, spec.toolExposure]) : "";
+  return spec ? JSON.stringify([spec.transport, spec.fallbackToSse, spec.command, spec.args, spec.env, spec.cwd, spec.url, spec.headers, spec.connectTimeoutMs, spec.callTimeoutMs, spec.exposure, spec.toolExposure, spec.oauth]) : "";
 }
 
 /** Describe where a server runs, for listings. */

@@ -11,6 +11,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerSpec, McpTransport } from "./config.js";
 import type { McpCallResult } from "./content.js";
+import { McpNeedsSignInError, usesOAuth } from "./oauth.js";
 
 export interface McpToolInfo {
   name: string;
@@ -26,6 +27,8 @@ export interface ConnectOptions {
   clientVersion: string;
   /** Aborts a connection attempt in progress (shutdown). */
   signal?: AbortSignal;
+  /** Where stored OAuth credentials live (mcp-auth.json); without it no OAuth token is sent. */
+  agentDir?: string;
 }
 
 export interface CallOptions {
@@ -187,12 +190,14 @@ export async function connectServer(spec: McpServerSpec, opts: ConnectOptions): 
     const url = new URL(spec.url!);
     const headers = await resolveValues(spec.headers, "headers");
     const requestInit = headers && Object.keys(headers).length ? { headers } : undefined;
+    // (1.6 compat) OAuth: the stored token of this server (refreshed when expired), if any.
+    const authProvider = opts.agentDir && usesOAuth(spec) ? await oauthProvider(spec, opts) : undefined;
     if (kind === "sse") {
       const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-      return new SSEClientTransport(url, { requestInit });
+      return new SSEClientTransport(url, { requestInit, authProvider });
     }
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-    return new StreamableHTTPClientTransport(url, { requestInit });
+    return new StreamableHTTPClientTransport(url, { requestInit, authProvider });
   };
 
   try {
@@ -229,6 +234,18 @@ export async function connectServer(spec: McpServerSpec, opts: ConnectOptions): 
   return makeConnection(client!, transport!, transportKind, tools, tail, () => pid, (fn) => (toolsChanged = fn));
 }
 
+async function oauthProvider(spec: McpServerSpec, opts: ConnectOptions) {
+  const { connectionAuth } = await import("./oauth.js");
+  let config = spec.oauth;
+  if (config?.clientSecret && isCommandValue(config.clientSecret)) {
+    let why = "";
+    const secret = await resolveConfigValue(config.clientSecret, { onError: (m) => (why = m) });
+    if (secret === undefined) throw new Error(`oauth.clientSecret: ${why || "the command gave no value"}`);
+    config = { ...config, clientSecret: secret };
+  }
+  return connectionAuth({ agentDir: opts.agentDir!, name: spec.name, url: spec.url!, config, clientName: opts.clientName });
+}
+
 function toToolInfo(t: { name: string; title?: string; description?: string; inputSchema: unknown; annotations?: unknown }): McpToolInfo {
   return {
     name: t.name,
@@ -242,6 +259,9 @@ function toToolInfo(t: { name: string; title?: string; description?: string; inp
 function describeConnectError(spec: McpServerSpec, e: unknown, stderrTail: string): string {
   const code = (e as { code?: unknown }).code;
   let msg = message(e);
+  if (spec.transport !== "stdio" && (code === 401 || (e as Error)?.name === "UnauthorizedError")) {
+    msg = usesOAuth(spec) ? new McpNeedsSignInError(spec.name).message : `the server answered 401 Unauthorized: check the Authorization header of its configuration`;
+  }
   if (code === "ENOENT" && spec.transport === "stdio") msg = `cannot start "${spec.command}": command not found (ENOENT)${spec.cwd ? ` in ${spec.cwd}` : ""}`;
   else if (code === "EACCES" && spec.transport === "stdio") msg = `cannot start "${spec.command}": permission denied (EACCES)`;
   else if (/Connection closed/i.test(msg) && spec.transport === "stdio") msg = "the server process exited during start-up";

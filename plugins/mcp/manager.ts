@@ -19,6 +19,7 @@ import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpServerE
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";
 import { mcpToolName } from "./names.js";
+import { McpNeedsSignInError, usesOAuth } from "./oauth.js";
 import { createSearchTool, SEARCH_TOOL_NAME, type SearchEntry } from "./search-tool.js";
 
 export type McpToolMode = "direct" | "search" | "auto";
@@ -217,6 +218,7 @@ export class McpManager {
         clientName: this.kernel.app.name,
         clientVersion: this.kernel.app.version,
         signal: this.shutdownAc.signal,
+        agentDir: this.kernel.agentDir,
       });
       if (attempt !== st.attempt || this.shutdownAc.signal.aborted || this.servers.get(spec.name) !== st) {
         await conn.close();
@@ -243,8 +245,8 @@ export class McpManager {
       st.status = "failed";
       st.error = message(e);
       // (1.6 compat) an HTTP server that answers 401 wants OAuth sign-in.
-      if (spec.transport !== "stdio" && /\b401\b|unauthori[sz]ed|invalid_token/i.test(st.error)) {
-        st.error = "needs sign-in: the server requires OAuth and no token is stored; MCP OAuth sign-in is not available in this build yet — give it an Authorization header in mcp.json";
+      if (usesOAuth(spec) && !st.error.startsWith("needs sign-in") && /\b401\b|unauthori[sz]ed|invalid_token/i.test(st.error)) {
+        st.error = new McpNeedsSignInError(spec.name).message;
       }
       if (!this.shutdownAc.signal.aborted) {
         this.api.report("error", `MCP server "${spec.name}" failed to start (${describeTarget(spec)}): ${st.error}`);
