@@ -129,9 +129,10 @@ describe("pi with MCP servers", () => {
     const add = await runCli(["mcp", "add", "--env", "GREETING=hello", "demo", "--", process.execPath, STDIO], e);
     expect(add.stderr).toBe("");
     expect(add.code).toBe(0);
-    const settings = JSON.parse(readFileSync(join(e.agentDir, "settings.json"), "utf8"));
-    expect(settings.mcpServers.demo).toEqual({ command: process.execPath, args: [STDIO], env: { GREETING: "hello" } });
-    expect(settings.defaultModel).toBe("mock-model");
+    // (changed for pi 1.6) add writes <agentDir>/mcp.json; settings.json is left alone.
+    const mcpJson = JSON.parse(readFileSync(join(e.agentDir, "mcp.json"), "utf8"));
+    expect(mcpJson.mcpServers.demo).toEqual({ command: process.execPath, args: [STDIO], env: { GREETING: "hello" } });
+    expect(JSON.parse(readFileSync(join(e.agentDir, "settings.json"), "utf8")).defaultModel).toBe("mock-model");
 
     const addWeb = await runCli(["mcp", "add", "-t", "http", "-H", "Authorization: Bearer ${WEB_TOKEN}", "web", web.url], e);
     expect(addWeb.stderr).toBe("");
@@ -151,6 +152,6 @@ describe("pi with MCP servers", () => {
 
     const rm = await runCli(["mcp", "remove", "demo"], e);
     expect(rm.code).toBe(0);
-    expect(Object.keys(JSON.parse(readFileSync(join(e.agentDir, "settings.json"), "utf8")).mcpServers)).toEqual(["web"]);
+    expect(Object.keys(JSON.parse(readFileSync(join(e.agentDir, "mcp.json"), "utf8")).mcpServers)).toEqual(["web"]);
   });
 });

@@ -42,8 +42,7 @@ describe("parseAddArgs", () => {
   it("a command with options before the name and server arguments after the command", () => {
     expect(parseAddArgs(["--env", "A=1", "--env=B=x=y", "files", "npx", "-y", "@scope/server", "--root", "/tmp"])).toEqual({
       name: "files",
-      project: false,
-      force: false,
+      target: "user",
       config: { command: "npx", args: ["-y", "@scope/server", "--root", "/tmp"], env: { A: "1", B: "x=y" } },
     });
     expect(parseAddArgs(["--project", "s", "--", "node", "--inspect", "x.js"]).config).toEqual({ command: "node", args: ["--inspect", "x.js"] });
@@ -55,9 +54,21 @@ describe("parseAddArgs", () => {
     expect(parseAddArgs(["j", "--json", '{"url":"http://h"}']).config).toEqual({ url: "http://h" });
   });
 
+  it("pi 1.6's forms: --url with auth options, -- command, -l", () => {
+    expect(parseAddArgs(["docs", "--url", "https://h/mcp", "--header", "X-A=1", "--bearer-token-env-var", "TOK", "--oauth-client-id", "cid", "--oauth-callback-port", "8765", "--exposure", "deferred", "--description", "d"])).toEqual({
+      name: "docs",
+      target: "user",
+      config: { url: "https://h/mcp", headers: { "X-A": "1", Authorization: "Bearer ${TOK}" }, oauth: { clientId: "cid", callbackPort: 8765 }, exposure: "deferred", description: "d" },
+    });
+    expect(parseAddArgs(["-l", "fs", "--cwd", "sub", "--", "npx", "-y", "srv", "--flag"])).toEqual({ name: "fs", target: "local", config: { command: "npx", args: ["-y", "srv", "--flag"], cwd: "sub" } });
+    expect(() => parseAddArgs(["x", "--url", "https://h", "--", "cmd"])).toThrow(/a url server takes no arguments/);
+    expect(() => parseAddArgs(["x", "--oauth-callback-port", "99999", "--url", "https://h"])).toThrow(/port number/);
+    expect(() => parseAddArgs(["x", "--oauth-client-id", "c", "--", "cmd"])).toThrow(/are for --url servers/);
+  });
+
   it("bad input names the problem", () => {
     expect(() => parseAddArgs([])).toThrow(/needs a server name/);
-    expect(() => parseAddArgs(["x"])).toThrow(/needs a command or a url/);
+    expect(() => parseAddArgs(["x"])).toThrow(/needs --url <url> or -- <command>/);
     expect(() => parseAddArgs(["-t", "websocket", "x", "y"])).toThrow(/--transport must be stdio, http or sse/);
     expect(() => parseAddArgs(["--env", "NOEQUALS", "x", "y"])).toThrow(/KEY=VALUE/);
     expect(() => parseAddArgs(["--bogus", "x", "y"])).toThrow(/unknown option --bogus/);
@@ -68,18 +79,24 @@ describe("parseAddArgs", () => {
 });
 
 describe("pi mcp", () => {
-  it("add, list, get, remove (global settings), keeping other settings", async () => {
-    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ theme: "light" }));
+  it("add, list, get, remove (<agentDir>/mcp.json), keeping other keys; a server in settings.json is removed from there", async () => {
+    writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ $schema: "x" }));
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ theme: "light", mcpServers: { old: { command: "node" } } }));
     const add = await run("add", "--env", "GREETING=hi", "demo", process.execPath, STDIO);
     expect(add.code).toBe(0);
-    expect(add.stdout).toContain(`Added MCP server "demo" to ${join(agentDir, "settings.json")}`);
-    const s = readJson(join(agentDir, "settings.json"));
-    expect(s.theme).toBe("light");
+    expect(add.stdout).toContain(`Added global MCP server "demo" in ${join(agentDir, "mcp.json")}.`);
+    const s = readJson(join(agentDir, "mcp.json"));
+    expect(s.$schema).toBe("x");
     expect(s.mcpServers.demo).toEqual({ command: process.execPath, args: [STDIO], env: { GREETING: "hi" } });
 
-    const dup = await run("add", "demo", "node");
-    expect(dup.code).toBe(1);
-    expect(dup.stderr).toMatch(/already exists.*--force/);
+    // pi 1.6: add replaces a server of the same name (--force is accepted and changes nothing).
+    const dup = await run("add", "--force", "demo", "node");
+    expect(dup.code).toBe(0);
+    expect(dup.stdout).toContain(`Replaced global MCP server "demo"`);
+    expect(readJson(join(agentDir, "mcp.json")).mcpServers.demo).toEqual({ command: "node" });
+    expect((await run("add", "demo", process.execPath, STDIO)).code).toBe(0);
+    expect((await run("remove", "old")).code).toBe(0);
+    expect(readJson(join(agentDir, "settings.json"))).toEqual({ theme: "light", mcpServers: {} });
 
     const list = await run("list");
     expect(list.code).toBe(0);
@@ -93,7 +110,7 @@ describe("pi mcp", () => {
 
     const rm = await run("remove", "demo");
     expect(rm.code).toBe(0);
-    expect(readJson(join(agentDir, "settings.json"))).toEqual({ theme: "light", mcpServers: {} });
+    expect(readJson(join(agentDir, "mcp.json"))).toEqual({ $schema: "x", mcpServers: {} });
     const again = await run("remove", "demo");
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no MCP server "demo"/);
@@ -107,7 +124,7 @@ describe("pi mcp", () => {
     expect(list.stdout).toMatch(/web: untrusted \(default, project\)\n {2}http:\/\/127\.0\.0\.1:1\/mcp\n {2}project not trusted; To trust it, run pi with --trust/);
     const wrong = await run("remove", "web");
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/it is in .*\.mcp\.json/);
+    expect(wrong.stderr).toMatch(/it is in .*\.mcp\.json \(use -l\)/);
     expect((await run("remove", "--project", "web")).code).toBe(0);
   });
 
@@ -116,11 +133,11 @@ describe("pi mcp", () => {
     const get = await run("get", "bad");
     expect(get.code).toBe(1);
     expect(get.stdout).toMatch(/failed to connect: cannot start "pi-no-such-command-xyz": command not found/);
-    writeFileSync(join(agentDir, "settings.json"), "{ not json");
+    writeFileSync(join(agentDir, "mcp.json"), "{ not json");
     const add = await run("add", "x", "node");
     expect(add.code).toBe(1);
     expect(add.stderr).toMatch(/malformed JSON .*not changed/);
-    expect(readFileSync(join(agentDir, "settings.json"), "utf8")).toBe("{ not json");
+    expect(readFileSync(join(agentDir, "mcp.json"), "utf8")).toBe("{ not json");
   });
 
   it("usage errors exit 2 with the usage", async () => {

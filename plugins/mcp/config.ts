@@ -8,6 +8,8 @@
  *   3. `mcpServers` in the project settings (`.pi/settings.json`)               scope "project"
  *   4. `.mcp.json` in the project folder                                        scope "project"
  *   5. `.pi/mcp.json` in the project folder (pi 1.6's project file)             scope "project"
+ * Before all of them (so any file wins): servers extensions registered with
+ * `pi.registerMcpServer` (kernel service "extension-mcp-servers"), scope "user".
  * Project servers start only when the project is trusted (kernel service "project-trust").
  * A project entry with no "command", "url" or "type" overrides only "enabled", "exposure" and
  * "toolExposure" of the user server of the same name (pi 1.6), keeping the rest.
@@ -334,6 +336,8 @@ export interface CollectInput {
   mcpJson?: McpJsonFile;
   /** pi 1.6's `<agentDir>/mcp.json` and the project's `.pi/mcp.json`. */
   userMcpJson?: McpJsonFile;
+  /** Servers extensions registered (pi.registerMcpServer): lowest precedence, no trust needed. */
+  extensionServers?: Array<{ name: string; config: Record<string, unknown>; extensionPath: string }>;
   projectMcpJson?: McpJsonFile;
   /** Whether project servers may start. */
   trusted: boolean;
@@ -386,6 +390,7 @@ export function collectServers(input: CollectInput): McpConfig {
     if (f.error) diagnostics.push({ level: "error", message: `${f.path}: ${f.error}; its MCP servers are ignored` });
     else add(f.servers, scope, f.path);
   };
+  for (const x of input.extensionServers ?? []) add({ [x.name]: x.config }, "user", `extension ${x.extensionPath}`);
   if (input.user) add(input.user.servers, "user", input.user.path);
   addFile(input.userMcpJson, "user");
   if (input.projectSettings) add(input.projectSettings.servers, "project", input.projectSettings.path);
@@ -407,10 +412,10 @@ export function collectServers(input: CollectInput): McpConfig {
 }
 
 /** Whether any server is configured anywhere (cheap: used to decide whether to load the rest). */
-export function hasAnyServer(input: Pick<CollectInput, "user" | "projectSettings" | "mcpJson" | "userMcpJson" | "projectMcpJson">): boolean {
+export function hasAnyServer(input: Pick<CollectInput, "user" | "projectSettings" | "mcpJson" | "userMcpJson" | "projectMcpJson" | "extensionServers">): boolean {
   const n = (v: unknown) => (isObj(v) ? Object.keys(v).length : v === undefined ? 0 : 1);
   const f = (x: McpJsonFile | undefined) => (x ? (x.error ? 1 : n(x.servers)) : 0);
-  return n(input.user?.servers) + n(input.projectSettings?.servers) + f(input.mcpJson) + f(input.userMcpJson) + f(input.projectMcpJson) > 0;
+  return (input.extensionServers?.length ?? 0) + n(input.user?.servers) + n(input.projectSettings?.servers) + f(input.mcpJson) + f(input.userMcpJson) + f(input.projectMcpJson) > 0;
 }
 
 /** A stable fingerprint of a spec: a changed configuration reconnects. */
@@ -450,7 +455,7 @@ function withExtraServers(kernel: KernelLike, user: CollectInput["user"]): Colle
 }
 
 /** The sources of a kernel, without deciding trust yet. */
-export function kernelSources(kernel: KernelLike): Pick<CollectInput, "user" | "projectSettings" | "mcpJson" | "userMcpJson" | "projectMcpJson"> {
+export function kernelSources(kernel: KernelLike): Pick<CollectInput, "user" | "projectSettings" | "mcpJson" | "userMcpJson" | "projectMcpJson" | "extensionServers"> {
   const g = kernel.settings.getGlobal();
   const p = kernel.settings.getProject();
   const configDir = (kernel.app as { configDir?: string }).configDir ?? ".pi";
@@ -460,6 +465,8 @@ export function kernelSources(kernel: KernelLike): Pick<CollectInput, "user" | "
     projectSettings: p.mcpServers !== undefined ? { servers: p.mcpServers, path: kernel.settings.projectPath() ?? join(kernel.cwd, ".pi", "settings.json") } : undefined,
     mcpJson: readMcpJson(kernel.cwd),
     projectMcpJson: readMcpJson(join(kernel.cwd, configDir), "mcp.json"),
+    // (1.6 compat, issue 18) servers extensions registered with pi.registerMcpServer.
+    extensionServers: kernel.service("extension-mcp-servers")?.list(),
   };
 }
 

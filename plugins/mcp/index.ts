@@ -7,7 +7,10 @@
  * settled, so the model sees the tools from its first turn. `session_shutdown` (exit) closes
  * every connection; a session switch keeps them.
  *
- * Registers: subcommand `pi mcp list|get|add|remove`, slash command `/mcp [reconnect [name]]`,
+ * An extension's pi.registerMcpServer / unregisterMcpServer after start-up (the
+ * `mcp_servers_change` hook) connects or drops that server at once.
+ *
+ * Registers: subcommand `pi mcp list|get|add|remove|login|logout`, slash command `/mcp [reconnect [name]]`,
  * kernel service "mcp" (McpService). See README.md in this folder for the configuration.
  */
 import { definePlugin } from "../../core/plugin.js";
@@ -61,7 +64,9 @@ export default definePlugin({
     api.registerFlag({ name: "no-mcp", type: "boolean", description: "No MCP servers this run (no connections, no MCP tools)", group: "Extensions and resources" });
     const disabled = () => !!kernel.service("argv")?.flags?.["no-mcp"];
 
+    let sessionStarted = false;
     api.on("session_start", async () => {
+      sessionStarted = true;
       if (disabled()) return;
       if (!manager && !(await anyConfigured())) return;
       const m = await getManager();
@@ -69,7 +74,23 @@ export default definePlugin({
       void m.start().catch((error) => api.report("error", "MCP start failed", error));
     });
 
+    // (1.6 compat, issue 18) an extension registered or removed a server after start-up: connect
+    // it now, or disconnect it and withdraw its tools. Registrations made while extensions load
+    // are picked up by session_start.
+    // The next prompt waits for it, like the first one waits for the start.
+    let changing: Promise<void> = Promise.resolve();
+    api.on("mcp_servers_change", async () => {
+      if (!sessionStarted || disabled()) return;
+      changing = changing
+        .then(async () => {
+          if (!manager && !(await anyConfigured())) return;
+          await (await getManager()).start();
+        })
+        .catch((error) => api.report("error", "MCP start failed", error));
+    });
+
     api.on("input", async () => {
+      await changing;
       if (manager) await manager.whenSettled();
       return undefined;
     });
@@ -127,8 +148,8 @@ export default definePlugin({
 
     api.registerSubcommand({
       name: "mcp",
-      description: "Manage MCP servers (list, get, add, remove)",
-      usage: "mcp list | get <name> | add <name> <command|url> [args...] | remove <name>",
+      description: "Manage MCP servers (add, remove, list, get, login, logout)",
+      usage: "mcp add <server> [options] (--url <url> | -- <command> [args...]) | remove <server> | list | get <server> | login <server> | logout <server>",
       help: () => MCP_USAGE,
       run: async (args, ctx) => (await import("./cli.js")).runMcpSubcommand(args, ctx),
     });
