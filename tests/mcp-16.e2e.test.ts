@@ -167,11 +167,13 @@ describe("OAuth for an HTTP MCP server", () => {
     const e = env();
     writeFileSync(
       join(e.agentDir, "mcp.json"),
-      JSON.stringify({ mcpServers: { local: { command: process.execPath, args: [STDIO] }, keyed: { url: plain.url, headers: { Authorization: "Bearer x" } } } }),
+      JSON.stringify({
+        mcpServers: { local: { command: process.execPath, args: [STDIO] }, keyed: { url: plain.url, headers: { Authorization: "Bearer x" } }, open: { url: plain.url }, secure: { url: secure.url } },
+      }),
     );
     let r = await runCli(["mcp", "login", "nosuch"], e, { env: NO_BROWSER });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no MCP server named "nosuch" \(configured: local, keyed\)/);
+    expect(r.stderr).toMatch(/no MCP server named "nosuch" \(configured: local, keyed, open, secure\)/);
     r = await runCli(["mcp", "login", "local"], e, { env: NO_BROWSER });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/MCP server "local" does not use OAuth/);
@@ -181,6 +183,17 @@ describe("OAuth for an HTTP MCP server", () => {
     r = await runCli(["mcp", "login"], e);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/"mcp login" needs exactly one server name/);
+    // A server without OAuth metadata: the failure names it; nothing is left in mcp-auth.json.
+    r = await runCli(["mcp", "login", "open"], e, { env: NO_BROWSER });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/signing in to MCP server "open" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) failed: /);
+    expect(existsSync(join(e.agentDir, "mcp-auth.json"))).toBe(false);
+    // Nobody opens the URL: --timeout ends the sign-in with a message, and no half-finished state.
+    r = await runCli(["mcp", "login", "secure", "--timeout", "2"], e, { env: NO_BROWSER });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("Open this URL to sign in");
+    expect(r.stderr).toMatch(/signing in to MCP server "secure" .* failed: the sign-in did not finish within 2 s \(--timeout\)/);
+    expect(existsSync(join(e.agentDir, "mcp-auth.json"))).toBe(false);
   });
 });
 

@@ -26,6 +26,7 @@ export interface LoginOptions {
 export async function loginMcpServer(o: LoginOptions): Promise<"refreshed" | "signed-in"> {
   const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
   const store = new McpAuthStore(o.agentDir);
+  const before = store.load(o.name, o.url);
   const cb = await listen(o.config);
   const deadline = new Promise<never>((_, reject) => {
     const t = setTimeout(() => reject(new Error(`the sign-in did not finish within ${Math.round(o.timeoutMs / 1000)} s (--timeout)`)), o.timeoutMs);
@@ -55,6 +56,11 @@ export async function loginMcpServer(o: LoginOptions): Promise<"refreshed" | "si
     const second = await Promise.race([auth(provider, { serverUrl: o.url, authorizationCode: response.code }), deadline]);
     if (second !== "AUTHORIZED") throw new Error("the authorization server did not issue a token");
     return "signed-in";
+  } catch (e) {
+    // Leave no half-finished state (discovery, a registration) behind a failed first sign-in.
+    if (!before) store.remove(o.name, o.url);
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new Error(`signing in to MCP server "${o.name}" (${o.url}) failed: ${msg.replace(/\s*Raw body:[\s\S]*$/, "")}`);
   } finally {
     await cb.close();
   }
