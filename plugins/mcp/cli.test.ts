@@ -81,7 +81,8 @@ describe("parseAddArgs", () => {
 describe("pi mcp", () => {
   it("add, list, get, remove (<agentDir>/mcp.json), keeping other keys; a server in settings.json is removed from there", async () => {
     writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ $schema: "x" }));
-    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ theme: "light", mcpServers: { old: { command: "node" } } }));
+    // A long connect timeout: the machine running the tests may be busy.
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ theme: "light", mcp: { connectTimeoutMs: 120_000 }, mcpServers: { old: { command: "node" } } }));
     const add = await run("add", "--env", "GREETING=hi", "demo", process.execPath, STDIO);
     expect(add.code).toBe(0);
     expect(add.stdout).toContain(`Added global MCP server "demo" in ${join(agentDir, "mcp.json")}.`);
@@ -96,7 +97,7 @@ describe("pi mcp", () => {
     expect(readJson(join(agentDir, "mcp.json")).mcpServers.demo).toEqual({ command: "node" });
     expect((await run("add", "demo", process.execPath, STDIO)).code).toBe(0);
     expect((await run("remove", "old")).code).toBe(0);
-    expect(readJson(join(agentDir, "settings.json"))).toEqual({ theme: "light", mcpServers: {} });
+    expect(readJson(join(agentDir, "settings.json"))).toEqual({ theme: "light", mcp: { connectTimeoutMs: 120_000 }, mcpServers: {} });
 
     const list = await run("list");
     expect(list.code).toBe(0);
