@@ -31,8 +31,6 @@ export const UNSUPPORTED_PI16_KEYS = [
   "terminal.images",
   "terminal.trueColor",
   "markdown.mermaid",
-  "httpProxy",
-  "httpIdleTimeoutMs",
   "websocketConnectTimeoutMs",
   "selfUpdateCommand",
   "collapseChangelog",
@@ -72,6 +70,15 @@ export function applyPi16Aliases(m: Obj): Obj {
   const retry = m.retry;
   if (isObj(retry) && typeof retry.maxAgentDelayMs === "number") {
     m.retry = { ...retry, maxDelayMs: retry.maxAgentDelayMs };
+  }
+  // httpIdleTimeoutMs is also the provider SDK's request timeout unless retry.provider.timeoutMs
+  // says otherwise (1.6); 0 / "disabled" means none. plugins/network applies it to the sockets.
+  const idle = m.httpIdleTimeoutMs;
+  const idleMs = typeof idle === "number" && Number.isFinite(idle) && idle >= 0 ? Math.floor(idle) : typeof idle === "string" && idle.trim().toLowerCase() === "disabled" ? 0 : undefined;
+  const r = isObj(m.retry) ? m.retry : {};
+  const provider = isObj(r.provider) ? r.provider : {};
+  if (idleMs !== undefined && provider.timeoutMs === undefined) {
+    m.retry = { ...r, provider: { ...provider, timeoutMs: idleMs === 0 ? 2_147_483_647 : idleMs } };
   }
   return m;
 }

@@ -1,0 +1,100 @@
+/**
+ * End to end: pi 1.6's settings keys with behaviour (issue 17, settings part) against the real
+ * CLI (dist/bundle/cli.js), the loopback LLM server and throwaway agent dirs.
+ * docs/pi-1.6-compat.md is the table these check.
+ */
+import { describe, it, expect, beforeAll, afterAll, afterEach, jest } from "@jest/globals";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
+import { startHttpProxy, type HttpProxy } from "./fixtures/http-proxy.mjs";
+import { makeE2eEnv, runCli as runCliRaw, type E2eEnv } from "./helpers/e2e.js";
+
+jest.setTimeout(180_000);
+
+const runCli = (args: string[], e: Pick<E2eEnv, "env" | "cwd">, opts: { input?: string } = {}) => runCliRaw(args, e, { timeoutMs: 150_000, ...opts });
+
+let llm: LlmServer;
+let proxy: HttpProxy;
+const envs: E2eEnv[] = [];
+
+beforeAll(async () => {
+  llm = await startLlmServer({ script: { turns: [] } });
+  proxy = await startHttpProxy();
+});
+afterAll(async () => {
+  await llm.close();
+  await proxy.close();
+});
+afterEach(() => {
+  while (envs.length) envs.pop()!.cleanup();
+});
+
+function env(settings: Record<string, unknown> = {}): E2eEnv {
+  const e = makeE2eEnv(llm.url, { settings });
+  // No proxy from the machine running the tests.
+  for (const k of Object.keys(e.env)) if (/^(https?_proxy|no_proxy|all_proxy)$/i.test(k)) delete e.env[k];
+  envs.push(e);
+  return e;
+}
+
+const requests = () => llm.stats().requests.filter((r) => r.path === "/v1/chat/completions");
+function answer(script: unknown = { default: { text: "ok" } }) {
+  llm.setScript(script as never);
+  llm.reset();
+}
+const llmHostPort = () => new URL(llm.url).host;
+
+describe("network settings", () => {
+  it("httpProxy (global settings) routes provider requests through the proxy", async () => {
+    const e = env({ httpProxy: proxy.url });
+    answer({ default: { text: "via proxy" } });
+    proxy.log.length = 0;
+    const r = await runCli(["-p", "hi"], e);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("via proxy\n");
+    expect(requests()).toHaveLength(1);
+    expect(proxy.log.map((l) => l.target)).toContainEqual(expect.stringContaining(llmHostPort()));
+  });
+
+  it("httpProxy in a project's settings is ignored (global only) and said so", async () => {
+    const e = env();
+    mkdirSync(join(e.cwd, ".pi"), { recursive: true });
+    writeFileSync(join(e.cwd, ".pi", "settings.json"), JSON.stringify({ httpProxy: proxy.url }));
+    answer({ default: { text: "direct" } });
+    proxy.log.length = 0;
+    const r = await runCli(["-p", "-a", "hi"], e);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("direct\n");
+    expect(proxy.log).toHaveLength(0);
+    expect(r.stderr).toMatch(/httpProxy in the project settings .* is ignored/);
+  });
+
+  it("a bad httpProxy value is reported naming the key; the run goes on without a proxy", async () => {
+    const e = env({ httpProxy: "not a url" });
+    answer({ default: { text: "fine" } });
+    const r = await runCli(["-p", "hi"], e);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("fine\n");
+    expect(r.stderr).toMatch(/httpProxy: "not a url" is not a proxy URL/);
+  });
+
+  it("httpIdleTimeoutMs: a server that stops sending fails the request with a timeout error", async () => {
+    const e = env({ httpIdleTimeoutMs: 1500, retry: { enabled: false, provider: { maxRetries: 0 } } });
+    answer({ default: { text: "never", hang: true, hangTimes: "always" } });
+    const r = await runCli(["-p", "hi"], e);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no data from http:\/\/127\.0\.0\.1:\d+ for 1500 ms \(httpIdleTimeoutMs\)/);
+    expect(requests()).toHaveLength(1);
+  });
+
+  it("httpIdleTimeoutMs: no response headers within the timeout fails the request too", async () => {
+    const e = env({ httpIdleTimeoutMs: 1500, retry: { enabled: false, provider: { maxRetries: 0 } } });
+    answer({ default: { text: "late", firstByteDelayMs: 60_000 } });
+    const r = await runCli(["-p", "hi"], e);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/httpIdleTimeoutMs|timed out/i);
+    expect(r.stdout).not.toContain("late");
+  });
+});
