@@ -10,7 +10,6 @@ const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.i
 
 /** 1.6 keys (dotted paths) with no behaviour here yet. */
 export const UNSUPPORTED_PI16_KEYS = [
-  "modelThinkingLevels",
   "showCacheMissNotices",
   "cacheWarming",
   "externalEditor",
@@ -81,4 +80,19 @@ export function applyPi16Aliases(m: Obj): Obj {
     m.retry = { ...r, provider: { ...provider, timeoutMs: idleMs === 0 ? 2_147_483_647 : idleMs } };
   }
   return m;
+}
+
+const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/**
+ * `modelThinkingLevels["provider/id"]` (1.6): the thinking level a model starts with when nothing
+ * more specific (a flag, a `:level` suffix, a resumed session) says otherwise; beats
+ * `defaultThinkingLevel`. 1.6's `max` is our `xhigh`. Undefined when unset or not a level.
+ */
+export function modelThinkingLevel(settings: Obj, provider: string, id: string): string | undefined {
+  const map = settings.modelThinkingLevels;
+  if (!isObj(map)) return undefined;
+  const v = map[`${provider}/${id}`];
+  const level = v === "max" ? "xhigh" : v;
+  return typeof level === "string" && LEVELS.includes(level) ? level : undefined;
 }

@@ -4,7 +4,7 @@
  * docs/pi-1.6-compat.md is the table these check.
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach, jest } from "@jest/globals";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { startHttpProxy, type HttpProxy } from "./fixtures/http-proxy.mjs";
@@ -96,5 +96,48 @@ describe("network settings", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/httpIdleTimeoutMs|timed out/i);
     expect(r.stdout).not.toContain("late");
+  });
+});
+
+/** Adds a reasoning model "mock/mock-reasoner" to the env's models.json. */
+function addReasoner(e: E2eEnv): void {
+  const path = join(e.agentDir, "models.json");
+  const models = JSON.parse(readFileSync(path, "utf8"));
+  for (const id of ["mock-reasoner", "mock-reasoner-2"]) models.providers.mock.models.push({ id, name: id, reasoning: true, input: ["text"], contextWindow: 128000, maxTokens: 4096 });
+  writeFileSync(path, JSON.stringify(models));
+}
+const effort = (i = 0) => requests()[i]!.body.reasoning_effort;
+
+describe("modelThinkingLevels", () => {
+  it("a model's entry beats defaultThinkingLevel at start-up; --thinking and :level still win; other models keep the default", async () => {
+    const e = env({ defaultThinkingLevel: "low", modelThinkingLevels: { "mock/mock-reasoner": "high" } });
+    addReasoner(e);
+    answer();
+    const r = await runCli(["-p", "--model", "mock/mock-reasoner", "hi"], e);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(effort()).toBe("high");
+
+    answer();
+    expect((await runCli(["-p", "--model", "mock/mock-reasoner", "--thinking", "minimal", "hi"], e)).code).toBe(0);
+    expect(effort()).toBe("minimal");
+
+    answer();
+    expect((await runCli(["-p", "--model", "mock/mock-reasoner:medium", "hi"], e)).code).toBe(0);
+    expect(effort()).toBe("medium");
+
+    answer();
+    expect((await runCli(["-p", "--model", "mock/mock-reasoner-2", "hi"], e)).code).toBe(0);
+    expect(effort()).toBe("low");
+  });
+
+  it("applies to the default model from settings, and is not reported as unsupported", async () => {
+    const e = env({ defaultModel: "mock-reasoner", defaultThinkingLevel: "minimal", modelThinkingLevels: { "mock/mock-reasoner": "high", "mock/other": "low" } });
+    addReasoner(e);
+    answer();
+    const r = await runCli(["-p", "hi"], e);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/modelThinkingLevels/);
+    expect(effort()).toBe("high");
   });
 });
