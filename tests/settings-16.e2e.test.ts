@@ -8,7 +8,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { startHttpProxy, type HttpProxy } from "./fixtures/http-proxy.mjs";
-import { makeE2eEnv, runCli as runCliRaw, type E2eEnv } from "./helpers/e2e.js";
+import { ROOT, makeE2eEnv, runCli as runCliRaw, type E2eEnv } from "./helpers/e2e.js";
+
+const STDIO = join(ROOT, "tests", "fixtures", "mcp", "stdio-server.mjs");
 
 jest.setTimeout(180_000);
 
@@ -139,5 +141,59 @@ describe("modelThinkingLevels", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/modelThinkingLevels/);
     expect(effort()).toBe("high");
+  });
+});
+
+describe("extensions: builtin:<name> entries", () => {
+  const toolNames = (i = 0): string[] => (requests()[i]!.body.tools ?? []).map((t: any) => t.function.name);
+  const mcpTools = () => toolNames().filter((n) => n.startsWith("mcp"));
+  const withServer = (settings: Record<string, unknown>) => {
+    const e = env({ ...settings, mcp: { connectTimeoutMs: 120_000 } });
+    writeFileSync(join(e.agentDir, "mcp.json"), JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [STDIO], exposure: "direct" } } }));
+    return e;
+  };
+  const run = async (e: E2eEnv, args: string[] = []) => {
+    answer();
+    const r = await runCli(["-p", ...args, "hi"], e);
+    expect(r.code).toBe(0);
+    return r;
+  };
+
+  it("-builtin:mcp turns MCP off; a trusted project's +builtin:mcp turns it back on; -e builtin:mcp too", async () => {
+    const e = withServer({ extensions: ["-builtin:mcp"] });
+    const r = await run(e);
+    expect(r.stderr).toBe("");
+    expect(toolNames()).toContain("read");
+    expect(mcpTools()).toEqual([]);
+
+    await run(e, ["-e", "builtin:mcp"]);
+    expect(mcpTools()).toEqual(expect.arrayContaining(["mcp__demo__echo"]));
+
+    mkdirSync(join(e.cwd, ".pi"), { recursive: true });
+    writeFileSync(join(e.cwd, ".pi", "settings.json"), JSON.stringify({ extensions: ["+builtin:mcp"] }));
+    await run(e, ["-a"]);
+    expect(mcpTools()).toEqual(expect.arrayContaining(["mcp__demo__echo"]));
+    // An untrusted project's entry does not count.
+    await run(e, ["-na"]);
+    expect(mcpTools()).toEqual([]);
+  });
+
+  it("!builtin:* turns every built-in off; -builtin:* matches nothing (exact names, as 1.6) and says so", async () => {
+    const e = withServer({ extensions: ["!builtin:*"] });
+    await run(e);
+    expect(mcpTools()).toEqual([]);
+
+    const e2 = withServer({ extensions: ["-builtin:*"] });
+    const r = await run(e2);
+    expect(r.stderr).toMatch(/"-builtin:\*" matches no built-in extension.*"!builtin:\*"/);
+    expect(mcpTools()).toEqual(expect.arrayContaining(["mcp__demo__echo"]));
+  });
+
+  it("--no-extensions turns the built-ins off; -ne -e builtin:mcp keeps only MCP", async () => {
+    const e = withServer({});
+    await run(e, ["-ne"]);
+    expect(mcpTools()).toEqual([]);
+    await run(e, ["-ne", "-e", "builtin:mcp"]);
+    expect(mcpTools()).toEqual(expect.arrayContaining(["mcp__demo__echo"]));
   });
 });
