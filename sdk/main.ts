@@ -15,7 +15,8 @@ import { createSessionRuntime, SessionSetupError } from "./session-setup.js";
 import { processFileArgs, readPipedStdin } from "./file-args.js";
 import { PluginStartError, setupKernel } from "./kernel-setup.js";
 import { ModeSelectError, prepareMode, requireModeForFlag, resolveMode } from "../core/modes.js";
-import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "./builtin-extensions.js";
+import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../core/builtin-extensions.js";
+import { chooseTheme } from "./theme-choice.js";
 
 export interface CliOptions {
   name: string;
@@ -151,6 +152,8 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   kernel.provide("argv", parsed, "cli");
   // (s17: 1.6 compat) built-in extensions on/off from the `extensions` setting, -ne and -e builtin:<name>.
   applyBuiltinExtensions(kernel, parsed, builtinExt.map((x) => x.slice("builtin:".length)));
+  // (s17: 1.6 compat) --use-theme: the TUI's theme for this run, not saved.
+  if (typeof parsed.flags["use-theme"] === "string" && parsed.flags["use-theme"].trim()) kernel.settings.setOverride("theme", chooseTheme(parsed.flags["use-theme"], env));
   // (added for mcp) A subcommand reads its own options (`pi mcp add --env KEY=V -H "K: V" …`): they are
   // not warned about as unknown nor checked against the main flags' services.
   // (changed for 1.6 compat) The first word is a subcommand only before any `--`; an unknown

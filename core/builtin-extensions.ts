@@ -1,7 +1,8 @@
 /**
  * pi 1.6's built-in extensions (`builtin:mcp`, `builtin:codemode`, `builtin:tool-search`,
  * `builtin:llama.cpp`) and the entries of the `extensions` setting that turn them on or off.
- * Here they are built-in plugins; what a name means is in docs/pi-1.6-compat.md.
+ * Here they are built-in plugins (the CLI applies the result, sdk/main.ts; `pi config` lists it);
+ * what a name means is in docs/pi-1.6-compat.md.
  *
  * As 1.6 resolves them: each is on unless the global `extensions` list turns it off — `!glob`
  * matches names (`!builtin:*` turns all off), `+builtin:<name>` turns one on and
@@ -9,7 +10,7 @@
  * project's list that matches a name decides for that name instead (last match wins);
  * `--no-extensions` turns all off, and `-e builtin:<name>` turns one on for the run.
  */
-import { toolPattern } from "../core/tool-selection.js";
+import { toolPattern } from "./tool-selection.js";
 
 export const BUILTIN_EXTENSION_NAMES = ["mcp", "codemode", "tool-search", "llama.cpp"] as const;
 const PREFIX = "builtin:";
