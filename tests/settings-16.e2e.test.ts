@@ -197,3 +197,53 @@ describe("extensions: builtin:<name> entries", () => {
     expect(mcpTools()).toEqual(expect.arrayContaining(["mcp__demo__echo"]));
   });
 });
+
+describe("pi config -l, pi update flags", () => {
+  it("pi config lists the built-in extensions as the settings decide; -l the project's overrides", async () => {
+    const e = env({ extensions: ["-builtin:mcp"] });
+    mkdirSync(join(e.cwd, ".pi"), { recursive: true });
+    writeFileSync(join(e.cwd, ".pi", "settings.json"), JSON.stringify({ extensions: ["-builtin:codemode", "+builtin:mcp"] }));
+    const g = await runCli(["config"], e);
+    expect(g.code).toBe(0);
+    expect(g.stdout).toMatch(/\[ \] mcp/);
+    expect(g.stdout).toMatch(/\[x\] codemode/);
+    expect(g.stdout).toMatch(/No packages configured/);
+    const l = await runCli(["config", "-l"], e);
+    expect(l.code).toBe(0);
+    expect(l.stdout).toMatch(/\[x\] mcp/);
+    expect(l.stdout).toMatch(/\[ \] codemode/);
+    expect(l.stdout).toMatch(/No project packages configured \(\.pi\/settings\.json\)/);
+    const h = await runCli(["config", "--help"], e);
+    expect(h.stdout).toMatch(/-l, --local/);
+  });
+
+  it("pi update: no target means the app itself (not done here, exit 1); --models, --extensions, --all", async () => {
+    const e = env();
+    const self = await runCli(["update"], e);
+    expect(self.code).toBe(1);
+    expect(self.stderr).toMatch(/itself is not updated by this command.*update --extensions/);
+    expect((await runCli(["update", "--self"], e)).code).toBe(1);
+
+    const models = await runCli(["update", "--models"], e);
+    expect(models.code).toBe(0);
+    expect(models.stdout).toMatch(/nothing to refresh/);
+
+    const ext = await runCli(["update", "--extensions"], e);
+    expect(ext.code).toBe(0);
+    expect(ext.stdout).toMatch(/Nothing to update/);
+
+    const all = await runCli(["update", "--all"], e);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toMatch(/Nothing to update/);
+    expect(all.stderr).toMatch(/itself is not updated/);
+
+    const bad = await runCli(["update", "--frobnicate"], e);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/unknown option --frobnicate/);
+
+    const help = await runCli(["update", "--help"], e);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--models/);
+    expect(requests()).toHaveLength(0);
+  });
+});
