@@ -16,7 +16,6 @@ export const UNSUPPORTED_PI16_KEYS = [
   "codemode",
   "sessionShareDestination",
   "compaction.modelOverrides",
-  "tuiMode",
   "fullscreenExitOutput",
   "fullscreenScrollbar",
   "fullscreenCopyOnSelect",

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { startHttpProxy, type HttpProxy } from "./fixtures/http-proxy.mjs";
+import { RawRpc } from "./helpers/rpc.js";
 import { ROOT, makeE2eEnv, runCli as runCliRaw, type E2eEnv } from "./helpers/e2e.js";
 
 const STDIO = join(ROOT, "tests", "fixtures", "mcp", "stdio-server.mjs");
@@ -131,6 +132,25 @@ describe("modelThinkingLevels", () => {
     answer();
     expect((await runCli(["-p", "--model", "mock/mock-reasoner-2", "hi"], e)).code).toBe(0);
     expect(effort()).toBe("low");
+  });
+
+  it("switching to a model with an entry (RPC set_model) starts it at that level", async () => {
+    const e = env({ defaultThinkingLevel: "low", modelThinkingLevels: { "mock/mock-reasoner": "high" } });
+    addReasoner(e);
+    const rpc = new RawRpc(e, ["--model", "mock/mock-reasoner-2"]);
+    try {
+      rpc.send({ id: "s1", type: "get_state" });
+      const before = await rpc.waitFor((r) => r.id === "s1", "get_state");
+      expect(before.data.thinkingLevel).toBe("low");
+      rpc.send({ id: "m", type: "set_model", provider: "mock", modelId: "mock-reasoner" });
+      expect((await rpc.waitFor((r) => r.id === "m", "set_model")).success).toBe(true);
+      rpc.send({ id: "s2", type: "get_state" });
+      const after = await rpc.waitFor((r) => r.id === "s2", "get_state");
+      expect(after.data.thinkingLevel).toBe("high");
+    } finally {
+      rpc.end();
+      await rpc.closed;
+    }
   });
 
   it("applies to the default model from settings, and is not reported as unsupported", async () => {
