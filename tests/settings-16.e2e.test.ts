@@ -239,6 +239,7 @@ describe("pi config -l, pi update flags", () => {
 
   it("pi update: no target means the app itself (not done here, exit 1); --models, --extensions, --all", async () => {
     const e = env();
+    llm.reset();
     const self = await runCli(["update"], e);
     expect(self.code).toBe(1);
     expect(self.stderr).toMatch(/itself is not updated by this command.*update --extensions/);
