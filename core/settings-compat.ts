@@ -10,14 +10,12 @@ const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.i
 
 /** 1.6 keys (dotted paths) with no behaviour here yet. */
 export const UNSUPPORTED_PI16_KEYS = [
-  "modelThinkingLevels",
   "showCacheMissNotices",
   "cacheWarming",
   "externalEditor",
   "codemode",
   "sessionShareDestination",
   "compaction.modelOverrides",
-  "tuiMode",
   "fullscreenExitOutput",
   "fullscreenScrollbar",
   "fullscreenCopyOnSelect",
@@ -31,8 +29,6 @@ export const UNSUPPORTED_PI16_KEYS = [
   "terminal.images",
   "terminal.trueColor",
   "markdown.mermaid",
-  "httpProxy",
-  "httpIdleTimeoutMs",
   "websocketConnectTimeoutMs",
   "selfUpdateCommand",
   "collapseChangelog",
@@ -73,5 +69,29 @@ export function applyPi16Aliases(m: Obj): Obj {
   if (isObj(retry) && typeof retry.maxAgentDelayMs === "number") {
     m.retry = { ...retry, maxDelayMs: retry.maxAgentDelayMs };
   }
+  // httpIdleTimeoutMs is also the provider SDK's request timeout unless retry.provider.timeoutMs
+  // says otherwise (1.6); 0 / "disabled" means none. plugins/network applies it to the sockets.
+  const idle = m.httpIdleTimeoutMs;
+  const idleMs = typeof idle === "number" && Number.isFinite(idle) && idle >= 0 ? Math.floor(idle) : typeof idle === "string" && idle.trim().toLowerCase() === "disabled" ? 0 : undefined;
+  const r = isObj(m.retry) ? m.retry : {};
+  const provider = isObj(r.provider) ? r.provider : {};
+  if (idleMs !== undefined && provider.timeoutMs === undefined) {
+    m.retry = { ...r, provider: { ...provider, timeoutMs: idleMs === 0 ? 2_147_483_647 : idleMs } };
+  }
   return m;
+}
+
+const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/**
+ * `modelThinkingLevels["provider/id"]` (1.6): the thinking level a model starts with when nothing
+ * more specific (a flag, a `:level` suffix, a resumed session) says otherwise; beats
+ * `defaultThinkingLevel`. 1.6's `max` is our `xhigh`. Undefined when unset or not a level.
+ */
+export function modelThinkingLevel(settings: Obj, provider: string, id: string): string | undefined {
+  const map = settings.modelThinkingLevels;
+  if (!isObj(map)) return undefined;
+  const v = map[`${provider}/${id}`];
+  const level = v === "max" ? "xhigh" : v;
+  return typeof level === "string" && LEVELS.includes(level) ? level : undefined;
 }

@@ -49,6 +49,7 @@ const result = await build({
     "jiti",
     "cosmiconfig",
     "zod",
+    "undici", // HTTP proxy/timeout settings (plugins/network): loaded only when one is set
     "mvdan-sh", // the bash parser for permission rules: ~1.5 MB, loaded only when a bash rule exists
   ],
 });

@@ -22,7 +22,8 @@ import exportHtml from "../plugins/export-html/index.js";
 import sandbox from "../plugins/sandbox/index.js";
 import auth from "../plugins/auth/index.js";
 import retry from "../plugins/retry/index.js";
+import network from "../plugins/network/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  return [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry];
+  return [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry, network];
 }

@@ -15,6 +15,8 @@ import { createSessionRuntime, SessionSetupError } from "./session-setup.js";
 import { processFileArgs, readPipedStdin } from "./file-args.js";
 import { PluginStartError, setupKernel } from "./kernel-setup.js";
 import { ModeSelectError, prepareMode, requireModeForFlag, resolveMode } from "../core/modes.js";
+import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../core/builtin-extensions.js";
+import { chooseTheme } from "./theme-choice.js";
 
 export interface CliOptions {
   name: string;
@@ -58,7 +60,17 @@ class UsageError extends Error {}
  * switch turns them off (`--no-mcp`): mcp = the MCP plugin; codemode and tool-search = the MCP
  * plugin's search tool (docs/pi-1.6-compat.md); llama.cpp has no counterpart and loads nothing.
  */
-const BUILTIN_EXTENSIONS = new Set(["mcp", "codemode", "tool-search", "llama.cpp"]);
+const BUILTIN_EXTENSIONS = new Set<string>(BUILTIN_EXTENSION_NAMES);
+
+/** `builtin:mcp` off: as --no-mcp. The other names have no separate plugin here (docs/pi-1.6-compat.md). */
+function applyBuiltinExtensions(kernel: Kernel, parsed: ParsedArgs, explicit: string[]): void {
+  const s = kernel.settings;
+  const trust = kernel.service("project-trust");
+  const trusted = !!trust && trust.isTrusted(kernel.cwd) === true;
+  const r = resolveBuiltinExtensions({ global: s.getGlobal().extensions, project: trusted ? s.getProject().extensions : undefined, noExtensions: parsed.flags["no-extensions"] === true, explicit });
+  for (const p of r.problems) kernel.diagnostics.report({ level: "warning", source: "settings", message: `extensions: ${p}` });
+  if (!r.enabled.has("mcp")) parsed.flags["no-mcp"] = true;
+}
 
 async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliIo): Promise<number> {
   const env = io.env ?? process.env;
@@ -138,6 +150,10 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   const allFlags = kernel.flags.list().map((e) => ({ ...e.value, source: e.source }));
   const parsed = parseArgs(argv, allFlags);
   kernel.provide("argv", parsed, "cli");
+  // (s17: 1.6 compat) built-in extensions on/off from the `extensions` setting, -ne and -e builtin:<name>.
+  applyBuiltinExtensions(kernel, parsed, builtinExt.map((x) => x.slice("builtin:".length)));
+  // (s17: 1.6 compat) --use-theme: the TUI's theme for this run, not saved.
+  if (typeof parsed.flags["use-theme"] === "string" && parsed.flags["use-theme"].trim()) kernel.settings.setOverride("theme", chooseTheme(parsed.flags["use-theme"], env));
   // (added for mcp) A subcommand reads its own options (`pi mcp add --env KEY=V -H "K: V" …`): they are
   // not warned about as unknown nor checked against the main flags' services.
   // (changed for 1.6 compat) The first word is a subcommand only before any `--`; an unknown

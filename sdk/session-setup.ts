@@ -33,6 +33,7 @@ export type SessionPicker = () => Promise<string | undefined>;
 
 export { DEFAULT_ACTIVE_TOOLS } from "../core/services.js";
 import { DEFAULT_ACTIVE_TOOLS } from "../core/services.js";
+import { modelThinkingLevel } from "../core/settings-compat.js";
 
 /** ModelRegistry seen through the narrow interface AgentSession uses. */
 export function modelSource(registry: ModelRegistry): ModelSource {
@@ -282,9 +283,11 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
   let thinking: ThinkingLevel | undefined;
   let fallbackMessage: string | undefined;
   const defaultThinking = isThinkingLevel(String(settings.defaultThinkingLevel)) ? (settings.defaultThinkingLevel as ThinkingLevel) : undefined;
+  // (1.6 compat) modelThinkingLevels["provider/id"] beats defaultThinkingLevel.
+  const perModel = (m: AnyModel): ThinkingLevel | undefined => modelThinkingLevel(settings, m.provider, m.id) as ThinkingLevel | undefined;
   if (typeof o.model === "object" && o.model) {
     model = o.model;
-    thinking = defaultThinking ?? DEFAULT_THINKING_LEVEL;
+    thinking = perModel(model) ?? defaultThinking ?? DEFAULT_THINKING_LEVEL;
   } else if (!o.model && continuing && restored.model) {
     model = registry.find(restored.model.provider, restored.model.modelId);
     if (model && !(await registry.hasConfiguredAuth(model)) && !o.keepRestoredWithoutAuth) model = undefined;
@@ -301,6 +304,7 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
       defaultProvider: settings.defaultProvider,
       defaultModel: settings.defaultModel,
       defaultThinkingLevel: defaultThinking,
+      modelThinkingLevel: perModel,
     });
     if (init.warning) kernel.diagnostics.report({ level: "warning", source: src.model, message: init.warning });
     if (init.error) throw new SessionSetupError(init.error);

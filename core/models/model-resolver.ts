@@ -306,6 +306,8 @@ export interface InitialModelOptions {
   defaultProvider?: string;
   defaultModel?: string;
   defaultThinkingLevel?: ThinkingLevel;
+  /** settings.modelThinkingLevels (1.6): the level a given model starts with, over defaultThinkingLevel. */
+  modelThinkingLevel?: (model: AnyModel) => ThinkingLevel | undefined;
 }
 
 export interface InitialModel {
@@ -318,25 +320,26 @@ export interface InitialModel {
 
 export async function findInitialModel(opts: InitialModelOptions): Promise<InitialModel> {
   const registry = opts.modelRegistry;
+  const fallback = (m: AnyModel | undefined, d = opts.defaultThinkingLevel ?? DEFAULT_THINKING_LEVEL) => (m && opts.modelThinkingLevel?.(m)) || d;
   if (opts.cliModel) {
     const r = resolveCliModel({ cliProvider: opts.cliProvider, cliModel: opts.cliModel, modelRegistry: registry });
     if (r.error) return { thinkingLevel: DEFAULT_THINKING_LEVEL, error: r.error, warning: r.warning };
-    if (r.model) return { model: r.model, thinkingLevel: r.thinkingLevel ?? opts.defaultThinkingLevel ?? DEFAULT_THINKING_LEVEL, warning: r.warning };
+    if (r.model) return { model: r.model, thinkingLevel: r.thinkingLevel ?? fallback(r.model), warning: r.warning };
   }
   if (opts.scopedModels?.length && !opts.isContinuing) {
     const first = opts.scopedModels[0]!;
-    return { model: first.model, thinkingLevel: first.thinkingLevel ?? opts.defaultThinkingLevel ?? DEFAULT_THINKING_LEVEL };
+    return { model: first.model, thinkingLevel: first.thinkingLevel ?? fallback(first.model) };
   }
   if (opts.defaultProvider && opts.defaultModel) {
     const found = registry.find(opts.defaultProvider, opts.defaultModel);
-    if (found) return { model: found, thinkingLevel: opts.defaultThinkingLevel ?? DEFAULT_THINKING_LEVEL };
+    if (found) return { model: found, thinkingLevel: fallback(found) };
   }
   const available = await registry.getAvailable();
   for (const [provider, id] of Object.entries(defaultModelPerProvider)) {
     const hit = available.find((m) => m.provider === provider && m.id === id);
-    if (hit) return { model: hit, thinkingLevel: DEFAULT_THINKING_LEVEL };
+    if (hit) return { model: hit, thinkingLevel: fallback(hit, DEFAULT_THINKING_LEVEL) };
   }
-  return { model: available[0], thinkingLevel: DEFAULT_THINKING_LEVEL };
+  return { model: available[0], thinkingLevel: fallback(available[0], DEFAULT_THINKING_LEVEL) };
 }
 
 // ---- --list-models ---------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import { ProviderGateway } from "./provider-gateway.js";
 import { RunController } from "./run-controller.js";
 import { contextUsage, lastAssistantText, sessionStats, type ContextUsage, type SessionStats } from "./session-stats.js";
 import { clampThinkingLevel, supportedThinkingLevels } from "../models/thinking.js";
+import { modelThinkingLevel } from "../settings-compat.js"; // (s17: pi 1.6 modelThinkingLevels)
 
 export type { SessionListener } from "./session-events.js";
 export { isContextOverflow, isRetryableError } from "./provider-errors.js";
@@ -275,10 +276,14 @@ export class AgentSession {
   async setModel(model: AnyModel, source: "set" | "cycle" | "restore" = "set", persist = true): Promise<void> {
     const previous = this._model;
     this._model = model;
-    this._thinkingLevel = clampThinkingLevel(model, this._thinkingLevel);
+    // (1.6 compat) switching to a model with a modelThinkingLevels entry starts it at that level.
+    const perModel = source === "restore" ? undefined : (modelThinkingLevel(this.kernel.settings.get(), model.provider, model.id) as ThinkingLevel | undefined);
+    const before = this._thinkingLevel;
+    this._thinkingLevel = clampThinkingLevel(model, perModel ?? this._thinkingLevel);
     if (persist) {
       try {
         this.sessionManager.appendModelChange(model.provider, model.id);
+        if (perModel && this._thinkingLevel !== before) this.sessionManager.appendThinkingLevelChange(this._thinkingLevel);
       } catch {
         /* reported by the store */
       }

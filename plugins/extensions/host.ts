@@ -507,7 +507,7 @@ export class ExtensionHost implements ContextHost {
       add(discoverInFolder(join(k.agentDir, "extensions")), "global");
 
       // 4. the extensions setting: global layer relative to the agent dir, project layer to .pi/
-      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim()) : []);
+      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim() && !/^[+!-]?builtin:/.test(x.trim())) : []); // (s17) builtin:<name> entries: core/builtin-extensions.ts
       for (const spec of list(k.settings.getGlobal().extensions)) await addSpec(spec, k.agentDir, "settings", `setting "extensions" in ${join(k.agentDir, "settings.json")}`);
       const projectSpecs = list(k.settings.getProject().extensions);
       if (trusted) for (const spec of projectSpecs) await addSpec(spec, projectDir, "project-settings", `setting "extensions" in ${k.settings.projectPath() ?? projectDir}`);

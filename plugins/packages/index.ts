@@ -21,6 +21,7 @@
  */
 import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel.js";
 import { definePlugin, KERNEL_API_VERSION } from "../../core/plugin.js";
+import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../../core/builtin-extensions.js";
 import type { PackageManager, PackageManagerOptions, ResolvedPackage } from "./package-manager.js";
 
 declare module "../../core/services.js" {
@@ -68,23 +69,41 @@ interface ParsedCommandArgs {
   positionals: string[];
   local: boolean;
   self: boolean;
+  /** update (pi 1.6): --extensions, --models, --all */
+  extensions: boolean;
+  models: boolean;
+  all: boolean;
   unknown?: string;
 }
 
 function parseCommandArgs(args: string[]): ParsedCommandArgs {
-  const out: ParsedCommandArgs = { positionals: [], local: false, self: false };
+  const out: ParsedCommandArgs = { positionals: [], local: false, self: false, extensions: false, models: false, all: false };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === "-l" || a === "--local") out.local = true;
     else if (a === "--self") out.self = true;
-    // pi's `update --extensions` (packages only: all this command updates) and `--force` (self-update).
-    else if (a === "--extensions" || a === "--force") continue;
+    else if (a === "--extensions") out.extensions = true;
+    else if (a === "--models") out.models = true;
+    else if (a === "--all") out.all = true;
+    // `--force` reinstalls pi itself (1.6), which is not done here; trust flags are read by the CLI.
+    else if (a === "--force" || a === "-a" || a === "--approve" || a === "-na" || a === "--no-approve") continue;
     // pi's `update --extension <source>`: the same as a positional source.
     else if (a === "--extension" && args[i + 1] && !args[i + 1]!.startsWith("-")) out.positionals.push(args[++i]!);
     else if (a.startsWith("-") && a.length > 1) out.unknown ??= a;
     else out.positionals.push(a);
   }
   return out;
+}
+
+/** 1.6's "Built-in" section of `pi config`: the built-in extensions and whether they are on. */
+function listBuiltins(kernel: Kernel, local: boolean): string {
+  const s = kernel.settings;
+  const scopeOf = (list: unknown) => resolveBuiltinExtensions({ global: s.getGlobal().extensions, project: list });
+  const { enabled } = scopeOf(local ? s.getProject().extensions : undefined);
+  const where = local ? `${kernel.app.configDir}/settings.json` : "settings.json";
+  const lines = [`Built-in extensions (${where}; "-builtin:<name>" in "extensions" turns one off):`];
+  for (const n of BUILTIN_EXTENSION_NAMES) lines.push(`  [${enabled.has(n) ? "x" : " "}] ${n}`);
+  return lines.join("\n");
 }
 
 function describeResolved(r: ResolvedPackage): string {
@@ -120,9 +139,16 @@ async function runPackageCommand(name: string, args: string[], ctx: SubcommandCo
         return 0;
       }
       case "update": {
+        // pi 1.6: no target (or --self, self, pi) updates pi itself; --extensions every package;
+        // <source> / --extension <source> one; --models the model catalogs; --all pi and packages.
         const target = a.positionals[0];
-        if (a.self || target === "self" || target === app) {
-          return fail(`updating ${app} itself is not done here; reinstall it with your package manager (e.g. npm install -g <package>)`);
+        const selfTarget = target === "self" || target === "pi" || target === app;
+        const selfOnly = a.self || selfTarget || (!target && !a.extensions && !a.models && !a.all);
+        const selfNote = `${app} itself is not updated by this command; reinstall it with the package manager that installed it (e.g. npm install -g <package>)`;
+        if (selfOnly) return fail(`${selfNote}. To update installed packages: ${app} update --extensions`);
+        if (a.models) {
+          out(`Model catalogs: the built-in catalog ships with this version of ${app} and models.json is read at every start; nothing to refresh.`);
+          if (!a.extensions && !a.all && !target) return 0;
         }
         const results = await pm.update(target);
         let failed = 0;
@@ -134,6 +160,7 @@ async function runPackageCommand(name: string, args: string[], ctx: SubcommandCo
           }
         }
         if (!results.some((r) => r.status === "updated" || r.status === "failed")) out("Nothing to update");
+        if (a.all) ctx.stderr(`${app} update: ${selfNote}`);
         return failed ? 1 : 0;
       }
       case "list": {
@@ -162,9 +189,11 @@ async function runPackageCommand(name: string, args: string[], ctx: SubcommandCo
         const [verb, ...rest] = a.positionals;
         if (!verb || verb === "list") {
           const trusted = true; // listing never runs code; show project packages too
-          const resolved = await pm.resolve({ installMissing: false, trusted });
+          // -l (pi 1.6): the project's overrides only (.pi/settings.json).
+          const resolved = (await pm.resolve({ installMissing: false, trusted })).filter((r) => !a.local || r.scope === "project");
+          out(listBuiltins(kernel, a.local));
           if (!resolved.length) {
-            out("No packages configured.");
+            out(a.local ? `No project packages configured (${kernel.app.configDir}/settings.json).` : "No packages configured.");
             return 0;
           }
           for (const r of resolved) {
@@ -265,13 +294,42 @@ export function setupPackages(api: PluginApi): void {
   api.provide("resolve-package-source", async (source: string) => (await startupManager()).resolveTemporary(source));
   api.provide("package-manager", () => startupManager());
 
-  const sub = (name: string, description: string, usage: string, aliases?: string[]) =>
-    api.registerSubcommand({ name, description, usage, aliases, run: (args, ctx) => runPackageCommand(name, args, ctx) });
+  const sub = (name: string, description: string, usage: string, aliases?: string[], help?: () => string) =>
+    api.registerSubcommand({ name, description, usage, aliases, help, run: (args, ctx) => runPackageCommand(name, args, ctx) });
   sub("install", "Install a package (npm:, git:, or a path) and add it to settings", "install <source> [-l]");
   sub("remove", "Remove a package and drop it from settings", "remove <source> [-l]", ["uninstall"]);
-  sub("update", "Update installed packages (pinned versions are skipped)", "update [source]");
+  const app = kernel.app.name;
+  sub("update", "Update installed packages (pinned versions are skipped)", "update [source] [--extensions|--models|--all]", undefined, () =>
+    [
+      "Usage:",
+      `  ${app} update [source] [--extensions|--models|--all] [--extension <source>]`,
+      "",
+      "Update installed packages (pinned versions are skipped).",
+      "",
+      "Options:",
+      "  --extensions          Update every installed package",
+      "  <source>, --extension <source>   Update one package",
+      "  --models              Model catalogs: built in here, nothing to refresh (exits 0)",
+      "  --all                 Every package (and a note that the app itself is not updated here)",
+      `  (no target), --self, self, pi   Update ${app} itself: not done by this command (exit 1)`,
+      "",
+    ].join("\n"),
+  );
   sub("list", "List the packages in settings", "list");
-  sub("config", "List package resources; enable or disable one", "config [enable|disable <source> <resource>]");
+  sub("config", "List built-in extensions and package resources; enable or disable one", "config [-l] [enable|disable <source> <resource>]", undefined, () =>
+    [
+      "Usage:",
+      `  ${app} config [-l]`,
+      `  ${app} config enable|disable <source> <resource> [-l]`,
+      "",
+      "List the built-in extensions and the resources of installed packages, and whether each is enabled;",
+      "enable or disable one package resource.",
+      "",
+      "Options:",
+      `  -l, --local   The project's settings (${kernel.app.configDir}/settings.json) instead of the global ones`,
+      "",
+    ].join("\n"),
+  );
   // Options of those commands, so the CLI does not warn about them.
   api.registerFlag({ name: "local", alias: "l", type: "boolean", description: "install/remove: use the project settings", hidden: true });
   api.registerFlag({ name: "self", type: "boolean", description: "update: the app itself", hidden: true });
