@@ -21,7 +21,7 @@ import type { Api, Model } from "@mariozechner/pi-ai";
 import type { Diagnostic } from "../types.js";
 import { jsonErrorPosition } from "../settings.js";
 import { resolveConfigValue } from "./config-value.js";
-import { loadEnvKeys } from "./pi-ai-files.js";
+import { loadEnvKeys } from "./builtin-catalog.js";
 import { writeFileAtomic } from "../fs-utils.js";
 
 export interface ApiKeyCredential {
@@ -388,7 +388,7 @@ export class AuthStorage {
     try {
       return await loadEnvKeys();
     } catch (error) {
-      this.report({ level: "error", source: "@mariozechner/pi-ai", message: "cannot load pi-ai's environment key table; environment variables are not consulted", error });
+      this.report({ level: "error", source: "model catalog", message: "cannot load the environment key table; environment variables are not consulted", error });
       return undefined;
     }
   }
