@@ -15,8 +15,7 @@
  * Writes re-read the file and change only the one provider, so entries another process wrote
  * meanwhile are kept; the write is atomic (temp file + rename). There is no cross-process lock.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { Diagnostic } from "../types.js";
 import { jsonErrorPosition } from "../settings.js";
