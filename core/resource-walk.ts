@@ -73,16 +73,20 @@ export function collectSkillFiles(dir: string, mode: "pi" | "agents" = "pi"): st
   return out;
 }
 
+/** "file", "dir" or undefined (missing, or something else), links followed. */
+export function pathKind(path: string): "file" | "dir" | undefined {
+  try {
+    const st = statSync(path);
+    return st.isFile() ? "file" : st.isDirectory() ? "dir" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The files a path contributes as resources of a kind: a file is itself; a folder is searched. */
 export function resourceFiles(kind: "skills" | "prompts" | "themes", path: string): string[] {
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (st.isFile()) return [path];
-  if (!st.isDirectory()) return [];
+  const k = pathKind(path);
+  if (k !== "dir") return k === "file" ? [path] : [];
   if (kind === "skills") return collectSkillFiles(path, "pi");
   return collectFiles(path, kind === "prompts" ? /\.md$/ : /\.json$/, { recursive: true });
 }

@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import { dirEntries, resourceFiles } from "../../core/resource-walk.js";
+import { dirEntries, pathKind, resourceFiles } from "../../core/resource-walk.js";
 import { applyPatterns, expandGlob, hasGlob, isOverride } from "./filters.js";
 
 export const RESOURCE_TYPES = ["extensions", "skills", "prompts", "themes"] as const;
@@ -76,14 +76,8 @@ function extensionFiles(dir: string): string[] {
 /** The files a path contributes as resources of `type` (a file is itself; a folder is searched). */
 export function filesOf(type: ResourceType, path: string): string[] {
   if (type !== "extensions") return resourceFiles(type, path);
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (st.isFile()) return [path];
-  return st.isDirectory() ? extensionFiles(path) : [];
+  const k = pathKind(path);
+  return k === "file" ? [path] : k === "dir" ? extensionFiles(path) : [];
 }
 
 function fromEntries(root: string, type: ResourceType, entries: string[]): string[] {
