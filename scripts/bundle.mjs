@@ -6,7 +6,8 @@
  *  - the `pi` binary and the package entry that extensions import are the same module graph
  *    (dist/bundle/index.js), so an extension gets the very instances the host runs.
  * Heavy or optional packages stay external and load lazily on the paths that need them:
- * pi-ai provider modules, the MCP SDK, blessed, jiti, cosmiconfig.
+ * pi-ai provider modules, the MCP SDK, blessed, jiti, cosmiconfig. Last, it writes the built-in
+ * model catalog (scripts/model-catalog.mjs).
  */
 import { build } from "esbuild";
 import { existsSync, rmSync } from "node:fs";
@@ -55,3 +56,6 @@ const result = await build({
 });
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
 console.log(`bundle: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB → dist/bundle/`);
+// The built-in model catalog (dist/model-catalog/), from the installed pi-ai's public API.
+const catalog = await (await import("./model-catalog.mjs")).writeModelCatalog();
+console.log(`model catalog: ${catalog.models} models of ${catalog.providers} providers from ${catalog.source} → dist/model-catalog/`);

@@ -25,9 +25,9 @@ afterAll(async () => {
 });
 
 /** Async on purpose: the LLM server runs in this process, a sync spawn would starve it. */
-async function traced(args: string[], input = ""): Promise<{ modules: string[]; stdout: string; status: number | null }> {
+async function traced(args: string[], input = "", env: Record<string, string> = {}): Promise<{ modules: string[]; stdout: string; status: number | null }> {
   const file = join(e.root, `trace-${Math.random().toString(16).slice(2)}.txt`);
-  const child = spawn(process.execPath, ["--import", TRACER, BIN, ...args], { cwd: e.cwd, env: { ...e.env, PI_TRACE_IMPORTS: file } });
+  const child = spawn(process.execPath, ["--import", TRACER, BIN, ...args], { cwd: e.cwd, env: { ...e.env, ...env, PI_TRACE_IMPORTS: file } });
   let stdout = "";
   child.stdout.on("data", (c) => (stdout += c));
   child.stdin.end(input);
@@ -47,7 +47,8 @@ const HEAVY = {
   blessed: /\/node_modules\/blessed\//,
   provider: /\/node_modules\/(@mariozechner\/pi-ai|openai|@anthropic-ai|@google|@mistralai|@aws-sdk)\//,
   mcp: /\/node_modules\/@modelcontextprotocol\//,
-  catalog: /models\.generated\.js/,
+  // pi-ai's generated catalog module, or our catalog JSON (dist/model-catalog/, read with readFileSync)
+  catalog: /models\.generated\.js|model-catalog\//,
 };
 
 describe("start-up loads only what the path needs", () => {
@@ -57,6 +58,13 @@ describe("start-up loads only what the path needs", () => {
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     expect(r.modules.length).toBeGreaterThan(0);
     for (const [name, re] of Object.entries(HEAVY)) expect([name, r.modules.filter((m) => re.test(m))]).toEqual([name, []]);
+  });
+
+  it("--list-models reads the model catalog (the tracer sees it; --version above does not)", async () => {
+    const r = await traced(["--list-models", "claude-opus-5-5"], "", { ANTHROPIC_API_KEY: "test-key" });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("claude-opus-5-5");
+    expect(r.modules).toEqual(expect.arrayContaining([expect.stringMatching(/^read:.*model-catalog\/models\.json$/)]));
   });
 
   // After answering, RPC warms the current model's provider module (pi-ai's provider modules import

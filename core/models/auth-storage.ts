@@ -15,13 +15,12 @@
  * Writes re-read the file and change only the one provider, so entries another process wrote
  * meanwhile are kept; the write is atomic (temp file + rename). There is no cross-process lock.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { Diagnostic } from "../types.js";
 import { jsonErrorPosition } from "../settings.js";
 import { resolveConfigValue } from "./config-value.js";
-import { loadEnvKeys } from "./pi-ai-files.js";
+import { loadEnvKeys } from "./builtin-catalog.js";
 import { writeFileAtomic } from "../fs-utils.js";
 
 export interface ApiKeyCredential {
@@ -388,7 +387,7 @@ export class AuthStorage {
     try {
       return await loadEnvKeys();
     } catch (error) {
-      this.report({ level: "error", source: "@mariozechner/pi-ai", message: "cannot load pi-ai's environment key table; environment variables are not consulted", error });
+      this.report({ level: "error", source: "model catalog", message: "cannot load the environment key table; environment variables are not consulted", error });
       return undefined;
     }
   }

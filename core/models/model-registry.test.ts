@@ -6,7 +6,7 @@ import type { Api, Model } from "@mariozechner/pi-ai";
 import { AuthStorage } from "./auth-storage.js";
 import { ModelRegistry, CUSTOM_MODEL_DEFAULTS, stripJsonComments } from "./model-registry.js";
 import { findInitialModel } from "./model-resolver.js";
-import type { CatalogData } from "./pi-ai-files.js";
+import type { CatalogData } from "./builtin-catalog.js";
 import { Kernel } from "../kernel.js";
 import { defineApp } from "../config.js";
 import { SettingsManager } from "../settings.js";
@@ -21,7 +21,7 @@ function m(provider: string, id: string, extra: Partial<M> = {}): M {
 function fakeCatalog(): CatalogData {
   return {
     anthropic: { "claude-a": m("anthropic", "claude-a"), "claude-b": m("anthropic", "claude-b") },
-    openai: { "gpt-5.4": m("openai", "gpt-5.4"), "gpt-mini": m("openai", "gpt-mini") },
+    openai: { "gpt-6.2-sol": m("openai", "gpt-6.2-sol"), "gpt-mini": m("openai", "gpt-mini") },
   };
 }
 
@@ -175,7 +175,7 @@ describe("availability, keys and headers", () => {
     // A provider is keyless because it says so (the faux plugin registers {keyless: true}); this catalog-only one is declared here.
     const r = registry({ keylessProviders: ["faux"], catalog: () => ({ ...fakeCatalog(), faux: { "faux-1": m("faux", "faux-1", { api: "faux" }) } }) });
     const ids = (await r.getAvailable()).map((x) => `${x.provider}/${x.id}`);
-    expect(ids.sort()).toEqual(["faux/faux-1", "openai/gpt-5.4", "openai/gpt-mini"]);
+    expect(ids.sort()).toEqual(["faux/faux-1", "openai/gpt-6.2-sol", "openai/gpt-mini"]);
   });
 
   it("a models.json apiKey makes its provider available without running commands", async () => {
@@ -275,7 +275,7 @@ describe("findInitialModel", () => {
     expect((await findInitialModel({ modelRegistry: r })).model?.id).toBe("claude-a"); // first available
     auth.set("openai", { type: "api_key", key: "k" });
     const pick = await findInitialModel({ modelRegistry: r, defaultProvider: "anthropic", defaultModel: "gone" });
-    expect(`${pick.model?.provider}/${pick.model?.id}`).toBe("openai/gpt-5.4"); // openai's known default
+    expect(`${pick.model?.provider}/${pick.model?.id}`).toBe("openai/gpt-6.2-sol"); // openai's known default
     expect(pick.thinkingLevel).toBe("medium");
   });
 

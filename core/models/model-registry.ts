@@ -3,7 +3,7 @@
  *
  * Models come from three layers, applied in this order (the reference's):
  *   1. pi-ai's built-in catalog, loaded lazily (only when a lookup cannot be answered from the
- *      other layers, or when listing) — see pi-ai-files.ts;
+ *      other layers, or when listing) — see builtin-catalog.ts;
  *   2. `<agentDir>/models.json`: a provider entry with only `baseUrl` / `compat` overrides the
  *      built-in provider's models; `modelOverrides` patch built-in models; `models` are upserted
  *      by id (a custom id equal to a built-in id replaces that model);
@@ -27,7 +27,7 @@ import { jsonErrorPosition } from "../settings.js";
 import type { Diagnostic } from "../types.js";
 import { AuthStorage, type OAuthProvider } from "./auth-storage.js";
 import { isCommandValue, resolveConfigValue, resolveHeaders } from "./config-value.js";
-import { loadCatalogSync, type CatalogData } from "./pi-ai-files.js";
+import { loadCatalogSync, type CatalogData } from "./builtin-catalog.js";
 
 export type AnyModel = Model<Api>;
 
@@ -274,7 +274,7 @@ export class ModelRegistry {
       try {
         this.catalog = this.catalogLoader();
       } catch (error) {
-        const d: Diagnostic = { level: "error", source: "@mariozechner/pi-ai", message: "cannot load the built-in model catalog; only custom models are available", error };
+        const d: Diagnostic = { level: "error", source: "model catalog", message: "cannot load the built-in model catalog; only custom models are available", error };
         this.buildDiagnostics.push(d);
         this.report(d);
         this.catalog = {};
@@ -286,7 +286,7 @@ export class ModelRegistry {
   /** Build the full model list (loads the catalog). */
   private build(): AnyModel[] {
     if (this.built) return this.built;
-    this.buildDiagnostics = this.buildDiagnostics.filter((d) => d.source === "@mariozechner/pi-ai");
+    this.buildDiagnostics = this.buildDiagnostics.filter((d) => d.source === "model catalog");
     const catalog = this.loadCatalog();
     const jsonProviders = this.json?.providers ?? {};
     const warn = (source: string, message: string) => {

@@ -1,8 +1,8 @@
 import { describe, it, expect, beforeEach, afterEach } from "@jest/globals";
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionManager } from "./session-manager.js";
-import { loadEntriesFromFile, migrateSessionEntries, parseSessionData, parseSessionEntries } from "./session-file.js";
+import { loadEntriesFromFile, migrateSessionEntries, parseSessionData, parseSessionEntries, writeFileAtomic } from "./session-file.js";
 import type { SessionMessageEntry } from "./session-entries.js";
 import { FIXTURES_DIR, assistantMsg, makeTempDir, toolResultMsg, userMsg } from "../../tests/fixtures/sessions/helpers.js";
 
@@ -215,5 +215,23 @@ describe("session files: migration of versions 1 and 2", () => {
     migrateSessionEntries(raw);
     expect((raw[0] as any).version).toBe(3);
     expect((raw[6] as any).firstKeptEntryId).toBe((raw[4] as any).id);
+  });
+});
+
+describe("session files: the atomic rewrite", () => {
+  let tmp: ReturnType<typeof makeTempDir>;
+  beforeEach(() => {
+    tmp = makeTempDir();
+  });
+  afterEach(() => tmp.cleanup());
+
+  it("replaces the content, keeps the file's permissions and leaves no temporary file", () => {
+    const file = join(tmp.dir, "s.jsonl");
+    writeFileSync(file, "old\n", { mode: 0o600 });
+    chmodSync(file, 0o600);
+    writeFileAtomic(file, "new\n");
+    expect(readFileSync(file, "utf8")).toBe("new\n");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(tmp.dir)).toEqual(["s.jsonl"]);
   });
 });

@@ -9,8 +9,8 @@
  *   diagnostic. Loading never writes.
  * - The one rewrite is the migration of version 1/2 files (see writeFileAtomic).
  */
-import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { writeFileAtomic as writeFileAtomicIn } from "../fs-utils.js";
 import type { Diagnostic } from "../types.js";
 import {
   CURRENT_SESSION_VERSION,
@@ -191,29 +191,19 @@ export function appendToFile(path: string, data: Buffer): AppendResult {
 }
 
 /**
- * Replace a file's content atomically: write a temporary file beside it, then rename it over
- * the original. Used only to store a migrated version-1/2 session (the reference rewrites such
- * files too); a crash leaves either the old or the new file, never a mix.
+ * Replace a file's content atomically, keeping its permissions (core/fs-utils.ts's
+ * writeFileAtomic: a temporary file beside it, then a rename). Used only to store a migrated
+ * version-1/2 session (the reference rewrites such files too); a crash leaves either the old or
+ * the new file, never a mix.
  */
 export function writeFileAtomic(path: string, content: string): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   let mode: number | undefined;
   try {
     mode = statSync(path).mode & 0o777;
   } catch {
     mode = undefined;
   }
-  try {
-    writeFileSync(tmp, content, mode === undefined ? undefined : { mode });
-    renameSync(tmp, path);
-  } catch (error) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* not created */
-    }
-    throw error;
-  }
+  writeFileAtomicIn(path, content, mode === undefined ? {} : { mode });
 }
 
 export function serializeLine(entry: SessionHeader | SessionEntry): string {

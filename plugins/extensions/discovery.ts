@@ -4,8 +4,8 @@
  * `index.ts` / `index.js`.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { expandHome } from "../../core/fs-utils.js";
 
 export type ExtensionOrigin = "cli" | "project" | "global" | "settings" | "project-settings" | "package" | "inline";
 
@@ -15,12 +15,6 @@ export interface ExtensionCandidate {
   origin: ExtensionOrigin;
   /** For inline factories. */
   factory?: (pi: any) => unknown;
-}
-
-export function expandHome(p: string): string {
-  if (p === "~") return homedir();
-  if (p.startsWith("~/")) return join(homedir(), p.slice(2));
-  return p;
 }
 
 export function resolveFrom(base: string, p: string): string {

@@ -4,6 +4,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { expandHome } from "../../core/fs-utils.js";
 import type { TSchema } from "typebox";
 import type {
   BashToolCallEvent,
@@ -69,7 +70,7 @@ export function setCurrentAgentDir(dir: string | undefined): void {
 export function getAgentDir(): string {
   if (currentAgentDir) return currentAgentDir;
   const env = process.env.PI_CODING_AGENT_DIR?.trim();
-  if (env) return resolve(env === "~" ? homedir() : env.startsWith("~/") ? join(homedir(), env.slice(2)) : env);
+  if (env) return resolve(expandHome(env));
   return join(homedir(), ".pi", "agent");
 }
 

@@ -11,8 +11,9 @@
  * index.ts or index.js. The settings filter of the package (object form of a `packages` entry)
  * then enables or disables single resources; disabled ones are still listed (for `pi config`).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
+import { dirEntries, pathKind, resourceFiles } from "../../core/resource-walk.js";
 import { applyPatterns, expandGlob, hasGlob, isOverride } from "./filters.js";
 
 export const RESOURCE_TYPES = ["extensions", "skills", "prompts", "themes"] as const;
@@ -49,26 +50,6 @@ export function readManifest(root: string): Partial<Record<ResourceType, string[
   return out;
 }
 
-type Dirent = { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean };
-function kind(full: string, e: Dirent): "file" | "dir" | undefined {
-  if (e.isSymbolicLink()) {
-    try {
-      const st = statSync(full);
-      return st.isDirectory() ? "dir" : st.isFile() ? "file" : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return e.isDirectory() ? "dir" : e.isFile() ? "file" : undefined;
-}
-function list(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
-  } catch {
-    return [];
-  }
-}
-
 /** A folder's own extension entry points: its "pi".extensions, else index.ts / index.js. */
 function extensionEntries(dir: string): string[] | undefined {
   const m = readManifest(dir);
@@ -84,56 +65,19 @@ function extensionFiles(dir: string): string[] {
   const own = extensionEntries(dir);
   if (own) return own;
   const out: string[] = [];
-  for (const e of list(dir)) {
+  for (const e of dirEntries(dir)) {
     if (e.name.startsWith(".") || e.name === "node_modules") continue;
-    const full = join(dir, e.name);
-    const k = kind(full, e);
-    if (k === "file" && /\.(ts|js)$/.test(e.name)) out.push(full);
-    else if (k === "dir") out.push(...(extensionEntries(full) ?? []));
-  }
-  return out;
-}
-
-function skillFiles(dir: string, top = true): string[] {
-  const entries = list(dir);
-  const skillMd = join(dir, "SKILL.md");
-  if (entries.some((e) => e.name === "SKILL.md" && kind(skillMd, e) === "file")) return [skillMd];
-  const out: string[] = [];
-  for (const e of entries) {
-    if (e.name.startsWith(".") || e.name === "node_modules") continue;
-    const full = join(dir, e.name);
-    const k = kind(full, e);
-    if (k === "dir") out.push(...skillFiles(full, false));
-    else if (k === "file" && top && e.name.endsWith(".md")) out.push(full);
-  }
-  return out;
-}
-
-function filesWith(dir: string, ext: RegExp): string[] {
-  const out: string[] = [];
-  for (const e of list(dir)) {
-    if (e.name.startsWith(".") || e.name === "node_modules") continue;
-    const full = join(dir, e.name);
-    const k = kind(full, e);
-    if (k === "dir") out.push(...filesWith(full, ext));
-    else if (k === "file" && ext.test(e.name)) out.push(full);
+    if (e.kind === "file" && /\.(ts|js)$/.test(e.name)) out.push(e.path);
+    else if (e.kind === "dir") out.push(...(extensionEntries(e.path) ?? []));
   }
   return out;
 }
 
 /** The files a path contributes as resources of `type` (a file is itself; a folder is searched). */
 export function filesOf(type: ResourceType, path: string): string[] {
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (st.isFile()) return [path];
-  if (!st.isDirectory()) return [];
-  if (type === "extensions") return extensionFiles(path);
-  if (type === "skills") return skillFiles(path);
-  return filesWith(path, type === "prompts" ? /\.md$/ : /\.json$/);
+  if (type !== "extensions") return resourceFiles(type, path);
+  const k = pathKind(path);
+  return k === "file" ? [path] : k === "dir" ? extensionFiles(path) : [];
 }
 
 function fromEntries(root: string, type: ResourceType, entries: string[]): string[] {

@@ -21,8 +21,8 @@
  * everything else is allowed).
  */
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { expandHome } from "../../core/fs-utils.js";
 import { analyzeBash, type BashAnalysis } from "./bash-analysis.js";
 
 export type Decision = "allow" | "ask" | "deny";
@@ -181,12 +181,6 @@ export function dangerousCommandReason(command: string): string | undefined {
 }
 
 // ---- matching -----------------------------------------------------------------------------------
-
-function expandHome(p: string): string {
-  if (p === "~") return homedir();
-  if (p.startsWith("~/")) return join(homedir(), p.slice(2));
-  return p;
-}
 
 function pathArg(input: Record<string, unknown>): string | undefined {
   for (const k of ["path", "file_path", "filePath"]) {

@@ -11,6 +11,7 @@
 import { definePlugin } from "../../core/plugin.js";
 import type { ApiProvider, AssistantStream, StreamFn } from "../../core/kernel.js";
 import { createLazyStream, describeError } from "../../core/models/event-stream.js";
+import { withAdaptiveThinking } from "./model-compat.js";
 
 /** How to get one API's streamSimple function (a dynamic import of its pi-ai subpath). */
 export type StreamLoader = () => Promise<StreamFn>;
@@ -19,7 +20,7 @@ export type StreamLoader = () => Promise<StreamFn>;
 export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Object.freeze({
   "openai-completions": async () => (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions as unknown as StreamFn,
   "openai-responses": async () => (await import("@mariozechner/pi-ai/openai-responses")).streamSimpleOpenAIResponses as unknown as StreamFn,
-  "anthropic-messages": async () => (await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic as unknown as StreamFn,
+  "anthropic-messages": async () => withAdaptiveThinking((await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic as unknown as StreamFn),
   "google-generative-ai": async () => (await import("@mariozechner/pi-ai/google")).streamSimpleGoogle as unknown as StreamFn,
   "mistral-conversations": async () => (await import("@mariozechner/pi-ai/mistral")).streamSimpleMistral as unknown as StreamFn,
   "azure-openai-responses": async () =>

@@ -15,9 +15,11 @@
  * against the folder of their settings file; patterns in those arrays ("!glob", "+path",
  * "-path", globs) filter the entries and the auto-discovered files of the same scope.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { expandHome } from "../../core/fs-utils.js";
+import { resourceFiles } from "../../core/resource-walk.js";
 import { applyPatterns, enabledByOverrides, isPattern } from "./patterns.js";
 import { collectSkillFiles, type ResourceLocation } from "./skills.js";
 import { collectTemplateFiles } from "./prompt-templates.js";
@@ -61,9 +63,7 @@ export function homeDir(): string {
 }
 
 export function expandPath(p: string, base: string, home = homeDir()): string {
-  const t = p.trim();
-  if (t === "~") return home;
-  if (t.startsWith("~/")) return join(home, t.slice(2));
+  const t = expandHome(p.trim(), home);
   return isAbsolute(t) ? t : resolve(base, t);
 }
 
@@ -92,46 +92,9 @@ export function ancestorAgentsSkillDirs(cwd: string): string[] {
   return out;
 }
 
-function walkFiles(dir: string, ext: RegExp): string[] {
-  const out: string[] = [];
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return out;
-  }
-  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (e.name.startsWith(".") || e.name === "node_modules") continue;
-    const full = join(dir, e.name);
-    let isDir = e.isDirectory();
-    let isFile = e.isFile();
-    if (e.isSymbolicLink()) {
-      try {
-        const st = statSync(full);
-        isDir = st.isDirectory();
-        isFile = st.isFile();
-      } catch {
-        continue;
-      }
-    }
-    if (isDir) out.push(...walkFiles(full, ext));
-    else if (isFile && ext.test(e.name)) out.push(full);
-  }
-  return out;
-}
-
 /** The files a folder contributes for a kind of resource (folders named in settings or packages). */
 export function filesOf(kind: ResourceKind, path: string): string[] {
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (st.isFile()) return [path];
-  if (!st.isDirectory()) return [];
-  if (kind === "skills") return collectSkillFiles(path, "pi");
-  return walkFiles(path, kind === "prompts" ? /\.md$/ : /\.json$/);
+  return resourceFiles(kind, path);
 }
 
 function autoFiles(kind: ResourceKind, dir: string, mode: "pi" | "agents" = "pi"): string[] {

@@ -12,9 +12,10 @@
  * The description is the frontmatter `description`, else the first non-empty body line (cut at
  * 60 characters). Folders are read non-recursively.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import type { Diagnostic } from "../../core/types.js";
+import { collectFiles } from "../../core/resource-walk.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import type { LoadResult, ResourceLocation } from "./skills.js";
 
@@ -98,27 +99,7 @@ export function loadTemplateFile(filePath: string, location: ResourceLocation, d
 
 /** The .md files (or other `ext`) directly in `dir`, sorted by name. */
 export function collectTemplateFiles(dir: string, ext = /\.md$/): string[] {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const out: string[] = [];
-  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (e.name.startsWith(".") || !ext.test(e.name)) continue;
-    const full = join(dir, e.name);
-    let isFile = e.isFile();
-    if (e.isSymbolicLink()) {
-      try {
-        isFile = statSync(full).isFile();
-      } catch {
-        continue;
-      }
-    }
-    if (isFile) out.push(full);
-  }
-  return out;
+  return collectFiles(dir, ext);
 }
 
 /** Load templates from files and folders in order; the first of a name wins, later ones are reported. */

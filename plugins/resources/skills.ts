@@ -13,9 +13,10 @@
  * except a skill without a description, which is skipped. Two skills with one name: the first
  * found wins and the other is reported.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import type { Diagnostic } from "../../core/types.js";
+import { collectSkillFiles } from "../../core/resource-walk.js";
 import { parseFrontmatter, stripFrontmatter } from "./frontmatter.js";
 
 export const MAX_SKILL_NAME = 64;
@@ -94,44 +95,8 @@ export function loadSkillFile(filePath: string, location: ResourceLocation, diag
   };
 }
 
-function kindOf(path: string, entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): "file" | "dir" | undefined {
-  if (entry.isSymbolicLink()) {
-    try {
-      const st = statSync(path);
-      return st.isDirectory() ? "dir" : st.isFile() ? "file" : undefined;
-    } catch {
-      return undefined; // broken link
-    }
-  }
-  return entry.isDirectory() ? "dir" : entry.isFile() ? "file" : undefined;
-}
-
-/** The skill files under `dir` (see the module comment for the rules). */
-export function collectSkillFiles(dir: string, mode: "pi" | "agents"): string[] {
-  const out: string[] = [];
-  const walk = (d: string, root: boolean) => {
-    let entries;
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    const skillMd = join(d, "SKILL.md");
-    if (entries.some((e) => e.name === "SKILL.md" && kindOf(skillMd, e) === "file")) {
-      out.push(skillMd);
-      return;
-    }
-    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (e.name.startsWith(".") || e.name === "node_modules") continue;
-      const full = join(d, e.name);
-      const kind = kindOf(full, e);
-      if (kind === "dir") walk(full, false);
-      else if (kind === "file" && root && mode === "pi" && e.name.endsWith(".md")) out.push(full);
-    }
-  };
-  if (existsSync(dir)) walk(dir, true);
-  return out;
-}
+/** The skill files under a folder (the walker in core/resource-walk.ts). */
+export { collectSkillFiles };
 
 /**
  * Load skills from files and folders in order; the first skill of a name wins, later ones are

@@ -10,8 +10,8 @@
  * adding writable roots from a project needs the project to be trusted.
  */
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { expandHome } from "../../core/fs-utils.js";
 
 export type SandboxLevel = "read-only" | "workspace-write" | "off";
 export const SANDBOX_LEVELS: readonly SandboxLevel[] = Object.freeze(["read-only", "workspace-write", "off"]);
@@ -53,9 +53,7 @@ function strings(v: unknown): string[] {
 }
 
 export function expandUserPath(p: string, base: string): string {
-  let q = p.startsWith("@") ? p.slice(1) : p;
-  if (q === "~") q = homedir();
-  else if (q.startsWith("~/")) q = homedir() + q.slice(1);
+  const q = expandHome(p.startsWith("@") ? p.slice(1) : p);
   return isAbsolute(q) ? resolve(q) : resolve(base, q);
 }
 

@@ -3,17 +3,14 @@
  */
 import { accessSync, constants } from "node:fs";
 import { stat } from "node:fs/promises";
-import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
+import { expandHome } from "../../core/fs-utils.js";
 
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
 
 /** Strip a leading "@" and expand "~" / "~/…" to the home folder. */
 export function expandPath(filePath: string): string {
-  let p = filePath.startsWith("@") ? filePath.slice(1) : filePath;
-  if (p === "~") return homedir();
-  if (p.startsWith("~/")) p = homedir() + p.slice(1);
-  return p;
+  return expandHome(filePath.startsWith("@") ? filePath.slice(1) : filePath);
 }
 
 /** An absolute path: `filePath` expanded, then resolved against `cwd` when relative. */

@@ -1,0 +1,137 @@
+/**
+ * The built-in model catalog and the environment-key table, read from JSON files that the build
+ * writes from @earendil-works/pi-ai's public API (scripts/model-catalog.mjs →
+ * dist/model-catalog/{models,env-keys}.json). No pi-ai module is loaded at run time for either:
+ *
+ * - models.json (≈ 1 MB, 1,698 models of pi 1.6's catalog) is read and parsed synchronously on
+ *   the first lookup that needs a built-in model (the registry's lookups are synchronous, like
+ *   the reference's), never at start-up. Importing pi-ai's `./providers/all` entry instead costs
+ *   ≈ 4× as long (it loads every provider factory) and is asynchronous only.
+ * - env-keys.json (≈ 5 KB) maps a provider to the environment variables that configure it; the
+ *   two providers with ambient credentials (Amazon Bedrock, Google Vertex) are checked here as
+ *   pi-ai documents them.
+ *
+ * The files are found from this module's own location, walking up to the package root (the same
+ * code runs from sources under jest, from dist/ and from dist/bundle/chunks/).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Api, Model } from "@mariozechner/pi-ai";
+
+export type CatalogData = Record<string, Record<string, Model<Api>>>;
+
+export interface EnvKeysModule {
+  getEnvApiKey(provider: string): string | undefined;
+  findEnvKeys(provider: string): string[] | undefined;
+}
+
+/** Where the build writes the catalog, relative to the package root. */
+export const CATALOG_DIR = join("dist", "model-catalog");
+
+let dir: string | undefined;
+
+/** The folder holding the generated catalog files. Throws, naming the build step, when absent. */
+export function catalogDir(): string {
+  if (dir) return dir;
+  let d = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(d, CATALOG_DIR);
+    if (existsSync(join(candidate, "models.json"))) return (dir = candidate);
+    const up = dirname(d);
+    if (up === d) throw new Error(`the built-in model catalog (${CATALOG_DIR}/models.json) is missing; run \`npm run build\``);
+    d = up;
+  }
+}
+
+function readJson(name: string): { source?: string; providers?: unknown } {
+  const file = join(catalogDir(), name);
+  const data = JSON.parse(readFileSync(file, "utf8")) as { source?: string; providers?: unknown };
+  if (!data || typeof data.providers !== "object" || data.providers === null) throw new Error(`${file}: no "providers" object`);
+  return data;
+}
+
+let catalog: CatalogData | undefined;
+let catalogSource: string | undefined;
+
+/** The built-in catalog, loaded on first call (synchronously). */
+export function loadCatalogSync(): CatalogData {
+  if (catalog) return catalog;
+  const data = readJson("models.json");
+  catalogSource = data.source;
+  catalog = data.providers as CatalogData;
+  return catalog;
+}
+
+/** Which library version the catalog was generated from (after it has loaded). */
+export function loadedCatalogSource(): string | undefined {
+  return catalogSource;
+}
+
+export function isCatalogLoaded(): boolean {
+  return catalog !== undefined;
+}
+
+interface EnvEntry {
+  /** Every variable that configures the provider (status display). */
+  vars: string[];
+  /** The variables that give the API key, in priority order. */
+  keyVars: string[];
+  /** What the provider needs besides the key (e.g. Cloudflare's account id). */
+  requires?: string[];
+}
+
+let envTable: Record<string, EnvEntry> | undefined;
+
+function table(): Record<string, EnvEntry> {
+  envTable ??= readJson("env-keys.json").providers as Record<string, EnvEntry>;
+  return envTable;
+}
+
+const env = (name: string): string | undefined => process.env[name] || undefined;
+
+/** Google Vertex with Application Default Credentials, a project and a location. */
+function vertexAmbient(): boolean {
+  const adc = env("GOOGLE_APPLICATION_CREDENTIALS") ?? join(homedir(), ".config", "gcloud", "application_default_credentials.json");
+  return existsSync(adc) && !!(env("GOOGLE_CLOUD_PROJECT") || env("GCLOUD_PROJECT")) && !!env("GOOGLE_CLOUD_LOCATION");
+}
+
+/** Amazon Bedrock with a profile, IAM keys, a bearer token, a container role or web identity. */
+function bedrockAmbient(): boolean {
+  return !!(
+    env("AWS_PROFILE") ||
+    (env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) ||
+    env("AWS_BEARER_TOKEN_BEDROCK") ||
+    env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
+    env("AWS_CONTAINER_CREDENTIALS_FULL_URI") ||
+    env("AWS_WEB_IDENTITY_TOKEN_FILE")
+  );
+}
+
+const AMBIENT: Readonly<Record<string, () => boolean>> = { "google-vertex": vertexAmbient, "amazon-bedrock": bedrockAmbient };
+
+/** The environment-key lookups over the generated table (synchronous; read once). */
+export const envKeys: EnvKeysModule = {
+  findEnvKeys(provider) {
+    const entry = table()[provider];
+    if (entry?.requires?.some((v) => !env(v))) return undefined;
+    const found = (entry?.vars ?? []).filter((v) => env(v));
+    return found.length ? found : undefined;
+  },
+  getEnvApiKey(provider) {
+    const entry = table()[provider];
+    if (entry?.requires?.some((v) => !env(v))) return undefined;
+    for (const v of entry?.keyVars ?? []) {
+      const value = env(v);
+      if (value) return value;
+    }
+    return AMBIENT[provider]?.() ? "<authenticated>" : undefined;
+  },
+};
+
+/** The environment-key table (kept async for the auth storage's lazy path). */
+export async function loadEnvKeys(): Promise<EnvKeysModule> {
+  table();
+  return envKeys;
+}
