@@ -34,16 +34,17 @@ const NOT_YET = new Set([
   "LoginDialogComponent", "ModelSelectorComponent", "OAuthSelectorComponent", "SessionSelectorComponent", "SettingsSelectorComponent",
   "ShowImagesSelectorComponent", "SkillInvocationMessageComponent", "ThemeSelectorComponent", "ThinkingSelectorComponent",
   "ToolExecutionComponent", "TreeSelectorComponent", "UserMessageComponent", "UserMessageSelectorComponent", "InteractiveMode",
-  "DefaultPackageManager", "DefaultResourceLoader", "ModelRuntime", "CredentialSynchronizationError", "ProjectTrustStore",
-  "hasTrustRequiringProjectResources", "resolveCliModel", "resolveModelScopeWithDiagnostics", "parseArgs", "main",
+  "DefaultPackageManager", "DefaultResourceLoader", "ModelRuntime", "CredentialSynchronizationError",
+  "resolveCliModel", "resolveModelScopeWithDiagnostics", "parseArgs",
   "ExtensionRunner", "createExtensionRuntime", "discoverAndLoadExtensions", "wrapRegisteredTool", "wrapRegisteredTools",
-  "createCodemodeExtension", "createMcpExtension", "createToolSearchExtension", "FileAuthStorageBackend", "InMemoryAuthStorageBackend",
+  "createCodemodeExtension", "createMcpExtension", "createToolSearchExtension",
   "createLocalPowerShellOperations", "createPowerShellTool", "createPowerShellToolDefinition", "getPowerShellConfig", "isPowerShellToolResult",
   "convertToPng", "resizeImage", "formatDimensionNote",
 ]);
 
 let llm: LlmServer;
 let probe: any;
+let probeStderr: string;
 let dir: string;
 
 function run(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -63,6 +64,7 @@ beforeAll(async () => {
   const r = await run([join(ROOT, "tests", "fixtures", "pi16-exports-probe.mjs"), ENTRY], { ...process.env, PROBE_DIR: dir, PROBE_LLM: llm.url }, ROOT);
   if (r.code !== 0) throw new Error(`probe failed (${r.code}): ${r.stderr}`);
   probe = JSON.parse(r.stdout);
+  probeStderr = r.stderr;
 });
 afterAll(async () => {
   await llm.close();
@@ -138,6 +140,18 @@ describe("session and compaction functions", () => {
     expect(asks.length).toBe(3);
     expect(JSON.stringify(asks[0]!.body.messages)).toContain("focus on questions");
     expect(JSON.stringify(asks[0]!.body.messages)).toContain("first question");
+  });
+});
+
+describe("stores and main", () => {
+  it("auth backends read-modify-write under a lock; the trust store saves, inherits and forgets; main runs the CLI", () => {
+    const st = probe.stores;
+    expect(st.file).toEqual([null, '{"a":1}', "x", '{"a":1}', "600"]);
+    expect(st.mem).toEqual(["m1", "m1+1"]);
+    expect(st.trust).toEqual({ before: null, inherited: { path: true, decision: true }, sub: false, fileAfter: 1, subKept: false });
+    expect(st.needs).toEqual([false, true]);
+    expect(st.mainExit).toBe(1);
+    expect(probeStderr).toContain("no-such-mode");
   });
 });
 
