@@ -5,7 +5,8 @@
  * @earendil-works/pi-coding-agent), of typebox, @sinclair/typebox and of the pi libraries
  * (pi-ai, pi-agent-core, pi-tui, pi-schema under both scopes) resolve to the very files the
  * host runs, so they share the host's ESM module instances
- * (`instanceof` works, one TypeBox copy). jiti itself is imported on first use only.
+ * (`instanceof` works, one TypeBox copy). `@earendil-works/pi-ai` is the real pi-ai 1.6
+ * (see piAi16Aliases). jiti itself is imported on first use only.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -64,15 +65,43 @@ export function exportAliases(pkg: string, as: string = pkg): Record<string, str
   return out;
 }
 
+/**
+ * core/pi-ai-view: beside this file (sources, tsc output), or in the package's dist/core when
+ * this code runs from the bundle (dist/bundle/...).
+ */
+function piAiViewPath(): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const name of ["pi-ai-view.js", "pi-ai-view.ts"]) if (existsSync(join(here, name))) return join(here, name);
+  for (let d = here; dirname(d) !== d; d = dirname(d)) {
+    if (existsSync(join(d, "package.json"))) {
+      const p = join(d, "dist", "core", "pi-ai-view.js");
+      return existsSync(p) ? p : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * pi 1.6 extensions: `@earendil-works/pi-ai` is the real 1.6 package (its subpaths as they are;
+ * the root is pi-ai-view: 1.6's compat API plus TypeBox's Type and StringEnum, as 1.6 gives its
+ * extensions). Loaded only when an extension imports it.
+ */
+function piAi16Aliases(): Record<string, string> {
+  const out = exportAliases("@earendil-works/pi-ai");
+  const view = piAiViewPath();
+  if (view && out["@earendil-works/pi-ai"]) out["@earendil-works/pi-ai"] = view;
+  return out;
+}
+
 let sharedAliases: Record<string, string> | undefined;
 function libraryAliases(): Record<string, string> {
   sharedAliases ??= {
     ...exportAliases("typebox"),
     ...exportAliases("typebox", "@sinclair/typebox"),
     ...exportAliases("@mariozechner/pi-ai"),
-    // pi 1.6 extensions: pi-ai is the host's instance (one model registry, one stream type);
-    // pi-tui and pi-schema are the real 1.6 packages, the pi-tui of 0.73.1 for the old scope.
-    ...exportAliases("@mariozechner/pi-ai", "@earendil-works/pi-ai"),
+    // The new scope gets the real 1.6 packages (pi-ai, pi-tui, pi-schema), the old scope the
+    // host's 0.73.1 instances (pi-ai: one model registry and stream type with the host).
+    ...piAi16Aliases(),
     ...exportAliases("@mariozechner/pi-agent-core"),
     ...exportAliases("@mariozechner/pi-agent-core", "@earendil-works/pi-agent-core"),
     ...exportAliases("@earendil-works/pi-tui"),

@@ -17,6 +17,9 @@ function current(): Theme {
   return (active ??= builtinTheme("dark"));
 }
 
+/** The active theme (the built-in dark one when no TUI runs): for the package's exported helpers. */
+export const getActiveTheme = current;
+
 export function getMarkdownTheme() {
   const t = current();
   return {
