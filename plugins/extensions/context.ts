@@ -8,6 +8,8 @@ import type { AgentSession } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
 import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
 import { plainTheme } from "./helpers.js";
+import { buildContextEntries, buildSessionProjection } from "../../core/session/projection.js";
+import type { SessionEntry } from "../../core/session/session-entries.js";
 import type {
   CompactOptions,
   ExtensionCommandContext,
@@ -61,6 +63,10 @@ export function readonlySessionManager(current: () => unknown): ReadonlySessionM
       return (fn as (...a: unknown[]) => unknown).apply(sm, args);
     };
   }
+  // pi 1.6: the branch's context entries and its projection, built from getBranch() (v18)
+  const branch = (): SessionEntry[] => (view.getBranch as () => SessionEntry[])();
+  view.buildContextEntries = () => buildContextEntries(branch());
+  view.buildSessionProjection = () => buildSessionProjection(branch());
   return view as unknown as ReadonlySessionManager;
 }
 
