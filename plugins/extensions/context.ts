@@ -52,7 +52,7 @@ const READONLY_METHODS = [
 ] as const;
 
 /** A read-only view of the current session's SessionManager (reads only, no appends). */
-export function readonlySessionManager(current: () => unknown): ReadonlySessionManager {
+export function readonlySessionManager(current: () => unknown): ExtensionContext["sessionManager"] {
   const view: Record<string, unknown> = {};
   for (const m of READONLY_METHODS) {
     view[m] = (...args: unknown[]) => {
@@ -67,7 +67,7 @@ export function readonlySessionManager(current: () => unknown): ReadonlySessionM
   const branch = (): SessionEntry[] => (view.getBranch as () => SessionEntry[])();
   view.buildContextEntries = () => buildContextEntries(branch());
   view.buildSessionProjection = () => buildSessionProjection(branch());
-  return view as unknown as ReadonlySessionManager;
+  return view as unknown as ExtensionContext["sessionManager"];
 }
 
 const themed = new WeakMap<object, ExtensionUI>();
