@@ -14,7 +14,6 @@ import type {
   CompactOptions,
   ExtensionCommandContext,
   ExtensionContext,
-  ReadonlySessionManager,
   ReplacedSessionContext,
 } from "./types.js";
 
