@@ -16,6 +16,7 @@
  * extension's handler sees and how its return value maps onto the hook's result) are declared
  * once below; the extension plugin applies them with one generic adapter.
  */
+import { turnBoundaryOf } from "./turn-boundary-state.js";
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from "tapable";
 import type {
   AgentMessage,
@@ -54,6 +55,10 @@ export interface SessionCompactEvent {
   type: "session_compact";
   compactionEntry: unknown;
   fromExtension: boolean;
+  /** What started it (pi 1.6). */
+  reason?: "manual" | "threshold" | "overflow";
+  /** Whether the failed turn is retried after it (overflow recovery). */
+  willRetry?: boolean;
 }
 export interface SessionTreeEvent {
   type: "session_tree";
@@ -85,6 +90,9 @@ export interface SessionBeforeCompactEvent {
   preparation: unknown;
   branchEntries: unknown[];
   customInstructions?: string;
+  /** What started it (pi 1.6). */
+  reason?: "manual" | "threshold" | "overflow";
+  willRetry?: boolean;
   signal: AbortSignal;
 }
 export interface SessionBeforeCompactResult {
@@ -145,6 +153,8 @@ export interface BeforeProviderRequestEvent {
 export interface ToolCallEvent {
   type: "tool_call";
   toolCallId: string;
+  /** A nested call's calling tool call (pi 1.6 executeTool). */
+  parentToolCallId?: string;
   toolName: string;
   /** The validated arguments; taps may change them in place. */
   input: Record<string, unknown>;
@@ -156,6 +166,7 @@ export interface ToolCallResult {
 export interface ToolResultEvent {
   type: "tool_result";
   toolCallId: string;
+  parentToolCallId?: string;
   toolName: string;
   input: Record<string, unknown>;
   content: AgentToolResult["content"];
@@ -348,7 +359,8 @@ function createHookTable() {
     agent_start: new AsyncSeriesHook<[EventOf<"agent_start">]>(["event"], "agent_start"),
     agent_end: new AsyncSeriesHook<[EventOf<"agent_end">]>(["event"], "agent_end"),
     turn_start: new AsyncSeriesHook<[EventOf<"turn_start">]>(["event"], "turn_start"),
-    turn_end: new AsyncSeriesHook<[EventOf<"turn_end">]>(["event"], "turn_end"),
+    // (a waterfall: pi 1.6 handlers may append entries and ask for one more request, see turnBoundaryOf)
+    turn_end: new AsyncSeriesWaterfallHook<[EventOf<"turn_end">]>(["event"], "turn_end"),
     message_start: new AsyncSeriesHook<[EventOf<"message_start">]>(["event"], "message_start"),
     message_update: new AsyncSeriesHook<[EventOf<"message_update">]>(["event"], "message_update"),
     // (a waterfall: taps may replace the finished message in place, see PI_CONVENTIONS)
@@ -442,7 +454,7 @@ export const HOOK_KINDS = {
   agent_start: "observer",
   agent_end: "observer",
   turn_start: "observer",
-  turn_end: "observer",
+  turn_end: "waterfall",
   message_start: "observer",
   message_update: "observer",
   message_end: "waterfall",
@@ -513,6 +525,10 @@ const isObj = (v: unknown): v is Obj => !!v && typeof v === "object";
 const piReason = (r: string | undefined): string | undefined => (r === "clone" ? "fork" : r === "import" ? "resume" : r);
 /** A bail result is returned only when it does something, so `{cancel: false}` does not stop later handlers. */
 const cancelled = (r: unknown) => (isObj(r) && r.cancel ? { ...r, cancel: true } : undefined);
+
+/** Drafts a handler returned, those with a type only. */
+const drafts = (r: Obj): Array<Record<string, unknown> & { type: string }> =>
+  Array.isArray(r.entries) ? r.entries.filter((x: unknown) => isObj(x) && typeof x.type === "string") : [];
 
 /** Hooks not listed use the defaults: the handler sees the payload; an observer's result is ignored. */
 export const PI_CONVENTIONS: PiConventions = {
@@ -625,6 +641,27 @@ export const PI_CONVENTIONS: PiConventions = {
       // Replace in place: the transcript holds this very object and saves it after the hook.
       for (const k of Object.keys(cur)) if (!(k in next)) delete cur[k];
       Object.assign(cur, next);
+    },
+  },
+  turn_end: {
+    toPi: (e) => {
+      const b = turnBoundaryOf(e);
+      if (!b) return e;
+      return {
+        ...e,
+        entries: [...b.entries],
+        continue: b.continue,
+        context: b.context(),
+        outcome: b.outcome,
+        messageEntryId: b.messageEntryId,
+        toolResultEntryIds: [...b.toolResultEntryIds],
+      };
+    },
+    fromPi: (r, e) => {
+      const b = turnBoundaryOf(e);
+      if (!b || !isObj(r)) return;
+      b.entries.push(...drafts(r));
+      if (r.continue === true) b.continue = true;
     },
   },
   agent_before_settle: {

@@ -43,6 +43,8 @@ export interface ProjectTrust {
   promptSuppressed?(cwd?: string): boolean;
   /** Trust `cwd` (default: the kernel's cwd); `persist` (default true) adds it to the global `trustedProjects`. */
   trust(cwd?: string, opts?: { persist?: boolean }): void;
+  /** Decline `cwd` for this process; `persist` saves the refusal in the trust store (pi 1.6 project_trust "no"). */
+  decline?(cwd?: string, opts?: { persist?: boolean }): void;
   /** Whether the project carries code that trust would let run. */
   hasProjectCode(cwd?: string): boolean;
   /** Record project code that was not loaded because the project is not trusted. */

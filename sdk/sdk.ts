@@ -385,7 +385,7 @@ export async function createAgentSessionServices(options: CreateAgentSessionServ
     models: kernel.models,
     providers: kernel.providers,
     report,
-  });
+  }).withVirtualModelsOf(kernel);
   kernel.provide("model-registry", modelRegistry, "sdk");
 
   const host = kernel.service("extensions");

@@ -34,8 +34,11 @@ export interface AgentLoopConfig {
   tools: ToolDefinition[];
   /** Open one provider stream. */
   stream(model: AnyModel, context: LlmContext, signal: AbortSignal): AssistantStream | Promise<AssistantStream>;
-  /** The `context` hook and the conversion to LLM messages. */
-  buildContext(messages: AgentMessage[]): Promise<Message[]>;
+  /**
+   * The `context` hook and the conversion to LLM messages. `base` is the request's system prompt
+   * and tool declarations; returning a whole context replaces them too (pi 1.6 context_with_system).
+   */
+  buildContext(messages: AgentMessage[], base: LlmContext): Promise<Message[] | LlmContext>;
   /** The `tool_call` hook: may block; may change args in place. */
   beforeToolCall(call: ToolCall, args: Record<string, unknown>): Promise<{ block?: boolean; reason?: string } | undefined>;
   /** The `tool_result` hook. */
@@ -46,8 +49,27 @@ export interface AgentLoopConfig {
   getFollowUpMessages(): Promise<AgentMessage[]> | AgentMessage[];
   emit(event: AgentEvent): Promise<void>;
   toolExecution: "parallel" | "sequential";
-  /** The ctx handed to tool execute(). */
-  toolContext(): unknown;
+  /** The ctx handed to tool execute(); `scope` lets a tool run other tools through the loop (executeTool). */
+  toolContext(scope?: ToolCallScope): unknown;
+  /** After a turn_end: whether a handler asked for one more provider request (pi 1.6). */
+  takeContinue?(): boolean;
+}
+
+/** What a running tool may do through the loop: run another tool as a nested call. */
+export interface ToolCallScope {
+  /** The calling tool call's id. */
+  toolCallId: string;
+  signal: AbortSignal;
+  /** The tools it may call. */
+  tools: ToolDefinition[];
+  executeTool(name: string, args: unknown, options?: { signal?: AbortSignal; onUpdate?: (partial: AgentToolResult) => void }): Promise<ToolCallOutcome>;
+}
+/** The outcome of a nested tool call (pi 1.6's AgentToolCallOutcome). */
+export interface ToolCallOutcome {
+  toolCall: ToolCall & { parentToolCallId?: string };
+  result: AgentToolResult;
+  isError: boolean;
+  durationMs?: number;
 }
 
 export const SKIPPED_FOR_STEERING = "Skipped: the user sent a new message while this tool call was waiting to run.";
@@ -115,6 +137,8 @@ export async function runAgentLoop(
         if (r.terminate) moreToolCalls = false;
       }
       await config.emit({ type: "turn_end", turnIndex, message: assistant, toolResults });
+      // pi 1.6: a turn_end handler may ask for one more provider request
+      if (config.takeContinue?.()) moreToolCalls = true;
       pending = steering?.length ? steering : await config.getSteeringMessages();
     }
     const followUps = await config.getFollowUpMessages();
@@ -133,12 +157,13 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
     final = syntheticAssistant(model, "aborted", "Request was aborted");
   } else {
     try {
-      const messages = await config.buildContext(transcript);
-      const context: LlmContext = {
+      const base: LlmContext = {
         systemPrompt: config.systemPrompt,
-        messages,
+        messages: [],
         tools: config.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       };
+      const built = await config.buildContext(transcript, base);
+      const context: LlmContext = Array.isArray(built) ? { ...base, messages: built } : built;
       const stream = await config.stream(model, context, signal);
       for await (const ev of stream) {
         if (ev.type === "done" || ev.type === "error") break;
@@ -267,17 +292,55 @@ async function preflight(call: ToolCall, tool: ToolDefinition | undefined, confi
   return { call, tool, args: v.args };
 }
 
-async function runTool(p: Prepared, config: AgentLoopConfig, signal: AbortSignal): Promise<{ result: AgentToolResult; isError: boolean }> {
+/**
+ * pi 1.6's executeTool for a running tool: another tool runs as a nested call `<id>/<n>` through
+ * the same validation, tool_call / tool_result hooks (the permission gate) and tool_execution_*
+ * events as a model's call, with `parentToolCallId`; it adds nothing to the transcript. Failures
+ * (unknown tool, bad arguments, blocked, thrown) come back as `isError`, never as a rejection.
+ */
+function toolCallScope(parent: ToolCall, config: AgentLoopConfig, parentSignal: AbortSignal): ToolCallScope {
+  let n = 0;
+  return {
+    toolCallId: parent.id,
+    signal: parentSignal,
+    tools: config.tools,
+    async executeTool(name, args, options = {}) {
+      const signal = options.signal ?? parentSignal;
+      const call = { type: "toolCall", id: `${parent.id}/${++n}`, name: String(name), arguments: (args ?? {}) as Record<string, unknown>, parentToolCallId: parent.id } as ToolCall & { parentToolCallId: string };
+      const tool = config.tools.find((t) => t.name === call.name);
+      await config.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments, parentToolCallId: parent.id } as AgentEvent);
+      const p = await preflight(call, tool, config, signal);
+      const t0 = Date.now();
+      let outcome: { result: AgentToolResult; isError: boolean };
+      if (p.early) outcome = p.early;
+      else {
+        const scoped = { ...config, emit: (e: AgentEvent) => config.emit(e.type === "tool_execution_update" ? ({ ...e, parentToolCallId: parent.id } as AgentEvent) : e) };
+        const raw = await runTool(p, scoped, signal, options.onUpdate);
+        outcome = await config.afterToolCall(call, p.args, raw.result, raw.isError);
+      }
+      const durationMs = p.early ? undefined : Date.now() - t0;
+      await config.emit({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result: outcome.result, isError: outcome.isError, durationMs, parentToolCallId: parent.id } as AgentEvent);
+      return { toolCall: { ...call, arguments: p.args }, result: outcome.result, isError: outcome.isError, ...(durationMs !== undefined ? { durationMs } : {}) };
+    },
+  };
+}
+
+async function runTool(p: Prepared, config: AgentLoopConfig, signal: AbortSignal, extraUpdate?: (partial: AgentToolResult) => void): Promise<{ result: AgentToolResult; isError: boolean }> {
   const { call, tool, args } = p;
   // Updates are emitted in order and awaited before the end event.
   let updates: Promise<void> = Promise.resolve();
   const onUpdate = (partialResult: AgentToolResult) => {
+    try {
+      extraUpdate?.(partialResult);
+    } catch {
+      // the caller's own callback failing does not stop the tool
+    }
     updates = updates.then(() =>
       config.emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args, partialResult }),
     );
   };
   try {
-    const result = await tool!.execute(call.id, args, signal, onUpdate, config.toolContext());
+    const result = await tool!.execute(call.id, args, signal, onUpdate, config.toolContext(toolCallScope(call, config, signal)));
     await updates;
     if (!result || !Array.isArray(result.content)) {
       return { result: errorResult(`Tool ${call.name} returned no content`), isError: true };

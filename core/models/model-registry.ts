@@ -28,6 +28,7 @@ import type { Diagnostic } from "../types.js";
 import { AuthStorage, type OAuthProvider } from "./auth-storage.js";
 import { isCommandValue, resolveConfigValue, resolveHeaders } from "./config-value.js";
 import { loadCatalogSync, type CatalogData } from "./builtin-catalog.js";
+import { withVirtualModels } from "./virtual-models.js";
 
 export type AnyModel = Model<Api>;
 
@@ -146,7 +147,13 @@ export class ModelRegistry {
       providers: kernel.providers,
       catalog: opts.catalog,
       report,
-    });
+    }).withVirtualModelsOf(kernel);
+  }
+
+  /** List the virtual models of this kernel (its "virtual-models" service). */
+  withVirtualModelsOf(kernel: Kernel): this {
+    this.virtual = () => kernel.service("virtual-models")?.list() ?? [];
+    return this;
   }
 
   static create(authStorage: AuthStorage, modelsJsonPath?: string, opts: Omit<ModelRegistryOptions, "authStorage" | "modelsJsonPath"> = {}): ModelRegistry {
@@ -389,19 +396,30 @@ export class ModelRegistry {
 
   // ---- queries ----
 
-  /** Every model (built-in + models.json + plugins). Loads the catalog. */
+  /** Every model (built-in + models.json + plugins + virtual models). Loads the catalog. */
   getAll(): AnyModel[] {
-    return this.build();
+    return withVirtualModels(this.build(), this.virtual());
+  }
+
+  /** (v18) pi 1.6 virtual models of this kernel (service "virtual-models"). */
+  virtual: () => AnyModel[] = () => [];
+
+  /** pi 1.6: a model of a non-chat type (classifier, …). This host has chat models only. */
+  findOfType(type: string, provider: string, modelId: string): AnyModel | undefined {
+    return type === "chat" ? this.find(provider, modelId) : undefined;
   }
 
   /** Models whose provider has a key configured (no command is run, no token refreshed). */
   async getAvailable(): Promise<AnyModel[]> {
     await this.prepareOAuth();
-    const all = this.build();
+    const virtual = this.virtual();
+    const all = withVirtualModels(this.build(), virtual);
     const byProvider = new Map<string, boolean>();
+    // a provider that lists only virtual models needs no key of its own (their routes pick keyed models)
+    for (const m of virtual) if (!this.build().some((x) => x.provider === m.provider)) byProvider.set(m.provider, true);
     for (const m of all) if (!byProvider.has(m.provider)) byProvider.set(m.provider, false);
     await Promise.all(
-      [...byProvider.keys()].map(async (p) => {
+      [...byProvider.keys()].filter((p) => !byProvider.get(p)).map(async (p) => {
         byProvider.set(p, await this.providerHasAuth(p));
       }),
     );
@@ -418,6 +436,8 @@ export class ModelRegistry {
    * loading the catalog when possible.
    */
   find(provider: string, modelId: string): AnyModel | undefined {
+    const v = this.virtual().find((m) => m.provider === provider && m.id === modelId);
+    if (v) return v;
     if (this.built) return this.built.find((m) => m.provider === provider && m.id === modelId);
     const key = `${provider}\u0000${modelId}`;
     if (this.quick.has(key)) return this.quick.get(key);

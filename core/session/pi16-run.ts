@@ -58,3 +58,57 @@ export function withSections(systemPrompt: string, sections: Record<string, stri
     .map(([name, text]) => `<${name}>\n${text}\n</${name}>`);
   return blocks.length ? `${systemPrompt}\n\n${blocks.join("\n\n")}` : systemPrompt;
 }
+
+type SystemMsg = {
+  role: "system";
+  content: string | Array<{ type: string; text?: string }>;
+  sections?: Record<string, string | null>;
+  toolsAdded?: Array<{ name: string; description: string; parameters: unknown }>;
+  toolsRemoved?: Array<{ name: string } | string>;
+  timestamp?: number;
+};
+
+const systemText = (c: SystemMsg["content"]): string =>
+  typeof c === "string" ? c : Array.isArray(c) ? c.map((b) => (b && b.type === "text" ? (b.text ?? "") : "")).join("") : "";
+
+/**
+ * pi 1.6 context_with_system: after the context hook, taps see the whole request as one
+ * transcript — the system prompt and the tool declarations as a leading `{role: "system"}`
+ * message (content, toolsAdded), then the conversation — and what they return is sent as it is:
+ * the leading system message's content (and sections) is the system prompt, its toolsAdded the
+ * tools declared to the model; later system messages add instructions (appended to the prompt)
+ * and declare or remove tools. Returns undefined when no one taps.
+ */
+export async function contextWithSystem(
+  kernel: Kernel,
+  base: { systemPrompt: string; tools: Array<{ name: string; description: string; parameters: unknown }> },
+  messages: AgentMessage[],
+): Promise<{ systemPrompt: string; tools: Array<{ name: string; description: string; parameters: unknown }>; messages: AgentMessage[] } | undefined> {
+  if (!kernel.hooks.context_with_system.taps.length) return undefined;
+  const lead: SystemMsg = { role: "system", content: base.systemPrompt, toolsAdded: base.tools.map((t) => ({ ...t })), timestamp: Date.now() };
+  const ev = await kernel.hooks.context_with_system.promise({ type: "context_with_system", messages: [lead as unknown as AgentMessage, ...structuredClone(messages)] });
+  const out = Array.isArray(ev?.messages) ? ev.messages : [];
+  let systemPrompt: string | undefined;
+  const sections: Record<string, string> = {};
+  const extra: string[] = [];
+  const tools = new Map<string, { name: string; description: string; parameters: unknown }>();
+  const rest: AgentMessage[] = [];
+  for (const m of out) {
+    const s = m as unknown as SystemMsg;
+    if (!s || s.role !== "system") {
+      rest.push(m);
+      continue;
+    }
+    const text = systemText(s.content);
+    if (systemPrompt === undefined) systemPrompt = text;
+    else if (text.trim()) extra.push(text);
+    for (const [k, v] of Object.entries(s.sections ?? {})) {
+      if (v === null) delete sections[k];
+      else if (typeof v === "string") sections[k] = v;
+    }
+    for (const t of s.toolsAdded ?? []) if (t && typeof t.name === "string") tools.set(t.name, { name: t.name, description: t.description ?? "", parameters: t.parameters });
+    for (const r of s.toolsRemoved ?? []) tools.delete(typeof r === "string" ? r : r?.name);
+  }
+  const prompt = [withSections(systemPrompt ?? "", sections), ...extra].filter((x) => x).join("\n\n");
+  return { systemPrompt: prompt, tools: [...tools.values()], messages: rest };
+}

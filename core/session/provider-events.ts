@@ -4,6 +4,9 @@
  *   one) after the model registry assembled them and before the HTTP call;
  * - after_provider_response: taps see the HTTP status and response headers (through pi-ai's
  *   `onResponse`), before the body is consumed.
+ * - provider_stream_event: taps see each parsed provider stream event before it is normalised,
+ *   through the `onProviderStreamEvent(data, model)` option of pi-ai 1.6's stream functions. A
+ *   stream function that does not call it (pi-ai 0.73.1's built-in APIs) reports none.
  * Nothing is added when no one taps (the hooks' own interceptor makes `isUsed()` always true,
  * so the taps are counted).
  */
@@ -28,6 +31,13 @@ export async function applyProviderEvents(hooks: Hooks, model: AnyModel, options
         headers: { ...response.headers },
         model,
       });
+    };
+  }
+  if (hooks.provider_stream_event.taps.length) {
+    const previous = options.onProviderStreamEvent as ((d: unknown, m: unknown) => unknown) | undefined;
+    options.onProviderStreamEvent = async (data: unknown, m: unknown) => {
+      await previous?.(data, m);
+      await hooks.provider_stream_event.promise({ type: "provider_stream_event", provider: model.provider, api: model.api, model: model.id, data });
     };
   }
 }

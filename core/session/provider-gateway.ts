@@ -11,6 +11,8 @@ import type { LlmContext } from "../agent/loop.js";
 import type { AnyModel, AssistantMessage, Message, ThinkingLevel } from "../types.js";
 import type { ModelSource } from "./model-source.js";
 import type { SecretSet } from "./redact.js";
+import { isVirtualModel, type ModelRouteReason } from "../models/virtual-models.js";
+import { routeReason, routeVirtual } from "./virtual-route.js";
 
 export interface GatewayHost {
   readonly kernel: Kernel;
@@ -21,6 +23,8 @@ export interface GatewayHost {
   readonly sessionId: string;
   /** Whether the mode has slash commands to offer as a hint (/model). */
   readonly hasUI: boolean;
+  /** The session's store (virtual models keep their router state on its branch). */
+  readonly sessionManager?: unknown;
 }
 
 export class ProviderGateway {
@@ -30,6 +34,7 @@ export class ProviderGateway {
   async requireModelAndKey(): Promise<AnyModel> {
     const model = this.host.model;
     if (!model) throw new Error(this.noModelMessage());
+    if (isVirtualModel(model)) return model; // (v18) the routed model's key is checked per request
     const apiKey = await this.host.models.getApiKey(model);
     if (apiKey === undefined && !this.host.models.isKeyless(model)) throw new Error(await this.noKeyMessage(model));
     this.host.secrets.add(apiKey);
@@ -37,8 +42,17 @@ export class ProviderGateway {
   }
 
   /** One stream from `model` for `context`. */
-  async openStream(model: AnyModel, context: LlmContext, signal: AbortSignal, extra?: Record<string, unknown>): Promise<AssistantStream> {
+  async openStream(model: AnyModel, context: LlmContext, signal: AbortSignal, extra?: Record<string, unknown>, reason?: ModelRouteReason): Promise<AssistantStream> {
     const { kernel, models, secrets } = this.host;
+    let level = this.host.thinkingLevel;
+    if (isVirtualModel(model)) {
+      // (v18) pi 1.6 virtual model: route this request to a physical model
+      const routed = await routeVirtual(kernel, model, context, level, this.host.sessionManager as never, reason ?? routeReason(context), signal);
+      model = routed.model;
+      level = routed.thinkingLevel;
+      const key = await models.getApiKey(model);
+      if (key === undefined && !models.isKeyless(model)) throw new Error(await this.noKeyMessage(model));
+    }
     const custom = kernel.models.get(model.provider)?.streamSimple;
     const provider = kernel.providers.get(model.api);
     const streamFn = custom ?? provider?.stream;
@@ -58,7 +72,6 @@ export class ProviderGateway {
     for (const v of Object.values(headers ?? {})) secrets.add(v);
     const s = kernel.settings.get();
     const hooks = kernel.hooks;
-    const level = this.host.thinkingLevel;
     const options: Record<string, unknown> = {
       apiKey,
       signal,
@@ -91,7 +104,7 @@ export class ProviderGateway {
     const model = this.host.model;
     if (!model) throw new Error(this.noModelMessage());
     const ac = signal ?? new AbortController().signal;
-    const stream = await this.openStream(model, { systemPrompt, messages, tools: [] }, ac, opts.maxTokens ? { maxTokens: opts.maxTokens } : undefined);
+    const stream = await this.openStream(model, { systemPrompt, messages, tools: [] }, ac, opts.maxTokens ? { maxTokens: opts.maxTokens } : undefined, "direct");
     for await (const ev of stream) {
       if (ev.type === "done" || ev.type === "error") break;
     }

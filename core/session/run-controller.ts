@@ -9,7 +9,8 @@ import { runAgentLoop, type AgentLoopConfig } from "../agent/loop.js";
 import { convertToLlm, createCustomMessage, createUserMessage, messageText } from "../agent/messages.js";
 import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, ImageContent, ToolCall } from "../types.js";
 import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
-import { beforeCustomRun, beforeSettle, withSections } from "./pi16-run.js"; // (e18)
+import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
+import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./pi16-run.js"; // (e18)
 
 export class RunController {
   private steeringQueue: AgentMessage[] = [];
@@ -23,7 +24,15 @@ export class RunController {
   /** A per-prompt system prompt from before_agent_start. */
   turnSystemPrompt: string | undefined;
 
-  constructor(private readonly session: AgentSession) {}
+  /** (v18) pi 1.6 turn boundaries (turn_end's drafts and continue). */
+  private readonly turns: TurnBoundaries;
+
+  constructor(private readonly session: AgentSession) {
+    this.turns = new TurnBoundaries(session, {
+      addMessage: (m) => this.addMessage(m),
+      pending: () => [...this.steeringQueue, ...this.followUpQueue],
+    });
+  }
 
   get isRunning(): boolean {
     return this.running;
@@ -272,34 +281,38 @@ export class RunController {
       tools: s.getActiveTools(),
       toolExecution: "parallel",
       stream: (m, ctx, signal) => s.gateway.openStream(m, ctx, signal),
-      buildContext: async (messages) => {
+      buildContext: async (messages, base) => {
         let msgs = messages;
         if (hooks.context.isUsed()) {
           const ev = await hooks.context.promise({ type: "context", messages: structuredClone(messages) });
           if (ev?.messages) msgs = ev.messages;
         }
+        const whole = await contextWithSystem(this.kernel, base, msgs); // (v18: pi 1.6 context_with_system)
+        if (whole) msgs = whole.messages;
         if (this.kernel.settings.get().images?.blockImages) msgs = stripImages(msgs);
-        return convertToLlm(msgs);
+        return whole ? { systemPrompt: whole.systemPrompt, tools: whole.tools, messages: convertToLlm(msgs) } : convertToLlm(msgs);
       },
       beforeToolCall: async (call: ToolCall, args) => {
         if (!hooks.tool_call.isUsed()) return undefined;
-        return hooks.tool_call.promise({ type: "tool_call", toolCallId: call.id, toolName: call.name, input: args });
+        return hooks.tool_call.promise({ type: "tool_call", toolCallId: call.id, toolName: call.name, input: args, ...parentOf(call) });
       },
       afterToolCall: async (call, args, result, isError) => {
         if (!hooks.tool_result.isUsed()) return { result, isError };
-        const ev = await hooks.tool_result.promise({ type: "tool_result", toolCallId: call.id, toolName: call.name, input: args, content: result.content, details: result.details, isError, ...pickToolExtras(result) }); // (e18: structuredContent, usage)
+        const ev = await hooks.tool_result.promise({ type: "tool_result", toolCallId: call.id, toolName: call.name, input: args, content: result.content, details: result.details, isError, ...pickToolExtras(result), ...parentOf(call) }); // (e18: structuredContent, usage)
         const r: AgentToolResult = { content: ev?.content ?? result.content, details: ev?.details ?? result.details, ...pickToolExtras(ev) }; // (e18)
         return { result: r, isError: ev?.isError ?? isError };
       },
       getSteeringMessages: () => this.dequeue(this.steeringQueue, s.steeringMode),
       getFollowUpMessages: () => this.dequeue(this.followUpQueue, s.followUpMode),
       emit: async (e) => {
-        await s.emit(e);
+        if (e.type === "turn_end") await this.turns.emit(e); // (v18: pi 1.6 turn boundary)
+        else await s.emit(e);
         if (e.type === "turn_end" && hooks.after_turn.isUsed() && this.abortController) {
           await hooks.after_turn.promise({ type: "after_turn", session: s, message: e.message, signal: this.abortController.signal });
         }
       },
-      toolContext: () => s.contextFactory(),
+      toolContext: (scope) => (scope ? Object.assign(Object.create(s.contextFactory()), { toolScope: scope }) : s.contextFactory()),
+      takeContinue: () => this.turns.takeContinue(), // (v18: pi 1.6 turn_end continue)
     };
   }
 
@@ -409,6 +422,12 @@ export class RunController {
   async waitForIdle(): Promise<void> {
     while (this.running) await this.runDone;
   }
+}
+
+/** (v18) A nested call's parent (pi 1.6 executeTool). */
+function parentOf(call: ToolCall): { parentToolCallId?: string } {
+  const p = (call as { parentToolCallId?: unknown }).parentToolCallId;
+  return typeof p === "string" ? { parentToolCallId: p } : {};
 }
 
 function stripImages(messages: AgentMessage[]): AgentMessage[] {

@@ -168,7 +168,7 @@ describe("manual compaction", () => {
     ];
     expect(w.hooked).toEqual(expected);
     expect(w.seen).toEqual(expected);
-    expect(w.compacted).toEqual([{ type: "session_compact", compactionEntry: c, fromExtension: false }]);
+    expect(w.compacted).toEqual([{ type: "session_compact", compactionEntry: c, fromExtension: false, reason: "manual", willRetry: false }]);
     // The next turn sees the summary.
     scripted(tk, ["after"]);
     await tk.session.prompt("question four");

@@ -64,6 +64,7 @@ export function createCompactor(kernel: Kernel): Compactor {
   return {
     async compact(session, { reason, customInstructions, willRetry, signal }) {
       await session.emit({ type: "compaction_start", reason });
+      let fromHook = false;
       try {
         const store = asTreeStore(session.sessionManager, "compaction");
         if (!session.model) throw new Error("no model is selected to write the summary");
@@ -73,7 +74,6 @@ export function createCompactor(kernel: Kernel): Compactor {
           throw new Error(path[path.length - 1]?.type === "compaction" ? "Already compacted" : "Nothing to compact (the context is smaller than compaction.keepRecentTokens)");
         }
         let result: CompactionResult | undefined;
-        let fromHook = false;
         const hooks = kernel.hooks;
         if (hooks.session_before_compact.isUsed()) {
           const r = await hooks.session_before_compact.promise({
@@ -81,6 +81,8 @@ export function createCompactor(kernel: Kernel): Compactor {
             preparation: prep,
             branchEntries: path,
             customInstructions,
+            reason,
+            willRetry: !!willRetry,
             signal,
           });
           if (r?.cancel) throw new Cancelled();
@@ -102,13 +104,24 @@ export function createCompactor(kernel: Kernel): Compactor {
         const id = store.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromHook);
         session.reloadFromStore();
         if (hooks.session_compact.isUsed()) {
-          await hooks.session_compact.promise({ type: "session_compact", compactionEntry: store.getEntry(id), fromExtension: fromHook });
+          await hooks.session_compact.promise({ type: "session_compact", compactionEntry: store.getEntry(id), fromExtension: fromHook, reason, willRetry: !!willRetry });
         }
         await session.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: !!willRetry });
         return result;
       } catch (error) {
         const aborted = error instanceof Cancelled || error instanceof SummaryAborted || signal.aborted;
         const msg = error instanceof Error ? error.message : String(error);
+        // pi 1.6: session_compact_failed tells extensions a compaction failed or was cancelled
+        if (kernel.hooks.session_compact_failed.taps.length) {
+          await kernel.hooks.session_compact_failed.promise({
+            type: "session_compact_failed",
+            reason,
+            aborted,
+            willRetry: !!willRetry,
+            fromExtension: fromHook,
+            ...(aborted ? {} : { errorMessage: msg }),
+          });
+        }
         await session.emit({
           type: "compaction_end",
           reason,

@@ -6,6 +6,7 @@
  */
 import type { Kernel } from "../../core/kernel.js";
 import type { LoadedExtension } from "./host.js";
+import { VirtualModels, type VirtualModelDefinition } from "../../core/models/virtual-models.js";
 
 export interface RegisteredMcpServer {
   name: string;
@@ -68,7 +69,7 @@ function removeFrom<T>(list: T[], item: T): void {
   if (i >= 0) list.splice(i, 1);
 }
 
-export function createApi16(kernel: Kernel, ext: LoadedExtension, alive: () => void): Api16 {
+export function createApi16(kernel: Kernel, ext: LoadedExtension, alive: () => void, ctx: () => unknown): Api16 {
   const fn = (what: string, v: unknown) => {
     if (typeof v !== "function") throw new TypeError(`${what}: expected a function`);
   };
@@ -136,14 +137,13 @@ export function createApi16(kernel: Kernel, ext: LoadedExtension, alive: () => v
       alive();
       if (!model || typeof model.provider !== "string" || typeof model.id !== "string" || typeof model.route !== "function")
         throw new TypeError("registerVirtualModel: the model needs a provider, an id and a route() function");
-      kernel.diagnostics.report({
-        level: "warning",
-        source: ext.name,
-        message: `registerVirtualModel(${model.provider}/${model.id}): virtual models are not supported by this host; the model is not offered`,
-      });
+      const route = model.route as (req: unknown, ctx: unknown) => unknown;
+      const def = { ...(model as unknown as VirtualModelDefinition), name: typeof model.name === "string" ? model.name : model.id, route: (req: unknown) => route.call(model, req, ctx()) };
+      ext.disposers.push(VirtualModels.of(kernel).register(def as VirtualModelDefinition, ext.name));
     },
-    unregisterVirtualModel() {
+    unregisterVirtualModel(provider, id) {
       alive();
+      kernel.service("virtual-models")?.unregister(provider, id);
     },
   };
 }

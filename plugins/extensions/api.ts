@@ -193,7 +193,7 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
     },
 
     events: host.bus.view(ext.name, (off) => ext.disposers.push(off)),
-    ...createApi16(kernel, ext, alive),
+    ...createApi16(kernel, ext, alive, () => host.context(ext)),
   };
   return api;
 }

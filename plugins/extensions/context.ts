@@ -8,11 +8,12 @@ import type { AgentSession } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
 import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
 import { plainTheme } from "./helpers.js";
+import { buildContextEntries, buildSessionProjection } from "../../core/session/projection.js";
+import type { SessionEntry } from "../../core/session/session-entries.js";
 import type {
   CompactOptions,
   ExtensionCommandContext,
   ExtensionContext,
-  ReadonlySessionManager,
   ReplacedSessionContext,
 } from "./types.js";
 
@@ -50,7 +51,7 @@ const READONLY_METHODS = [
 ] as const;
 
 /** A read-only view of the current session's SessionManager (reads only, no appends). */
-export function readonlySessionManager(current: () => unknown): ReadonlySessionManager {
+export function readonlySessionManager(current: () => unknown): ExtensionContext["sessionManager"] {
   const view: Record<string, unknown> = {};
   for (const m of READONLY_METHODS) {
     view[m] = (...args: unknown[]) => {
@@ -61,7 +62,11 @@ export function readonlySessionManager(current: () => unknown): ReadonlySessionM
       return (fn as (...a: unknown[]) => unknown).apply(sm, args);
     };
   }
-  return view as unknown as ReadonlySessionManager;
+  // pi 1.6: the branch's context entries and its projection, built from getBranch() (v18)
+  const branch = (): SessionEntry[] => (view.getBranch as () => SessionEntry[])();
+  view.buildContextEntries = () => buildContextEntries(branch());
+  view.buildSessionProjection = () => buildSessionProjection(branch());
+  return view as unknown as ExtensionContext["sessionManager"];
 }
 
 const themed = new WeakMap<object, ExtensionUI>();

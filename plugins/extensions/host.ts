@@ -21,6 +21,8 @@ import { SharedEventBus } from "./event-bus.js";
 import { createCommandContext, createContext, NOT_INITIALIZED, UiSource, type ContextHost } from "./context.js";
 import { createExtensionApi, STALE_MESSAGE } from "./api.js";
 import type { EventHost } from "./events.js";
+import { askProjectTrust, projectTrustPending } from "./trust-event.js";
+import { toolContext } from "./tool-context.js";
 import { discoverInFolder, entriesOfFolder, expandPath, realKey, resolveFrom, type ExtensionCandidate, type ExtensionOrigin } from "./discovery.js";
 import type { ExtensionCommandContext, ExtensionContext, ProviderConfig, SlashCommandInfo, SourceInfo, ToolDefinition, ToolInfo } from "./types.js";
 
@@ -351,7 +353,7 @@ export class ExtensionHost implements ContextHost {
     const override = !!current && !this.isExtensionSource(current.source);
     const wrapped: KernelTool = {
       ...(tool as unknown as KernelTool),
-      execute: (id, params, signal, onUpdate) => tool.execute.call(tool, id, params, signal, onUpdate, this.context(ext)),
+      execute: (id, params, signal, onUpdate, callCtx) => tool.execute.call(tool, id, params, signal, onUpdate, toolContext(this.context(ext), callCtx)),
     };
     const undo = ext.scope.registerTool(wrapped, { override });
     if (!undo) return;
@@ -450,9 +452,15 @@ export class ExtensionHost implements ContextHost {
     this.kernel.diagnostics.report({ level, source, message, error });
   }
 
-  /** The extensions to load, in order, with duplicates (same real file) dropped. */
-  async discover(reloading = false): Promise<ExtensionCandidate[]> {
+  /**
+   * The extensions to load, in order, with duplicates (same real file) dropped. `phase` "pre"
+   * gives only those that do not come with the project (-e, the user's folder, the global
+   * setting: they answer project_trust), "post" the rest, "all" both in the usual order.
+   */
+  async discover(reloading = false, phase: "all" | "pre" | "post" = "all"): Promise<ExtensionCandidate[]> {
     const k = this.kernel;
+    const pre = phase !== "post";
+    const post = phase !== "pre";
     const argv = k.service("argv")?.flags ?? {};
     const out: ExtensionCandidate[] = [];
     const seen = new Set<string>();
@@ -490,7 +498,7 @@ export class ExtensionHost implements ContextHost {
 
     // 1. -e: first, so their tools, commands and flags win conflicts.
     const cli = ([] as unknown[]).concat(argv.extension ?? []).map(String).filter(Boolean);
-    for (const spec of cli) await addSpec(spec, k.cwd, "cli", `-e ${spec}`);
+    if (pre) for (const spec of cli) await addSpec(spec, k.cwd, "cli", `-e ${spec}`);
 
     if (argv["no-extensions"] !== true) {
       const trust = k.service("project-trust");
@@ -499,23 +507,23 @@ export class ExtensionHost implements ContextHost {
       const projectDir = join(k.cwd, k.app.configDir);
 
       // 2. the project's own folder
-      const project = discoverInFolder(join(projectDir, "extensions"));
+      const project = post ? discoverInFolder(join(projectDir, "extensions")) : [];
       if (trusted) add(project, "project");
       else skipped.push(...project);
 
       // 3. the user's folder
-      add(discoverInFolder(join(k.agentDir, "extensions")), "global");
+      if (pre) add(discoverInFolder(join(k.agentDir, "extensions")), "global");
 
       // 4. the extensions setting: global layer relative to the agent dir, project layer to .pi/
       const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim() && !/^[+!-]?builtin:/.test(x.trim())) : []); // (s17) builtin:<name> entries: core/builtin-extensions.ts
-      for (const spec of list(k.settings.getGlobal().extensions)) await addSpec(spec, k.agentDir, "settings", `setting "extensions" in ${join(k.agentDir, "settings.json")}`);
-      const projectSpecs = list(k.settings.getProject().extensions);
+      if (pre) for (const spec of list(k.settings.getGlobal().extensions)) await addSpec(spec, k.agentDir, "settings", `setting "extensions" in ${join(k.agentDir, "settings.json")}`);
+      const projectSpecs = post ? list(k.settings.getProject().extensions) : [];
       if (trusted) for (const spec of projectSpecs) await addSpec(spec, projectDir, "project-settings", `setting "extensions" in ${k.settings.projectPath() ?? projectDir}`);
       else skipped.push(...projectSpecs.map((s) => resolveFrom(projectDir, s)));
 
       // 5. packages (the packages plugin leaves out an untrusted project's packages itself)
       const pkgs = k.service("package-resources");
-      if (typeof pkgs === "function") {
+      if (post && typeof pkgs === "function") {
         try {
           add((await pkgs({ reload: reloading }))?.extensions ?? [], "package");
         } catch (error) {
@@ -531,7 +539,7 @@ export class ExtensionHost implements ContextHost {
     }
 
     // 6. inline factories of a custom CLI
-    const factories = k.service("extension-factories") ?? [];
+    const factories = post ? (k.service("extension-factories") ?? []) : [];
     for (const f of factories) {
       if (typeof f !== "function") {
         this.report("error", "extension-factories", "an inline extension factory is not a function; skipped");
@@ -544,6 +552,15 @@ export class ExtensionHost implements ContextHost {
 
   async loadAll(reloading = false): Promise<void> {
     if (!this.baseToolSources.size) for (const d of this.kernel.tools.describe()) this.baseToolSources.set(d.name, d.source);
+    // (v18) pi 1.6 project_trust: the extensions that do not come with the project load first and decide
+    if (!reloading && projectTrustPending(this.kernel)) {
+      const first = await this.discover(false, "pre");
+      for (const c of first) await this.loadOne(c);
+      await askProjectTrust(this.kernel);
+      const done = new Set(first.map((c) => realKey(c.path)));
+      for (const c of await this.discover(false, "post")) if (!done.has(realKey(c.path))) await this.loadOne(c);
+      return;
+    }
     for (const c of await this.discover(reloading)) await this.loadOne(c);
   }
 

@@ -75,7 +75,12 @@ export interface ExtensionContext {
   /** "tui" | "rpc" | "json" | "print" | "sdk". */
   mode: string;
   cwd: string;
-  sessionManager: ReadonlySessionManager;
+  sessionManager: ReadonlySessionManager & {
+    /** pi 1.6: the branch's context entries (with a compaction: it, the kept entries, the rest). */
+    buildContextEntries(): SessionEntry[];
+    /** pi 1.6: those entries with the messages each contributes, the thinking level and the model. */
+    buildSessionProjection(): import("../../core/session/projection.js").SessionProjection;
+  };
   modelRegistry: any;
   model: AnyModel | undefined;
   /** The abort signal of the running turn, undefined when idle. */

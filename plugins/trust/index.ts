@@ -143,6 +143,7 @@ export function isProjectTrustedAtStartup(opts: { cwd: string; agentDir: string;
 
 export function createProjectTrust(kernel: Kernel): ProjectTrust {
   const session = new Set<string>();
+  const declined = new Set<string>();
   const skippedBy = new Map<string, SkippedItem[]>();
   const listeners = new Set<(cwd: string) => void | Promise<void>>();
   const globalList = (): string[] => {
@@ -155,6 +156,7 @@ export function createProjectTrust(kernel: Kernel): ProjectTrust {
       const c = norm(cwd);
       const cli = c === norm(kernel.cwd) ? argvDecision(kernel.service("argv")) : undefined;
       if (cli !== undefined) return cli;
+      if (declined.has(c)) return false;
       if ([...session].some((s) => isInside(c, [s]))) return true;
       return savedDecision(c, kernel.agentDir, kernel.settings.getGlobal() as Record<string, unknown>, report);
     },
@@ -167,6 +169,7 @@ export function createProjectTrust(kernel: Kernel): ProjectTrust {
     trust(cwd = kernel.cwd, opts = {}) {
       const c = norm(cwd);
       session.add(c);
+      declined.delete(c);
       if (opts.persist !== false && !isInside(c, globalList())) writeTrustStore(kernel.agentDir, { [c]: true });
       skippedBy.delete(c);
       for (const l of listeners) {
@@ -181,6 +184,12 @@ export function createProjectTrust(kernel: Kernel): ProjectTrust {
           kernel.diagnostics.report({ level: "error", source: "project-trust", message: "a trust listener failed", error });
         }
       }
+    },
+    decline(cwd = kernel.cwd, opts = {}) {
+      const c = norm(cwd);
+      declined.add(c);
+      session.delete(c);
+      if (opts.persist === true) writeTrustStore(kernel.agentDir, { [c]: false });
     },
     hasProjectCode(cwd = kernel.cwd) {
       const dir = join(cwd, kernel.app.configDir);
