@@ -7,9 +7,9 @@
  * first call).
  */
 import type { AgentMessage, AnyModel, AssistantMessage, Message } from "../../core/types.js";
-import type { CompactionEntry, SessionEntry } from "../../core/session/session-entries.js";
+import type { SessionEntry } from "../../core/session/session-entries.js";
 import type { AgentSession } from "../../core/session/agent-session.js";
-import { buildSessionContext } from "../../core/session/session-context.js";
+import { buildContextEntries as coreContextEntries, buildSessionProjection as coreProjection, type ProjectedSessionEntry, type SessionProjection } from "../../core/session/projection.js";
 import { createFileOps, entryMessage, DEFAULT_COMPACTION_SETTINGS, type CompactionPreparation } from "../../plugins/compaction/prepare.js";
 import { summarizeBranch, summarizeForCompaction } from "../../plugins/compaction/summarize.js";
 
@@ -40,35 +40,18 @@ export function sessionEntryToContextMessages(entry: SessionEntry): AgentMessage
 
 /**
  * The entries of the branch ending at `leafId` (the last entry by default) that make up the
- * context: after the latest compaction, the compaction entry, then the kept entries from its
- * firstKeptEntryId, then everything after it.
+ * context, and their projection: core/session/projection.ts on that branch (the same views
+ * ctx.sessionManager offers extensions).
  */
 export function buildContextEntries(entries: SessionEntry[], leafId?: string | null, byId?: Map<string, SessionEntry>): SessionEntry[] {
-  const path = pathTo(entries, leafId, byId);
-  let c = -1;
-  for (let i = 0; i < path.length; i++) if (path[i]!.type === "compaction") c = i;
-  if (c < 0) return path;
-  const compaction = path[c] as CompactionEntry;
-  const kept = path.findIndex((e, i) => i < c && e.id === compaction.firstKeptEntryId);
-  return [compaction, ...(kept >= 0 ? path.slice(kept, c) : []), ...path.slice(c + 1)];
+  return coreContextEntries(pathTo(entries, leafId, byId));
 }
 
-export interface ProjectedSessionEntry {
-  sourceEntry: SessionEntry;
-  messages: AgentMessage[];
-}
-export interface SessionProjection {
-  entries: ProjectedSessionEntry[];
-  messages: AgentMessage[];
-  thinkingLevel: string;
-  model: { provider: string; modelId: string } | null;
-}
+export type { ProjectedSessionEntry, SessionProjection };
 
 /** The context entries with the messages each contributes, plus the branch's thinking level and model. */
 export function buildSessionProjection(entries: SessionEntry[], leafId?: string | null, byId?: Map<string, SessionEntry>): SessionProjection {
-  const projected = buildContextEntries(entries, leafId, byId).map((e) => ({ sourceEntry: e, messages: sessionEntryToContextMessages(e) }));
-  const ctx = buildSessionContext(entries, leafId, byId);
-  return { entries: projected, messages: projected.flatMap((p) => p.messages), thinkingLevel: ctx.thinkingLevel, model: ctx.model };
+  return coreProjection(pathTo(entries, leafId, byId));
 }
 
 function startsTurn(e: SessionEntry): boolean {
