@@ -303,3 +303,49 @@ describe("when the fast path applies", () => {
     expect(b.message.stopReason).toBe("error");
   });
 });
+
+describe("backpressure", () => {
+  it("reads the body only as fast as the events are taken", async () => {
+    const chunk = `data: ${JSON.stringify({ id: "c", choices: [{ index: 0, delta: { content: "w " }, finish_reason: null }] })}\n\n`;
+    const pieces = Array.from({ length: 500 }, () => enc.encode(chunk));
+    let pulled = 0;
+    const counting: typeof fetch = (async (input: unknown, init?: RequestInit) => {
+      const res = await fakeFetch(pieces)(input as string, init);
+      const reader = res.body!.getReader();
+      const body = new ReadableStream<Uint8Array>(
+        {
+          async pull(c) {
+            const r = await reader.read();
+            if (r.done) c.close();
+            else {
+              pulled++;
+              c.enqueue(r.value);
+            }
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return new Response(body, { status: 200, headers: res.headers });
+    }) as typeof fetch;
+    const { fast } = fns("openai-completions");
+    const saved = globalThis.fetch;
+    globalThis.fetch = counting;
+    let s: AssistantStream;
+    try {
+      s = fast(model("openai-completions"), context, { apiKey: "k" } as never);
+    } finally {
+      globalThis.fetch = saved;
+    }
+    const it = (s as AsyncIterable<AssistantMessageEvent>)[Symbol.asyncIterator]();
+    const types: string[] = [];
+    while (types.filter((t) => t === "text_delta").length < 10) types.push((await it.next()).value!.type);
+    // The reader stops here: however long it waits, the producer stays a few chunks ahead.
+    for (let i = 0; i < 200; i++) await new Promise((r) => setImmediate(r));
+    expect(pulled).toBeLessThan(20);
+    let rest = 0;
+    for (let r = await it.next(); !r.done; r = await it.next()) rest++;
+    expect(pulled).toBe(500);
+    expect(rest).toBeGreaterThan(490);
+    expect((await s.result()).content).toEqual([{ type: "text", text: "w ".repeat(500) }]);
+  });
+});
