@@ -592,6 +592,8 @@ function writeDocs(results) {
     `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ours on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; load average at the start ${LOAD_AT_START.map((x) => x.toFixed(1)).join(" / ")}, at the end ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1 / 5 / 15 min; other work was running on the machine).`,
     REFS.length ? `References: ${refLabels().join("; ")}` : "References: none run (pass --vs).",
     "",
+    "How answers are streamed (the SSE fast path, backpressure, what memory remains): [streaming.md](streaming.md).",
+    "",
     "## Against pi 1.6 (ratio budgets, issue 20)",
     "",
     "| measure | ours / pi 1.6 (median) | ratio | budget | |",
