@@ -18,6 +18,7 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 const LOAD_AT_START = loadavg();
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { StringDecoder } from "node:string_decoder";
 import { startLlmServer } from "../fixtures/llm-server.mjs";
 import { makeSessionFile, makeSessionStore, makeSourceTree } from "./generate.mjs";
 import { scaleCases, scaleSection } from "./scale.mjs";
@@ -97,19 +98,26 @@ function rpcSession(cli, { env, cwd, extraArgs = [], node = process.execPath }) 
   const full = TIME ? ["-f", "PEAKRSS:%M", node, cli, "--mode", "rpc", ...extraArgs] : [cli, "--mode", "rpc", ...extraArgs];
   const t0 = performance.now();
   const child = spawn(cmd, full, { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
-  let buf = "";
+  const utf8 = new StringDecoder("utf8");
   let bytes = 0;
   let records = 0;
   let waiter;
   let err = "";
   child.stderr.on("data", (c) => (err += c));
+  // Parts of an unfinished line are kept in a list and joined once at its newline: a 40 MB
+  // get_messages record arrives in hundreds of pieces, and `buf += c` with a search from the start
+  // would copy the whole line again for each piece (quadratic; minutes at 100,000 entries).
+  const parts = [];
   child.stdout.on("data", (c) => {
     bytes += c.length;
-    buf += c;
+    const text = utf8.write(c);
+    let from = 0;
     let i;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
+    while ((i = text.indexOf("\n", from)) >= 0) {
+      parts.push(text.slice(from, i));
+      from = i + 1;
+      const line = parts.length === 1 ? parts[0] : parts.join("");
+      parts.length = 0;
       records++;
       if (waiter) {
         let rec;
@@ -125,6 +133,7 @@ function rpcSession(cli, { env, cwd, extraArgs = [], node = process.execPath }) 
         }
       }
     }
+    if (from < text.length) parts.push(text.slice(from));
   });
   const exited = new Promise((r) => child.on("close", () => r(/PEAKRSS:(\d+)/.exec(err)?.[1])));
   return {
