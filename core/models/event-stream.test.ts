@@ -141,3 +141,29 @@ describe("toAssistantStream", () => {
     expect((await later.result()).content).toEqual([{ type: "text", text: "later" }]);
   });
 });
+
+describe("drained() (backpressure)", () => {
+  it("resolves once a reader took every queued event, at once without a reader", async () => {
+    const { AssistantMessageEventStream, emptyAssistantMessage } = await import("./event-stream.js");
+    const m = emptyAssistantMessage({ api: "a", provider: "p", id: "m" });
+    const s = new AssistantMessageEventStream();
+    s.push({ type: "start", partial: m });
+    await s.drained(); // nobody iterates yet: a result()-only caller must not stall the producer
+    const it = s[Symbol.asyncIterator]();
+    s.push({ type: "text_start", contentIndex: 0, partial: m });
+    expect(s.backlog).toBe(2);
+    let released = false;
+    const waiting = s.drained().then(() => (released = true));
+    await it.next();
+    await Promise.resolve();
+    expect(released).toBe(false);
+    await it.next();
+    await waiting;
+    expect(released).toBe(true);
+    expect(s.backlog).toBe(0);
+    s.push({ type: "text_delta", contentIndex: 0, delta: "x", partial: m });
+    const again = s.drained();
+    await it.return!();
+    await again; // a reader that stops releases the producer
+  });
+});

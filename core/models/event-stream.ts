@@ -20,6 +20,8 @@ export class AssistantMessageEventStream implements AssistantStream {
   private queue: AssistantMessageEvent[] = [];
   private head = 0;
   private waiters: Waiter[] = [];
+  private drainWaiters: (() => void)[] = [];
+  private reading = false;
   private closed = false;
   private settled = false;
   private resolveResult!: (m: AssistantMessage) => void;
@@ -34,6 +36,21 @@ export class AssistantMessageEventStream implements AssistantStream {
   /** True once a terminal event was pushed or end() was called. */
   get isDone(): boolean {
     return this.closed;
+  }
+
+  /** Events pushed and not yet taken by a reader. */
+  get backlog(): number {
+    return this.queue.length - this.head;
+  }
+
+  /**
+   * Resolves once a reader has taken every queued event: what a producer awaits to go no faster
+   * than its reader (backpressure). Resolves at once when nothing is queued, when nobody iterates
+   * the stream (a caller that only awaits result() must not stall its producer) or once closed.
+   */
+  drained(): Promise<void> {
+    if (this.backlog === 0 || !this.reading) return Promise.resolve();
+    return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
   }
 
   /** Queue one event. Events after the terminal `done`/`error` are dropped. */
@@ -61,10 +78,17 @@ export class AssistantMessageEventStream implements AssistantStream {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
+    this.reading = true;
     return {
       next: (): Promise<IteratorResult<AssistantMessageEvent>> => {
         if (this.head < this.queue.length) {
           const value = this.queue[this.head++]!;
+          if (this.head === this.queue.length) {
+            // Everything queued is taken: release the producer and drop the references.
+            this.queue.length = 0;
+            this.head = 0;
+            this.releaseProducer();
+          }
           // Compact now and then so a long stream does not keep every event alive.
           if (this.head > 1024 && this.head * 2 > this.queue.length) {
             this.queue = this.queue.slice(this.head);
@@ -75,8 +99,19 @@ export class AssistantMessageEventStream implements AssistantStream {
         if (this.closed) return Promise.resolve({ value: undefined, done: true });
         return new Promise<IteratorResult<AssistantMessageEvent>>((resolve) => this.waiters.push(resolve));
       },
-      return: (): Promise<IteratorResult<AssistantMessageEvent>> => Promise.resolve({ value: undefined, done: true }),
+      return: (): Promise<IteratorResult<AssistantMessageEvent>> => {
+        this.reading = false;
+        this.releaseProducer();
+        return Promise.resolve({ value: undefined, done: true });
+      },
     };
+  }
+
+  private releaseProducer() {
+    if (!this.drainWaiters.length) return;
+    const w = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const r of w) r();
   }
 
   private settle(m: AssistantMessage) {
@@ -87,6 +122,7 @@ export class AssistantMessageEventStream implements AssistantStream {
 
   private flushWaiters() {
     if (this.head < this.queue.length) return; // readers will drain the queue first
+    this.releaseProducer();
     while (this.waiters.length) this.waiters.shift()!({ value: undefined, done: true });
   }
 }
@@ -157,6 +193,9 @@ export function errorStream(model: MessageOrigin, error: unknown, reason: "error
   return s;
 }
 
+/** Events the lazy stream forwards ahead of its reader before it waits for it. */
+const FORWARD_HIGH_WATER = 64;
+
 /**
  * Return a stream now; call `start()` (which may load a module first, may throw synchronously
  * or reject) and forward what it produces. Guarantees exactly one terminal event: a failure to
@@ -191,6 +230,8 @@ export function createLazyStream(
         if ("partial" in ev) last = ev.partial;
         outer.push(ev);
         if (outer.isDone) break;
+        // Backpressure: pull from the inner stream no faster than the outer one is read.
+        if (outer.backlog >= FORWARD_HIGH_WATER) await outer.drained();
       }
     } catch (error) {
       fail(error, last);

@@ -18,9 +18,11 @@ export type StreamLoader = () => Promise<StreamFn>;
 
 // The specifiers are literal so that tsc checks them against pi-ai's exports map and types.
 export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Object.freeze({
-  "openai-completions": async () => (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions as unknown as StreamFn,
+  "openai-completions": async () =>
+    withFastPath("openai-completions", (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions as unknown as StreamFn),
   "openai-responses": async () => (await import("@mariozechner/pi-ai/openai-responses")).streamSimpleOpenAIResponses as unknown as StreamFn,
-  "anthropic-messages": async () => withAdaptiveThinking((await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic as unknown as StreamFn),
+  "anthropic-messages": async () =>
+    withAdaptiveThinking(await withFastPath("anthropic-messages", (await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic as unknown as StreamFn)),
   "google-generative-ai": async () => (await import("@mariozechner/pi-ai/google")).streamSimpleGoogle as unknown as StreamFn,
   "mistral-conversations": async () => (await import("@mariozechner/pi-ai/mistral")).streamSimpleMistral as unknown as StreamFn,
   "azure-openai-responses": async () =>
@@ -31,6 +33,20 @@ export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Obje
   "bedrock-converse-stream": async () =>
     (await import("@mariozechner/pi-ai/bedrock-provider")).bedrockProviderModule.streamSimpleBedrock as unknown as StreamFn,
 });
+
+/**
+ * pi-ai's stream function of a chat-completions / Anthropic API behind the streaming fast path
+ * (fast/fast-path.ts: our SSE reading of a successful response, pi-ai for everything else). If
+ * the fast path cannot load, pi-ai's function is used as it is.
+ */
+async function withFastPath(api: "openai-completions" | "anthropic-messages", inner: StreamFn): Promise<StreamFn> {
+  try {
+    const fast = await import("./fast/fast-path.js");
+    return fast.withFastPath(api, inner, await fast.loadPiAiParts());
+  } catch {
+    return inner;
+  }
+}
 
 /** The APIs this plugin serves. */
 export const PI_AI_APIS: readonly string[] = Object.freeze(Object.keys(PI_AI_STREAM_LOADERS));

@@ -1,0 +1,180 @@
+/**
+ * The streaming fast path for OpenAI chat completions and Anthropic messages.
+ *
+ * pi-ai still does everything up to the response: options, auth, headers, the payload (and the
+ * onPayload hook), retries, HTTP errors, onResponse. Only the body of a successful streaming
+ * response is read here instead of by the SDK / pi-ai: the bytes are decoded by sse.ts and turned
+ * into the same AssistantMessage events by the API's assembler, and the socket is read only as
+ * fast as those events are consumed (backpressure: a reader that stops, e.g. a blocked RPC
+ * stdout, stops the read instead of growing memory).
+ *
+ * How the body is taken over: pi-ai builds its SDK client synchronously when its stream function
+ * is called, and the SDK keeps the global `fetch` it finds then. For the duration of that
+ * synchronous call the global is a wrapper (`intercept`); the wrapper makes the real request with
+ * the SDK's URL and init unchanged (`providerFetch`, the one place requests go out), keeps a
+ * successful response's body and hands the SDK an empty body with the real status and headers.
+ * pi-ai's `start` event (sent after onResponse) is the signal to start reading; pi-ai's own events
+ * for the empty body are dropped. Anything else (an HTTP error, a failed request, a throw) is
+ * pi-ai's own stream, forwarded unchanged.
+ *
+ * Applies when (else pi-ai's path, unchanged): the API is openai-completions or
+ * anthropic-messages; PI_STREAM_FAST_PATH is not "0"; a global fetch exists; for Anthropic, the
+ * options carry an API key that is not an OAuth token and no `client`.
+ */
+import type { AssistantMessage, Model, Api } from "@mariozechner/pi-ai";
+import type { AssistantStream, StreamFn } from "../../../core/kernel.js";
+import { AssistantMessageEventStream } from "../../../core/models/event-stream.js";
+import { createAnthropicAssembler } from "./anthropic.js";
+import { createOpenAICompletionsAssembler } from "./openai-completions.js";
+import { loadPiAiParts, type PiAiParts } from "./pi-ai-parts.js";
+import { SseDecoder } from "./sse.js";
+import type { FastAssembler } from "./types.js";
+
+export type FastApi = "openai-completions" | "anthropic-messages";
+export { loadPiAiParts };
+
+type Fetch = typeof globalThis.fetch;
+
+/** Every provider request of the fast path goes out here (request options are the SDK's, unchanged). */
+export function providerFetch(fetchImpl: Fetch, input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]): Promise<Response> {
+  return fetchImpl(input, init);
+}
+
+interface StreamOptionsLike {
+  apiKey?: unknown;
+  client?: unknown;
+  signal?: AbortSignal;
+}
+
+/** Whether the fast path serves this request (the conditions in the header). */
+export function fastPathApplies(api: FastApi, options: StreamOptionsLike | undefined): boolean {
+  if (process.env.PI_STREAM_FAST_PATH === "0" || typeof globalThis.fetch !== "function") return false;
+  if (api === "anthropic-messages") {
+    const key = options?.apiKey;
+    return typeof key === "string" && key !== "" && !key.includes("sk-ant-oat") && options?.client === undefined;
+  }
+  return true;
+}
+
+/** The `openai` SDK's test for an aborted read (its isAbortError). */
+function isAbortError(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (("name" in err && err.name === "AbortError") || ("message" in err && String(err.message).includes("FetchRequestCanceledException")));
+}
+
+/** Wrap pi-ai's stream function of `api` with the fast path. */
+export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): StreamFn {
+  return (model, context, options) => {
+    if (!fastPathApplies(api, options as StreamOptionsLike | undefined)) return inner(model, context, options);
+    let taken: Response | undefined;
+    const realFetch = globalThis.fetch;
+    const intercept: Fetch = async (input, init) => {
+      const res = await providerFetch(realFetch, input, init);
+      if (taken || !res.ok || !res.body || res.status === 204 || res.status === 205) return res;
+      taken = res;
+      const empty = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+      return new Response(empty, { status: res.status, statusText: res.statusText, headers: res.headers });
+    };
+    let piStream: AssistantStream;
+    globalThis.fetch = intercept;
+    try {
+      piStream = inner(model, context, options);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    const out = new AssistantMessageEventStream();
+    void relay(api, piStream, out, () => taken, model as Model<Api>, (options as StreamOptionsLike | undefined)?.signal, parts);
+    return out;
+  };
+}
+
+/** Forward pi-ai's events until its `start` for a taken-over body, then read that body here. */
+async function relay(
+  api: FastApi,
+  piStream: AssistantStream,
+  out: AssistantMessageEventStream,
+  taken: () => Response | undefined,
+  model: Model<Api>,
+  signal: AbortSignal | undefined,
+  parts: PiAiParts,
+): Promise<void> {
+  const it = piStream[Symbol.asyncIterator]();
+  for (;;) {
+    const r = await it.next();
+    const body = taken();
+    if (r.done) {
+      void body?.body?.cancel().catch(() => undefined);
+      out.end();
+      return;
+    }
+    const ev = r.value;
+    if (ev.type === "start" && body?.body) {
+      await readBody(api, body.body, ev.partial.timestamp, out, model, signal, parts);
+      return;
+    }
+    out.push(ev);
+    if (out.isDone) {
+      void body?.body?.cancel().catch(() => undefined);
+      return;
+    }
+  }
+}
+
+async function readBody(
+  api: FastApi,
+  body: ReadableStream<Uint8Array>,
+  timestamp: number,
+  out: AssistantMessageEventStream,
+  model: Model<Api>,
+  signal: AbortSignal | undefined,
+  parts: PiAiParts,
+): Promise<void> {
+  const output: AssistantMessage = {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "stop",
+    timestamp,
+  };
+  out.push({ type: "start", partial: output });
+  const asm: FastAssembler =
+    api === "openai-completions" ? createOpenAICompletionsAssembler(model, output, out, parts) : createAnthropicAssembler(model, output, out, parts);
+  const decoder = new SseDecoder(asm.dialect, (event, data, raw) => asm.onEvent(event, data, raw));
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      if (asm.checkAbortBeforeRead && signal?.aborted) throw new Error("Request was aborted");
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (asm.swallowAbortOnRead && isAbortError(error)) break;
+        throw error;
+      }
+      if (chunk.done) {
+        decoder.end();
+        break;
+      }
+      decoder.push(chunk.value);
+      // Backpressure: the next read waits until the reader has taken what this chunk produced.
+      if (out.backlog > 0) await out.drained();
+    }
+    asm.finish(signal?.aborted === true);
+    out.push({ type: "done", reason: output.stopReason as "stop" | "length" | "toolUse", message: output });
+    out.end();
+  } catch (error) {
+    void reader.cancel().catch(() => undefined);
+    asm.cleanUp();
+    output.stopReason = signal?.aborted ? "aborted" : "error";
+    output.errorMessage = error instanceof Error ? error.message : JSON.stringify(error);
+    if (api === "openai-completions") {
+      // As pi-ai: providers behind OpenRouter put more detail in error.metadata.raw.
+      const raw = (error as { error?: { metadata?: { raw?: unknown } } } | undefined)?.error?.metadata?.raw;
+      if (raw) output.errorMessage += `\n${raw}`;
+    }
+    out.push({ type: "error", reason: output.stopReason, error: output });
+    out.end();
+  }
+}
