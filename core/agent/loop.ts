@@ -48,6 +48,10 @@ export interface AgentLoopConfig {
   toolExecution: "parallel" | "sequential";
   /** The ctx handed to tool execute(). */
   toolContext(): unknown;
+  /** pi 1.6: the thinking level requested, recorded on each assistant message (`thinkingLevel`). */
+  thinkingLevel?: string;
+  /** pi 1.6: asked once before agent_end; true when the run will be retried (agent_end.willRetry). */
+  willRetry?(added: AgentMessage[]): Promise<boolean>;
 }
 
 export const SKIPPED_FOR_STEERING = "Skipped: the user sent a new message while this tool call was waiting to run.";
@@ -121,7 +125,8 @@ export async function runAgentLoop(
     if (!followUps.length) break;
     pending = followUps;
   }
-  await config.emit({ type: "agent_end", messages: added });
+  const willRetry = config.willRetry ? await config.willRetry(added) : false;
+  await config.emit({ type: "agent_end", messages: added, willRetry });
   return added;
 }
 
@@ -129,6 +134,7 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
   const { model } = config;
   let final: AssistantMessage | undefined;
   let started = false;
+  let requestStart: number | undefined;
   if (signal.aborted) {
     final = syntheticAssistant(model, "aborted", "Request was aborted");
   } else {
@@ -139,6 +145,7 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
         messages,
         tools: config.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       };
+      requestStart = performance.now();
       const stream = await config.stream(model, context, signal);
       for await (const ev of stream) {
         if (ev.type === "done" || ev.type === "error") break;
@@ -161,10 +168,25 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
       final = { ...final, stopReason: "aborted", errorMessage: final.errorMessage ?? "Request was aborted" };
     }
   }
+  final = withResponseFacts(final, requestStart, config.thinkingLevel);
   transcript.push(final);
   if (!started) await config.emit({ type: "message_start", message: final });
   await config.emit({ type: "message_end", message: final });
   return final;
+}
+
+/**
+ * The facts of pi 1.6's assistant messages the loop knows (the provider may already have set
+ * them): durationMs from the request's start (monotonic clock), the requested thinkingLevel,
+ * and cost.totalFromProvider (false: the cost is the catalog estimate unless the provider said).
+ */
+function withResponseFacts(m: AssistantMessage, requestStart: number | undefined, thinkingLevel: string | undefined): AssistantMessage {
+  const out = { ...m } as AssistantMessage & { durationMs?: number; thinkingLevel?: string };
+  if (out.durationMs === undefined && requestStart !== undefined) out.durationMs = Math.round(performance.now() - requestStart);
+  if (out.thinkingLevel === undefined && thinkingLevel) out.thinkingLevel = thinkingLevel;
+  const cost = out.usage?.cost as (AssistantMessage["usage"]["cost"] & { totalFromProvider?: boolean }) | undefined;
+  if (cost && cost.totalFromProvider === undefined) out.usage = { ...out.usage, cost: { ...cost, totalFromProvider: false } as typeof cost };
+  return out;
 }
 
 function errorResult(text: string): AgentToolResult {

@@ -23,7 +23,7 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { Diagnostic } from "../types.js";
+import type { Diagnostic, Usage } from "../types.js";
 import { buildSessionContext } from "./session-context.js";
 import { branchTo, entryForest, latestSessionName, parentChainProblem } from "./session-paths.js";
 import {
@@ -35,6 +35,7 @@ import {
   type AppendableMessage,
   type BranchSummaryEntry,
   type CompactionEntry,
+  type ContextEditEntry,
   type CustomEntry,
   type CustomMessageEntry,
   type FileEntry,
@@ -50,6 +51,7 @@ import {
   type SessionMessageEntry,
   type SessionTreeNode,
   type ThinkingLevelChangeEntry,
+  type UsageEntry,
 } from "./session-entries.js";
 import { describeError, readSessionFile, type ParsedSessionFile } from "./session-file.js";
 import { SessionWriter } from "./session-writer.js";
@@ -492,6 +494,7 @@ export class SessionManager {
     tokensBefore: number,
     details?: T,
     fromHook?: boolean,
+    usage?: Usage,
   ): string {
     const entry: CompactionEntry<T> = {
       type: "compaction",
@@ -501,6 +504,7 @@ export class SessionManager {
       tokensBefore,
       details,
       fromHook,
+      ...(usage ? { usage } : {}),
     };
     this.appendEntry(entry as CompactionEntry);
     return entry.id;
@@ -536,6 +540,35 @@ export class SessionManager {
   /** Set the display name (trimmed; "" clears it). */
   appendSessionInfo(name: string): string {
     const entry: SessionInfoEntry = { type: "session_info", ...this.base(), name: String(name ?? "").trim() };
+    this.appendEntry(entry);
+    return entry.id;
+  }
+
+  /**
+   * pi 1.6: edit what the model sees of an earlier entry of the current branch (a user,
+   * assistant or toolResult message, or a custom_message): `null` leaves it out, `{content}`
+   * replaces its content. The target itself is not changed. Throws on a bad target or replacement.
+   */
+  appendContextEdit(targetId: string, replacement: ContextEditEntry["replacement"]): string {
+    const content = (replacement as { content?: unknown } | null)?.content;
+    if (replacement !== null && (typeof replacement !== "object" || (typeof content !== "string" && !Array.isArray(content)))) {
+      throw new TypeError("appendContextEdit: the replacement must be null or {content: string | content blocks}");
+    }
+    const target = this.byId.get(targetId);
+    if (!target) throw new Error(`Entry ${targetId} not found`);
+    if (!this.getBranch().some((e) => e.id === targetId)) throw new Error(`Entry ${targetId} is not on the current branch`);
+    const role = target.type === "message" ? target.message.role : undefined;
+    if (target.type !== "custom_message" && role !== "user" && role !== "assistant" && role !== "toolResult") {
+      throw new Error(`Entry ${targetId} (${role ?? target.type}) cannot be edited: only user, assistant, toolResult and custom messages`);
+    }
+    const entry: ContextEditEntry = { type: "context_edit", ...this.base(), targetId, replacement };
+    this.appendEntry(entry);
+    return entry.id;
+  }
+
+  /** pi 1.6: usage that is no message (e.g. kind "cache_warm"); counted in the session's tokens and cost. */
+  appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): string {
+    const entry: UsageEntry = { type: "usage", ...this.base(), kind, provider, model, usage, ...(note !== undefined ? { note } : {}) };
     this.appendEntry(entry);
     return entry.id;
   }

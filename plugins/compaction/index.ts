@@ -95,12 +95,13 @@ export function createCompactor(kernel: Kernel): Compactor {
         }
         if (!result) {
           const s = await summarizeForCompaction(session, prep, signal, customInstructions);
-          result = { summary: s.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: s.details };
+          result = { summary: s.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: s.details, ...(s.usage ? { usage: s.usage } : {}) };
         }
         if (signal.aborted) throw new Cancelled();
         result = { ...result, summary: session.redactSecrets(result.summary), details: session.redactSecrets(result.details) };
-        const id = store.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromHook);
+        const id = store.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromHook, result.usage);
         session.reloadFromStore();
+        result = { ...result, estimatedTokensAfter: estimateContextTokens(session.messages).tokens }; // (r18: pi 1.6)
         if (hooks.session_compact.isUsed()) {
           await hooks.session_compact.promise({ type: "session_compact", compactionEntry: store.getEntry(id), fromExtension: fromHook });
         }
