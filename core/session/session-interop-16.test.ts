@@ -17,7 +17,9 @@ const DIR = join(FIXTURES_DIR, "..", "sessions-1.6");
 const rows = (file: string): any[] => readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
 
 let tmp: ReturnType<typeof makeTempDir>;
-beforeEach(() => (tmp = makeTempDir()));
+beforeEach(() => {
+  tmp = makeTempDir();
+});
 afterEach(() => tmp.cleanup());
 
 function copy(name: string): string {
