@@ -167,9 +167,17 @@ describe("pi 1.6 protocol (RPC)", () => {
     expect((await call(c, { type: "get_session_stats" })).tokens.output).toBe(before + result.usage.output);
   }, 300_000);
 
+  it("a tool result records how long the tool ran", async () => {
+    const evs = await run(c, events, "please use bash");
+    const result = evs.find((x) => x.type === "message_end" && x.message.role === "toolResult").message;
+    expect(result.toolName).toBe("bash");
+    expect(result.durationMs).toEqual(expect.any(Number));
+    expect(evs.find((x) => x.type === "tool_execution_end").durationMs).toBe(result.durationMs);
+  }, 240_000);
+
   it("every event of these runs validates against the schema rpc-schema publishes for it", () => {
     const types = new Set(events.map((x) => x.type));
-    for (const t of ["agent_start", "turn_start", "message_start", "message_update", "message_end", "turn_end", "agent_end", "agent_settled", "auto_retry_start", "auto_retry_end", "compaction_start", "compaction_end", "thinking_level_changed"]) {
+    for (const t of ["agent_start", "turn_start", "message_start", "message_update", "message_end", "turn_end", "agent_end", "agent_settled", "auto_retry_start", "auto_retry_end", "compaction_start", "compaction_end", "thinking_level_changed", "tool_execution_start", "tool_execution_end"]) {
       expect(types.has(t)).toBe(true);
     }
     const bad = events.map((x) => [x.type, schemaError(x)]).filter(([, err]) => err);

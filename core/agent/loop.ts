@@ -241,13 +241,14 @@ async function executeToolCalls(
     const raw = sequential ? await runOne(p) : await settled[i]!;
     const final = p.early ? raw : await config.afterToolCall(p.call, p.args, raw.result, raw.isError);
     if (p.early || (raw.result as { terminate?: unknown }).terminate !== true) terminate = false;
+    const durationMs = Date.now() - t0;
     await config.emit({
       type: "tool_execution_end",
       toolCallId: p.call.id,
       toolName: p.call.name,
       result: final.result,
       isError: final.isError,
-      durationMs: Date.now() - t0,
+      durationMs,
     });
     const msg: ToolResultMessage = {
       role: "toolResult",
@@ -257,7 +258,9 @@ async function executeToolCalls(
       details: final.result.details,
       isError: final.isError,
       timestamp: Date.now(),
-    };
+      // pi 1.6: how long the tool ran (absent when it did not run)
+      ...(p.early ? {} : { durationMs }),
+    } as ToolResultMessage;
     results.push(msg);
     await push(msg);
   }

@@ -194,6 +194,7 @@ function buildOutputSchemas() {
           toolName: Type.String(),
           content: Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
           isError: Type.Boolean(),
+          durationMs: Type.Optional(Type.Number({ description: "How long the tool ran (absent when it did not run)" })),
           timestamp: Type.Number(),
         },
         { additionalProperties: true, description: "A tool's result" },
