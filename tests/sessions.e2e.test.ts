@@ -110,7 +110,7 @@ describe("session flags", () => {
     ]);
     const compactionEntry = fileLines(files[0]!).find((l) => l.type === "compaction");
     expect(compactionEntry.summary).toMatch(/^SESSION SUMMARY/);
-    expect(fileLines(files[0]!).filter((l) => l.type === "message")).toHaveLength(4);
+    expect(fileLines(files[0]!).filter((l) => l.type === "message")).toHaveLength(5); // (r18) with the first run's system message
   });
 
   it("--session by id prefix or path; --fork makes a new file from it and leaves it unchanged", async () => {
