@@ -77,8 +77,24 @@ export interface CompactionSummaryMessage {
   timestamp: number;
 }
 
+/**
+ * pi 1.6's system message (r18): the prompt sections and tool declarations at a point of the
+ * conversation. The first request of a session records every section and tool; later ones patch
+ * `sections` by name (null removes one) and list toolsAdded/toolsRemoved. Kept in the session and
+ * the context; never sent as a message (the system prompt is sent on its own).
+ */
+export interface SystemMessage {
+  role: "system";
+  content: string | TextContent[];
+  sections?: Record<string, string | null>;
+  toolsAdded?: { name: string; description: string; parameters: unknown }[];
+  toolsRemoved?: { name: string }[];
+  timestamp: number;
+}
+
 export type AgentMessage =
   | Message
+  | SystemMessage
   | CustomMessage
   | BashExecutionMessage
   | BranchSummaryMessage
@@ -167,7 +183,9 @@ export type SessionEvent =
     }
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
-  | { type: "model_select"; model: AnyModel; previousModel: AnyModel | undefined; source: "set" | "cycle" | "restore" };
+  | { type: "model_select"; model: AnyModel; previousModel: AnyModel | undefined; source: "set" | "cycle" | "restore" }
+  /** pi 1.6 (r18): an extension appended a custom entry (pi.appendEntry); `entry` is the stored entry. */
+  | { type: "entry_appended"; entry: { type: string; id: string; parentId: string | null; timestamp: string } & Record<string, unknown> };
 
 export type AgentSessionEvent = AgentEvent | SessionEvent;
 export type AgentSessionEventType = AgentSessionEvent["type"];

@@ -95,10 +95,11 @@ describe("RPC commands", () => {
 
   it("get_messages, get_entries (with since), get_tree, get_fork_messages, get_session_stats", async () => {
     const messages = await client.getMessages();
-    expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    // pi 1.6: the run opened with a system message (the prompt and tools).
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant"]);
     const entries = await client.getEntries();
     const messageEntries = entries.filter((en) => en.type === "message");
-    expect(messageEntries).toHaveLength(2);
+    expect(messageEntries).toHaveLength(3);
     const later = await client.getEntries(messageEntries[0]!.id);
     expect(later.map((en) => en.id)).toEqual(entries.slice(entries.indexOf(messageEntries[0]!) + 1).map((en) => en.id));
     const bad = await expectCommandError(client.getEntries("nope-id"), /no entry with id "nope-id"/);
@@ -110,10 +111,10 @@ describe("RPC commands", () => {
     expect(tree[0]!.entry.id).toBe(entries[0]!.id);
 
     const forkable = await client.getForkMessages();
-    expect(forkable).toEqual([{ entryId: messageEntries[0]!.id, text: "hi there" }]);
+    expect(forkable).toEqual([{ entryId: messageEntries[1]!.id, text: "hi there" }]);
 
     const stats = await client.getSessionStats();
-    expect(stats).toMatchObject({ sessionId: firstSessionId, userMessages: 1, assistantMessages: 1, toolCalls: 0, totalMessages: 2 });
+    expect(stats).toMatchObject({ sessionId: firstSessionId, userMessages: 1, assistantMessages: 1, toolCalls: 0, totalMessages: 3 });
     expect(stats.tokens.output).toBeGreaterThan(0);
     expect(stats.tokens.total).toBe(stats.tokens.input + stats.tokens.output + stats.tokens.cacheRead + stats.tokens.cacheWrite);
   });
@@ -209,7 +210,7 @@ describe("RPC commands", () => {
     expect(s.sessionName).toBeUndefined();
     const events = await client.promptAndWait("second session");
     expect(events.map((ev) => ev.type)).toContain("message_end");
-    expect((await client.getState()).messageCount).toBe(2);
+    expect((await client.getState()).messageCount).toBe(3); // system, user, assistant
   });
 
   it("switch_session resumes a file; a missing file is an error", async () => {
@@ -231,7 +232,9 @@ describe("RPC commands", () => {
     expect(r).toEqual({ text: "hi there", cancelled: false });
     const s = await client.getState();
     expect(s.sessionId).not.toBe(firstSessionId);
-    expect(s.messageCount).toBe(0);
+    // Forked before the first user message: only the system message that opened that run is left.
+    expect((await client.getMessages()).map((m) => m.role)).toEqual(["system"]);
+    expect(s.messageCount).toBe(1);
   });
 
   it("clone copies the current branch into a new session", async () => {

@@ -123,7 +123,7 @@ describe("RPC framing", () => {
             { id: `m${i}`, type: "prompt" },
             { id: `m${i}`, type: "prompt", message: 5 },
             { id: `m${i}`, type: "set_model", provider: "mock" },
-            { id: `m${i}`, type: "set_thinking_level", level: "max" },
+            { id: `m${i}`, type: "set_thinking_level", level: "maximum" }, // ("max" is a level since pi 1.6)
             { id: `m${i}`, type: "bash", command: ["ls"] },
             { id: `m${i}`, type: "steer", message: "x", images: [{ type: "image" }] },
             { id: `m${i}`, type: "fork" },

@@ -51,6 +51,10 @@ export interface AgentLoopConfig {
   toolExecution: "parallel" | "sequential";
   /** The ctx handed to tool execute(); `scope` lets a tool run other tools through the loop (executeTool). */
   toolContext(scope?: ToolCallScope): unknown;
+  /** pi 1.6: the thinking level requested, recorded on each assistant message (`thinkingLevel`). */
+  thinkingLevel?: string;
+  /** pi 1.6: asked once before agent_end; true when the run will be retried (agent_end.willRetry). */
+  willRetry?(added: AgentMessage[]): Promise<boolean>;
   /** After a turn_end: whether a handler asked for one more provider request (pi 1.6). */
   takeContinue?(): boolean;
 }
@@ -145,7 +149,8 @@ export async function runAgentLoop(
     if (!followUps.length) break;
     pending = followUps;
   }
-  await config.emit({ type: "agent_end", messages: added });
+  const willRetry = config.willRetry ? await config.willRetry(added) : false;
+  await config.emit({ type: "agent_end", messages: added, willRetry });
   return added;
 }
 
@@ -153,6 +158,7 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
   const { model } = config;
   let final: AssistantMessage | undefined;
   let started = false;
+  let requestStart: number | undefined;
   if (signal.aborted) {
     final = syntheticAssistant(model, "aborted", "Request was aborted");
   } else {
@@ -164,6 +170,7 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
       };
       const built = await config.buildContext(transcript, base);
       const context: LlmContext = Array.isArray(built) ? { ...base, messages: built } : built;
+      requestStart = performance.now();
       const stream = await config.stream(model, context, signal);
       for await (const ev of stream) {
         if (ev.type === "done" || ev.type === "error") break;
@@ -186,10 +193,25 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
       final = { ...final, stopReason: "aborted", errorMessage: final.errorMessage ?? "Request was aborted" };
     }
   }
+  final = withResponseFacts(final, requestStart, config.thinkingLevel);
   transcript.push(final);
   if (!started) await config.emit({ type: "message_start", message: final });
   await config.emit({ type: "message_end", message: final });
   return final;
+}
+
+/**
+ * The facts of pi 1.6's assistant messages the loop knows (the provider may already have set
+ * them): durationMs from the request's start (monotonic clock), the requested thinkingLevel,
+ * and cost.totalFromProvider (false: the cost is the catalog estimate unless the provider said).
+ */
+function withResponseFacts(m: AssistantMessage, requestStart: number | undefined, thinkingLevel: string | undefined): AssistantMessage {
+  const out = { ...m } as AssistantMessage & { durationMs?: number; thinkingLevel?: string };
+  if (out.durationMs === undefined && requestStart !== undefined) out.durationMs = Math.round(performance.now() - requestStart);
+  if (out.thinkingLevel === undefined && thinkingLevel) out.thinkingLevel = thinkingLevel;
+  const cost = out.usage?.cost as (AssistantMessage["usage"]["cost"] & { totalFromProvider?: boolean }) | undefined;
+  if (cost && cost.totalFromProvider === undefined) out.usage = { ...out.usage, cost: { ...cost, totalFromProvider: false } as typeof cost };
+  return out;
 }
 
 function errorResult(text: string): AgentToolResult {
@@ -244,13 +266,14 @@ async function executeToolCalls(
     const raw = sequential ? await runOne(p) : await settled[i]!;
     const final = p.early ? raw : await config.afterToolCall(p.call, p.args, raw.result, raw.isError);
     if (p.early || (raw.result as { terminate?: unknown }).terminate !== true) terminate = false;
+    const durationMs = Date.now() - t0;
     await config.emit({
       type: "tool_execution_end",
       toolCallId: p.call.id,
       toolName: p.call.name,
       result: final.result,
       isError: final.isError,
-      durationMs: Date.now() - t0,
+      durationMs,
     });
     const msg: ToolResultMessage = {
       role: "toolResult",
@@ -260,7 +283,9 @@ async function executeToolCalls(
       details: final.result.details,
       isError: final.isError,
       timestamp: Date.now(),
-    };
+      // pi 1.6: how long the tool ran (absent when it did not run)
+      ...(p.early ? {} : { durationMs }),
+    } as ToolResultMessage;
     results.push(msg);
     await push(msg);
   }

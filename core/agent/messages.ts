@@ -68,10 +68,11 @@ export function convertToLlm(messages: AgentMessage[]): Message[] {
   return out;
 }
 
+/** A user message as pi 1.6 records it: the text as a text block, then the images. */
 export function createUserMessage(text: string, images?: ImageContent[]): Message {
   const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
   if (images?.length) content.push(...images);
-  return { role: "user", content: images?.length ? content : text, timestamp: Date.now() } as Message;
+  return { role: "user", content, timestamp: Date.now() } as Message;
 }
 
 export function createCustomMessage<T>(

@@ -5,7 +5,7 @@
  * compaction_start / compaction_end through session.emit.
  */
 import type { AgentSession } from "./agent-session.js";
-import type { AssistantMessage } from "../types.js";
+import type { AssistantMessage, Usage } from "../types.js";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
 
@@ -14,6 +14,10 @@ export interface CompactionResult<T = unknown> {
   firstKeptEntryId: string;
   tokensBefore: number;
   details?: T;
+  /** pi 1.6: estimated context tokens once compacted. */
+  estimatedTokensAfter?: number;
+  /** pi 1.6: usage of the summary request(s). */
+  usage?: Usage;
 }
 
 export interface Compactor {

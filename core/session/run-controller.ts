@@ -7,6 +7,7 @@
  */
 import { runAgentLoop, type AgentLoopConfig } from "../agent/loop.js";
 import { convertToLlm, createCustomMessage, createUserMessage, messageText } from "../agent/messages.js";
+import { systemMessageUpdate } from "./system-message.js";
 import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, ImageContent, ToolCall } from "../types.js";
 import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
 import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
@@ -145,20 +146,35 @@ export class RunController {
       const ac = new AbortController();
       this.abortController = ac;
       let added: AgentMessage[];
+      // pi 1.6 agent_end.willRetry: provider_error is asked before agent_end, its answer used below.
+      const lastAssistant = (msgs: AgentMessage[]) => [...msgs].reverse().find((m) => (m as { role: string }).role === "assistant") as AssistantMessage | undefined;
+      const askRecovery = (last: AssistantMessage | undefined) =>
+        !ac.signal.aborted && last?.stopReason === "error" && this.kernel.hooks.provider_error.isUsed()
+          ? this.kernel.hooks.provider_error.promise({ type: "provider_error", session: s, message: last as never, attempt, compacted })
+          : Promise.resolve(undefined);
+      let asked: { answer: Awaited<ReturnType<typeof askRecovery>> } | undefined;
       try {
-        added = await runAgentLoop(pendingPrompts, s.transcript, await this.loopConfig(), ac.signal);
+        const config = await this.loopConfig();
+        // (r18) pi 1.6: a run that sends new input first records the prompt and tools if they changed.
+        if (pendingPrompts.length) {
+          const sys = systemMessageUpdate(s.transcript, config.systemPrompt, config.tools);
+          if (sys) pendingPrompts = [sys, ...pendingPrompts];
+        }
+        config.willRetry = async (msgs) => {
+          asked = { answer: await askRecovery(lastAssistant(msgs)) };
+          return !!asked.answer && ("retry" in asked.answer || "compactAndRetry" in asked.answer);
+        };
+        added = await runAgentLoop(pendingPrompts, s.transcript, config, ac.signal);
       } finally {
         this.abortController = undefined;
       }
-      const last = [...added].reverse().find((m) => (m as { role: string }).role === "assistant") as AssistantMessage | undefined;
+      const last = lastAssistant(added);
       if (ac.signal.aborted || last?.stopReason === "aborted") {
         if (attempt > 0) await s.emit({ type: "auto_retry_end", success: false, attempt, finalError: "aborted" });
         return true;
       }
       const failed = last?.stopReason === "error";
-      const answer = failed && this.kernel.hooks.provider_error.isUsed()
-        ? await this.kernel.hooks.provider_error.promise({ type: "provider_error", session: s, message: last as never, attempt, compacted })
-        : undefined;
+      const answer = failed ? (asked ? asked.answer : await askRecovery(last)) : undefined;
       if (answer && "compactAndRetry" in answer) {
         compacted = true;
         const next = await this.compactAfterOverflow(last!);
@@ -278,6 +294,7 @@ export class RunController {
     return {
       model,
       systemPrompt,
+      thinkingLevel: s.thinkingLevel, // (r18: pi 1.6 assistant thinkingLevel)
       tools: s.getActiveTools(),
       toolExecution: "parallel",
       stream: (m, ctx, signal) => s.gateway.openStream(m, ctx, signal),

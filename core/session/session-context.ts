@@ -3,7 +3,7 @@
  * path standing in for everything it summarised.
  */
 import type { AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage } from "../types.js";
-import type { CompactionEntry, SessionContext, SessionEntry } from "./session-entries.js";
+import type { CompactionEntry, ContextEditEntry, SessionContext, SessionEntry } from "./session-entries.js";
 
 function toMillis(isoTimestamp: string): number {
   return new Date(isoTimestamp).getTime();
@@ -31,6 +31,20 @@ export function createCustomMessage(
   return { role: "custom", customType, content, display, details, timestamp: toMillis(isoTimestamp) };
 }
 
+/**
+ * A message as a context edit leaves it for the model: null (left out) or the message with the
+ * replacement content (a string for an assistant or toolResult message becomes one text block).
+ * Messages of other roles are not editable and come back unchanged.
+ */
+export function applyContextEdit(m: AgentMessage, edit: ContextEditEntry): AgentMessage | null {
+  const role = (m as { role: string }).role;
+  if (role !== "user" && role !== "assistant" && role !== "toolResult" && role !== "custom") return m;
+  if (edit.replacement === null) return null;
+  const content = edit.replacement.content;
+  const blocks = (role === "assistant" || role === "toolResult") && typeof content === "string" ? [{ type: "text", text: content }] : content;
+  return { ...m, content: blocks } as AgentMessage;
+}
+
 /** The newest compaction entry of a list, or null. */
 export function getLatestCompactionEntry(entries: readonly SessionEntry[]): CompactionEntry | null {
   for (let i = entries.length - 1; i >= 0; i--) {
@@ -49,7 +63,10 @@ export function getLatestCompactionEntry(entries: readonly SessionEntry[]): Comp
  * the last model_change or assistant message sets the model. With a compaction on the path the
  * messages are its summary, then the path entries from `firstKeptEntryId` up to the compaction,
  * then the entries after it. `message` entries give their message, `custom_message` entries a
- * `custom` message, `branch_summary` entries (with a summary) a `branchSummary` message.
+ * `custom` message, `branch_summary` entries (with a summary) a `branchSummary` message. As in
+ * pi 1.6: a compaction's `systemMessage` leads the compacted context and the system messages
+ * of the kept range are dropped; the latest `context_edit` of each entry is applied (see
+ * applyContextEdit); `usage`, `custom`, `label` and unknown entry types give no message.
  */
 export function buildSessionContext(
   entries: readonly SessionEntry[],
@@ -88,28 +105,42 @@ export function buildSessionContext(
     } else if (e.type === "compaction") compactionIdx = i;
   }
 
-  const messages: AgentMessage[] = [];
-  const emit = (e: SessionEntry): void => {
-    if (e.type === "message") messages.push(e.message);
-    else if (e.type === "custom_message") {
-      messages.push(createCustomMessage(e.customType, e.content, e.display, e.details, e.timestamp));
-    } else if (e.type === "branch_summary" && e.summary) {
-      messages.push(createBranchSummaryMessage(e.summary, e.fromId, e.timestamp));
-    }
-  };
-
+  // The selected entries: with a compaction, it, then the non-system entries it kept, then the rest.
+  let selected: SessionEntry[] = path;
   if (compactionIdx >= 0) {
     const c = path[compactionIdx] as CompactionEntry;
-    messages.push(createCompactionSummaryMessage(c.summary, c.tokensBefore, c.timestamp));
+    selected = [c];
     let keeping = false;
     for (let i = 0; i < compactionIdx; i++) {
       const e = path[i]!;
       if (e.id === c.firstKeptEntryId) keeping = true;
-      if (keeping) emit(e);
+      if (keeping && !(e.type === "message" && e.message.role === "system")) selected.push(e);
     }
-    for (let i = compactionIdx + 1; i < path.length; i++) emit(path[i]!);
-  } else {
-    for (const e of path) emit(e);
+    selected.push(...path.slice(compactionIdx + 1));
+  }
+  // pi 1.6 context edits: the latest edit of each target among the selected entries.
+  const edits = new Map<string, ContextEditEntry>();
+  for (const e of selected) if (e.type === "context_edit") edits.set(e.targetId, e);
+
+  const messages: AgentMessage[] = [];
+  for (const e of selected) {
+    if (e.type === "compaction") {
+      // Only the newest compaction (first of the selection) stands for what it summarised.
+      if (e !== selected[0] || compactionIdx < 0) continue;
+      if (e.systemMessage) messages.push(e.systemMessage);
+      messages.push(createCompactionSummaryMessage(e.summary, e.tokensBefore, e.timestamp));
+      continue;
+    }
+    let m: AgentMessage | undefined;
+    if (e.type === "message") m = e.message;
+    else if (e.type === "custom_message") m = createCustomMessage(e.customType, e.content, e.display, e.details, e.timestamp);
+    else if (e.type === "branch_summary" && e.summary) m = createBranchSummaryMessage(e.summary, e.fromId, e.timestamp);
+    if (!m) continue;
+    const edit = edits.get(e.id);
+    if (edit) {
+      const edited = applyContextEdit(m, edit);
+      if (edited) messages.push(edited);
+    } else messages.push(m);
   }
   return { messages, thinkingLevel, model };
 }

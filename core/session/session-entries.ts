@@ -13,12 +13,15 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type {
   AgentMessage,
+  AssistantMessage,
   BashExecutionMessage,
   CustomMessage,
   Diagnostic,
   ImageContent,
   Message,
+  SystemMessage,
   TextContent,
+  Usage,
 } from "../types.js";
 
 export const CURRENT_SESSION_VERSION = 3;
@@ -71,6 +74,10 @@ export interface CompactionEntry<T = unknown> extends SessionEntryBase {
   details?: T;
   /** True when an extension produced the summary. */
   fromHook?: boolean;
+  /** pi 1.6: usage of the summary request (counted in the session's tokens and cost). */
+  usage?: Usage;
+  /** pi 1.6: the prompt sections and tools at the boundary; leads the compacted context. */
+  systemMessage?: SystemMessage;
 }
 
 export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase {
@@ -80,6 +87,8 @@ export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase {
   summary: string;
   details?: T;
   fromHook?: boolean;
+  /** pi 1.6: usage of the summary request. */
+  usage?: Usage;
 }
 
 /** Extension state; not part of the model context. */
@@ -111,8 +120,38 @@ export interface SessionInfoEntry extends SessionEntryBase {
   name?: string;
 }
 
+/**
+ * pi 1.6: model-attributed usage that is no message (e.g. cache warming, kind "cache_warm").
+ * Counted in the session's tokens and cost; not part of the context or the conversation tree view.
+ */
+export interface UsageEntry extends SessionEntryBase {
+  type: "usage";
+  kind: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  note?: string;
+}
+
+/** Content a context edit may put in place of a message's content. */
+export type ContextEditableContent = string | (TextContent | ImageContent)[] | AssistantMessage["content"];
+
+/**
+ * pi 1.6: an edit of what the model sees of an earlier entry of the branch (user, assistant,
+ * toolResult message or custom_message). `replacement: null` leaves the target out of the
+ * context; `{content}` replaces its content. The target stays unchanged in the file, the tree
+ * and the statistics; the latest edit of a target on the branch wins.
+ */
+export interface ContextEditEntry extends SessionEntryBase {
+  type: "context_edit";
+  targetId: string;
+  replacement: { content: ContextEditableContent } | null;
+}
+
 export type SessionEntry =
   | SessionMessageEntry
+  | UsageEntry
+  | ContextEditEntry
   | ThinkingLevelChangeEntry
   | ModelChangeEntry
   | CompactionEntry
@@ -128,7 +167,7 @@ export type SessionEntryType = SessionEntry["type"];
 export type FileEntry = SessionHeader | SessionEntry;
 
 /** Messages appendMessage() accepts; summaries are entries of their own (compaction, branch_summary). */
-export type AppendableMessage = Message | CustomMessage | BashExecutionMessage;
+export type AppendableMessage = Message | SystemMessage | CustomMessage | BashExecutionMessage;
 
 export interface SessionTreeNode {
   entry: SessionEntry;

@@ -10,7 +10,7 @@ export type SessionListener = (event: AgentSessionEvent) => void | Promise<void>
 
 type EventHook = { promise(e: unknown): Promise<unknown>; isUsed(): boolean };
 
-const PERSISTED_ROLES = new Set(["user", "assistant", "toolResult", "custom", "bashExecution"]);
+const PERSISTED_ROLES = new Set(["system", "user", "assistant", "toolResult", "custom", "bashExecution"]);
 
 export class SessionEvents {
   private readonly listeners = new Set<SessionListener>();

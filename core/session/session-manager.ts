@@ -21,9 +21,9 @@
  * (`<agentDir>/sessions`) must have been set with SessionManager.setDefaultRoot(); nothing here
  * reads the home directory or the environment.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { Diagnostic } from "../types.js";
+import type { Diagnostic, Usage } from "../types.js";
 import { buildSessionContext } from "./session-context.js";
 import { branchTo, entryForest, latestSessionName, parentChainProblem } from "./session-paths.js";
 import {
@@ -35,6 +35,7 @@ import {
   type AppendableMessage,
   type BranchSummaryEntry,
   type CompactionEntry,
+  type ContextEditEntry,
   type CustomEntry,
   type CustomMessageEntry,
   type FileEntry,
@@ -50,15 +51,10 @@ import {
   type SessionMessageEntry,
   type SessionTreeNode,
   type ThinkingLevelChangeEntry,
+  type UsageEntry,
 } from "./session-entries.js";
-import {
-  appendToFile,
-  describeError,
-  readSessionFile,
-  serializeLine,
-  writeFileAtomic,
-  type ParsedSessionFile,
-} from "./session-file.js";
+import { describeError, readSessionFile, type ParsedSessionFile } from "./session-file.js";
+import { SessionWriter } from "./session-writer.js";
 import { findMostRecentSession, listSessionsInDir, listSessionsUnderRoot } from "./session-list.js";
 
 export * from "./session-entries.js";
@@ -154,16 +150,7 @@ export class SessionManager {
   private leafId: string | null = null;
   private hasAssistant = false;
 
-  // write state
-  /** Header/entries not yet on disk, in order. */
-  private pending: FileEntry[] = [];
-  /** The header is on disk: new entries are appended at once. */
-  private fileStarted = false;
-  /** The file does not end with "\n" (torn or short write): the next append starts a new line. */
-  private needsNewline = false;
-  /** A migrated old-version file still has to be stored (atomically) before appending. */
-  private needsRewrite = false;
-  private lastWriteError: string | undefined;
+  private readonly writer = new SessionWriter((d) => this.report(d));
   private diagnostics: Diagnostic[] = [];
   private diagnosticListeners = new Set<(d: Diagnostic) => void>();
 
@@ -232,7 +219,7 @@ export class SessionManager {
     sm.startNew({ parentSession: source });
     sm.addDiagnostics(parsed.diagnostics);
     for (const e of parsed.entries) sm.addToIndex(e);
-    sm.pending = [sm.header, ...sm.entries];
+    sm.writer.pending = [sm.header, ...sm.entries];
     sm.flushWrites();
     return sm;
   }
@@ -294,7 +281,7 @@ export class SessionManager {
       this.sessionFile = file;
       if (parsed) {
         this.addDiagnostics(parsed.diagnostics);
-        this.needsNewline = parsed.needsNewline;
+        this.writer.needsNewline = parsed.needsNewline;
       }
       return;
     }
@@ -305,13 +292,8 @@ export class SessionManager {
     for (const e of parsed.entries) this.addToIndex(e);
     this.addDiagnostics(parsed.diagnostics);
     this.checkParentChain(file);
-    this.pending = [];
-    this.fileStarted = true;
-    this.needsNewline = parsed.needsNewline;
-    this.needsRewrite = false;
-    this.lastWriteError = undefined;
+    this.writer.reset({ pending: [], fileStarted: true, needsNewline: parsed.needsNewline, needsRewrite: parsed.migratedFrom !== undefined });
     if (parsed.migratedFrom !== undefined) {
-      this.needsRewrite = true;
       this.report({
         level: "info",
         source: file,
@@ -357,11 +339,7 @@ export class SessionManager {
       parentSession: options?.parentSession,
     };
     this.resetIndex();
-    this.pending = [this.header];
-    this.fileStarted = false;
-    this.needsNewline = false;
-    this.needsRewrite = false;
-    this.lastWriteError = undefined;
+    this.writer.reset({ pending: [this.header], fileStarted: false, needsNewline: false, needsRewrite: false });
     this.sessionFile = this.persist ? join(this.sessionDir, sessionFileName(timestamp, this.sessionId)) : undefined;
     return this.sessionFile;
   }
@@ -393,13 +371,13 @@ export class SessionManager {
 
   private warnIfUnwritten(): void {
     if (!this.persist || !this.sessionFile) return;
-    const unwritten = this.pending.filter((e) => e.type !== "session").length;
-    const mustWrite = this.fileStarted || this.hasAssistant || this.needsRewrite;
-    if (mustWrite && (unwritten > 0 || this.needsRewrite)) {
+    const unwritten = this.writer.pending.filter((e) => e.type !== "session").length;
+    const mustWrite = this.writer.fileStarted || this.hasAssistant || this.writer.needsRewrite;
+    if (mustWrite && (unwritten > 0 || this.writer.needsRewrite)) {
       this.report({
         level: "error",
         source: this.sessionFile,
-        message: `${this.needsRewrite ? "migrated session could not be stored" : `${unwritten} entries could not be written`} and are lost on leaving the session`,
+        message: `${this.writer.needsRewrite ? "migrated session could not be stored" : `${unwritten} entries could not be written`} and are lost on leaving the session`,
       });
     }
   }
@@ -410,8 +388,8 @@ export class SessionManager {
   private appendEntry(entry: SessionEntry): void {
     this.addToIndex(entry);
     if (!this.persist || !this.sessionFile) return;
-    this.pending.push(entry);
-    if (this.fileStarted || this.hasAssistant || this.needsRewrite) this.flushWrites();
+    this.writer.pending.push(entry);
+    if (this.writer.fileStarted || this.hasAssistant || this.writer.needsRewrite) this.flushWrites();
   }
 
   /**
@@ -421,89 +399,20 @@ export class SessionManager {
    */
   flushPendingWrites(): boolean {
     if (!this.persist || !this.sessionFile) return true;
-    if (!(this.fileStarted || this.hasAssistant || this.needsRewrite)) return true;
+    if (!(this.writer.fileStarted || this.hasAssistant || this.writer.needsRewrite)) return true;
     return this.flushWrites();
   }
 
   /** True when entries (or a migration) wait to be written. */
   hasPendingWrites(): boolean {
     if (!this.persist) return false;
-    return this.needsRewrite || this.pending.length > 0;
+    return this.writer.needsRewrite || this.writer.pending.length > 0;
   }
 
   private flushWrites(): boolean {
     const file = this.sessionFile;
     if (!this.persist || !file) return true;
-    if (this.needsRewrite) {
-      try {
-        writeFileAtomic(file, [this.header, ...this.entries].map(serializeLine).join(""));
-      } catch (error) {
-        this.writeFailed(file, `could not store the migrated session: ${describeError(error)}`, describeError(error));
-        return false;
-      }
-      this.needsRewrite = false;
-      this.pending = [];
-      this.needsNewline = false;
-      this.fileStarted = true;
-      this.writeSucceeded(file);
-      return true;
-    }
-    if (this.pending.length === 0) return true;
-    if (!this.fileStarted) {
-      try {
-        mkdirSync(dirname(file), { recursive: true });
-      } catch (error) {
-        this.writeFailed(file, `could not create the session folder: ${describeError(error)}`, describeError(error));
-        return false;
-      }
-    }
-    const prefix = this.needsNewline ? "\n" : "";
-    const lines = this.pending.map(serializeLine);
-    const result = appendToFile(file, Buffer.from(prefix + lines.join(""), "utf8"));
-    if (!result.error) {
-      if (this.pending[0]?.type === "session") this.fileStarted = true;
-      this.pending = [];
-      this.needsNewline = false;
-      this.writeSucceeded(file);
-      return true;
-    }
-    // Account for a short write: keep only the lines that did not reach the file whole.
-    let left = result.bytesWritten;
-    if (prefix && left >= 1) {
-      left -= 1;
-      this.needsNewline = false;
-    }
-    let done = 0;
-    for (const line of lines) {
-      const n = Buffer.byteLength(line);
-      if (left < n) break;
-      left -= n;
-      done++;
-    }
-    if (left > 0) this.needsNewline = true;
-    if (done > 0) {
-      if (this.pending[0]?.type === "session") this.fileStarted = true;
-      this.pending = this.pending.slice(done);
-    }
-    this.writeFailed(
-      file,
-      `could not write the session (${this.pending.length} entries kept in memory, retried on the next append): ${describeError(result.error)}`,
-      describeError(result.error),
-    );
-    return false;
-  }
-
-  /** Report a write failure; the same cause failing again is reported once. */
-  private writeFailed(file: string, message: string, cause: string): void {
-    if (this.lastWriteError === cause) return;
-    this.lastWriteError = cause;
-    this.report({ level: "error", source: file, message });
-  }
-
-  private writeSucceeded(file: string): void {
-    if (this.lastWriteError === undefined) return;
-    this.lastWriteError = undefined;
-    this.report({ level: "info", source: file, message: "session writes resumed; pending entries written" });
+    return this.writer.flush(file, () => [this.header, ...this.entries]);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -585,6 +494,7 @@ export class SessionManager {
     tokensBefore: number,
     details?: T,
     fromHook?: boolean,
+    usage?: Usage,
   ): string {
     const entry: CompactionEntry<T> = {
       type: "compaction",
@@ -594,6 +504,7 @@ export class SessionManager {
       tokensBefore,
       details,
       fromHook,
+      ...(usage ? { usage } : {}),
     };
     this.appendEntry(entry as CompactionEntry);
     return entry.id;
@@ -629,6 +540,35 @@ export class SessionManager {
   /** Set the display name (trimmed; "" clears it). */
   appendSessionInfo(name: string): string {
     const entry: SessionInfoEntry = { type: "session_info", ...this.base(), name: String(name ?? "").trim() };
+    this.appendEntry(entry);
+    return entry.id;
+  }
+
+  /**
+   * pi 1.6: edit what the model sees of an earlier entry of the current branch (a user,
+   * assistant or toolResult message, or a custom_message): `null` leaves it out, `{content}`
+   * replaces its content. The target itself is not changed. Throws on a bad target or replacement.
+   */
+  appendContextEdit(targetId: string, replacement: ContextEditEntry["replacement"]): string {
+    const content = (replacement as { content?: unknown } | null)?.content;
+    if (replacement !== null && (typeof replacement !== "object" || (typeof content !== "string" && !Array.isArray(content)))) {
+      throw new TypeError("appendContextEdit: the replacement must be null or {content: string | content blocks}");
+    }
+    const target = this.byId.get(targetId);
+    if (!target) throw new Error(`Entry ${targetId} not found`);
+    if (!this.getBranch().some((e) => e.id === targetId)) throw new Error(`Entry ${targetId} is not on the current branch`);
+    const role = target.type === "message" ? target.message.role : undefined;
+    if (target.type !== "custom_message" && role !== "user" && role !== "assistant" && role !== "toolResult") {
+      throw new Error(`Entry ${targetId} (${role ?? target.type}) cannot be edited: only user, assistant, toolResult and custom messages`);
+    }
+    const entry: ContextEditEntry = { type: "context_edit", ...this.base(), targetId, replacement };
+    this.appendEntry(entry);
+    return entry.id;
+  }
+
+  /** pi 1.6: usage that is no message (e.g. kind "cache_warm"); counted in the session's tokens and cost. */
+  appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): string {
+    const entry: UsageEntry = { type: "usage", ...this.base(), kind, provider, model, usage, ...(note !== undefined ? { note } : {}) };
     this.appendEntry(entry);
     return entry.id;
   }
@@ -707,16 +647,12 @@ export class SessionManager {
     };
     this.resetIndex();
     for (const e of [...kept, ...labelEntries]) this.addToIndex(e);
-    this.fileStarted = false;
-    this.needsNewline = false;
-    this.needsRewrite = false;
-    this.lastWriteError = undefined;
     if (!this.persist) {
-      this.pending = [];
+      this.writer.reset({ pending: [], fileStarted: false, needsNewline: false, needsRewrite: false });
       return undefined;
     }
     this.sessionFile = join(this.sessionDir, sessionFileName(timestamp, newId));
-    this.pending = [this.header, ...this.entries];
+    this.writer.reset({ pending: [this.header, ...this.entries], fileStarted: false, needsNewline: false, needsRewrite: false });
     if (this.hasAssistant) this.flushWrites();
     return this.sessionFile;
   }

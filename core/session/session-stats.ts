@@ -3,7 +3,7 @@
  * counts, tokens and cost, context use. AgentSession's getSessionStats(), getContextUsage() and
  * getLastAssistantText() are these with the session's own data.
  */
-import type { AgentMessage, AnyModel, AssistantMessage } from "../types.js";
+import type { AgentMessage, AnyModel, AssistantMessage, Usage } from "../types.js";
 import { messageText } from "../agent/messages.js";
 import type { SessionStore, TreeSessionStore } from "./store.js";
 
@@ -53,7 +53,8 @@ export function contextUsage(transcript: readonly AgentMessage[], model: AnyMode
 
 /**
  * Message counts of the current context; tokens and cost of every answer in the session (all
- * branches, also those compacted away: what the session has used).
+ * branches, also those compacted away: what the session has used), of its usage entries and of
+ * its compaction and branch summaries' own requests (pi 1.6).
  */
 export function sessionStats(transcript: readonly AgentMessage[], store: SessionStore, model: AnyModel | undefined): SessionStats {
   let userMessages = 0, assistantMessages = 0, toolCalls = 0, toolResults = 0;
@@ -69,16 +70,22 @@ export function sessionStats(transcript: readonly AgentMessage[], store: Session
     }
   }
   const tree = store as Partial<TreeSessionStore>;
-  const answers: AssistantMessage[] =
+  // Every usage the session paid for: answers, and (pi 1.6) usage entries and summary requests.
+  const usages: (Usage | undefined)[] =
     typeof tree.getEntries === "function"
-      ? tree.getEntries().flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message as AssistantMessage] : []))
-      : (transcript.filter((m) => roleOf(m) === "assistant") as AssistantMessage[]);
-  for (const a of answers) {
-    tokens.input += a.usage?.input ?? 0;
-    tokens.output += a.usage?.output ?? 0;
-    tokens.cacheRead += a.usage?.cacheRead ?? 0;
-    tokens.cacheWrite += a.usage?.cacheWrite ?? 0;
-    cost += a.usage?.cost?.total ?? 0;
+      ? tree.getEntries().flatMap((e) => {
+          if (e.type === "message") return e.message.role === "assistant" ? [(e.message as AssistantMessage).usage] : [];
+          if (e.type === "usage" || e.type === "compaction" || e.type === "branch_summary") return [e.usage];
+          return [];
+        })
+      : (transcript.filter((m) => roleOf(m) === "assistant") as AssistantMessage[]).map((a) => a.usage);
+  for (const u of usages) {
+    if (!u || typeof u !== "object") continue;
+    tokens.input += u.input ?? 0;
+    tokens.output += u.output ?? 0;
+    tokens.cacheRead += u.cacheRead ?? 0;
+    tokens.cacheWrite += u.cacheWrite ?? 0;
+    cost += u.cost?.total ?? 0;
   }
   tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
   return {

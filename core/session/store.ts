@@ -2,7 +2,7 @@
  * What AgentSession needs from session persistence. SessionManager (session-manager.ts)
  * implements it; tests and SDK hosts may pass SessionManager.inMemory().
  */
-import type { AgentMessage, ThinkingLevel } from "../types.js";
+import type { AgentMessage, ThinkingLevel, Usage } from "../types.js";
 
 export interface SessionContextSnapshot {
   messages: AgentMessage[];
@@ -39,7 +39,7 @@ export interface TreeSessionStore extends SessionStore {
   branch(id: string): void;
   resetLeaf(): void;
   branchWithSummary(fromId: string | null, summary: string, details?: unknown, fromHook?: boolean): string;
-  appendCompaction(summary: string, firstKeptEntryId: string, tokensBefore: number, details?: unknown, fromHook?: boolean): string;
+  appendCompaction(summary: string, firstKeptEntryId: string, tokensBefore: number, details?: unknown, fromHook?: boolean, usage?: Usage): string;
   appendLabelChange(targetId: string, label: string | undefined): string;
   flushPendingWrites?(): boolean;
 }

@@ -203,6 +203,8 @@ type Appender = Pick<
   | "appendCustomMessageEntry"
   | "appendLabelChange"
   | "appendSessionInfo"
+  | "appendContextEdit"
+  | "appendUsage"
   | "branchWithSummary"
   | "getLeafId"
 >;
@@ -228,7 +230,7 @@ export function copyBranch(target: Appender, entries: readonly SessionEntry[]): 
         break;
       case "compaction": {
         const kept = ids.get(e.firstKeptEntryId);
-        id = target.appendCompaction(e.summary, kept ?? "", e.tokensBefore, e.details, e.fromHook);
+        id = target.appendCompaction(e.summary, kept ?? "", e.tokensBefore, e.details, e.fromHook, e.usage);
         break;
       }
       case "branch_summary":
@@ -247,6 +249,14 @@ export function copyBranch(target: Appender, entries: readonly SessionEntry[]): 
       }
       case "session_info":
         id = target.appendSessionInfo(e.name ?? "");
+        break;
+      case "context_edit": {
+        const t = ids.get(e.targetId);
+        if (t) id = target.appendContextEdit(t, e.replacement);
+        break;
+      }
+      case "usage":
+        id = target.appendUsage(e.kind, e.provider, e.model, e.usage, e.note);
         break;
     }
     if (id) ids.set(e.id, id);

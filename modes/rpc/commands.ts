@@ -61,7 +61,11 @@ export const COMMANDS = {
   set_model: command("set_model", { provider: Type.String(), modelId: Type.String() }, "Switch to a model"),
   cycle_model: command("cycle_model", none, "Switch to the next available (or scoped) model"),
   get_available_models: command("get_available_models", none, "Models that have credentials"),
-  set_thinking_level: command("set_thinking_level", { level: ThinkingLevel }, "Set the reasoning level (clamped to what the model supports)"),
+  set_thinking_level: command(
+    "set_thinking_level",
+    { level: Type.Union([...ThinkingLevel.anyOf, Type.Literal("max")]) },
+    "Set the reasoning level (clamped to what the model supports; \"max\" asks for the highest)",
+  ),
   cycle_thinking_level: command("cycle_thinking_level", none, "Switch to the next thinking level"),
   get_available_thinking_levels: command("get_available_thinking_levels", none, "Thinking levels the current model supports"),
   set_steering_mode: command("set_steering_mode", { mode: QueueMode }, "How steering messages are delivered"),
@@ -124,10 +128,83 @@ function buildOutputSchemas() {
     },
     { additionalProperties: true, description: "A model (pi-ai Model)" },
   );
-  /** Any message of the conversation (user, assistant, toolResult, custom, bashExecution, summaries). */
-  const AgentMessage = Type.Object(
-    { role: Type.String() },
-    { additionalProperties: true, description: "A conversation message (pi-ai message shapes plus custom, bashExecution, branchSummary, compactionSummary)" },
+  /** pi-ai Usage (pi 1.6 adds reasoning and cost.totalFromProvider). */
+  const Usage = Type.Object(
+    {
+      input: Type.Number(),
+      output: Type.Number(),
+      cacheRead: Type.Number(),
+      cacheWrite: Type.Number(),
+      reasoning: Type.Optional(Type.Number({ description: "Reasoning tokens (part of output), when the provider reports them" })),
+      totalTokens: Type.Number(),
+      cost: Type.Object(
+        {
+          input: Type.Number(),
+          output: Type.Number(),
+          cacheRead: Type.Number(),
+          cacheWrite: Type.Number(),
+          total: Type.Number(),
+          totalFromProvider: Type.Optional(Type.Boolean({ description: "true: total is the provider's billed cost; false/absent: the catalog estimate" })),
+        },
+        { additionalProperties: true },
+      ),
+    },
+    { additionalProperties: true, description: "Token usage and cost" },
+  );
+  const Content = Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))]);
+  /** The messages of the conversation as pi 1.6 sends them (pi-ai shapes plus this CLI's own roles). */
+  const AgentMessage = Type.Union(
+    [
+      Type.Object(
+        {
+          role: Type.Literal("system"),
+          content: Content,
+          sections: Type.Optional(Type.Object({}, { additionalProperties: Type.Union([Type.String(), Type.Null()]) })),
+          toolsAdded: Type.Optional(Type.Array(Type.Object({ name: Type.String(), description: Type.String(), parameters: Type.Unknown() }, { additionalProperties: true }))),
+          toolsRemoved: Type.Optional(Type.Array(Type.Object({ name: Type.String() }, { additionalProperties: true }))),
+          timestamp: Type.Number(),
+        },
+        { additionalProperties: true, description: "The prompt sections and tools declared (first run) or changed since (pi 1.6)" },
+      ),
+      Type.Object(
+        { role: Type.Literal("user"), content: Content, timestamp: Type.Number() },
+        { additionalProperties: true, description: "User input: a text block, then any images" },
+      ),
+      Type.Object(
+        {
+          role: Type.Literal("assistant"),
+          content: Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+          api: Type.String(),
+          provider: Type.String(),
+          model: Type.String(),
+          usage: Usage,
+          stopReason: Type.String(),
+          errorMessage: Type.Optional(Type.String()),
+          rawStopReason: Type.Optional(Type.String({ description: "The provider's own stop reason, when the provider reports it" })),
+          thinkingLevel: Type.Optional(Type.String({ description: "The thinking level requested for this response" })),
+          durationMs: Type.Optional(Type.Number({ description: "From the request's start to the response's end (monotonic clock)" })),
+          timestamp: Type.Number(),
+        },
+        { additionalProperties: true, description: "A model response" },
+      ),
+      Type.Object(
+        {
+          role: Type.Literal("toolResult"),
+          toolCallId: Type.String(),
+          toolName: Type.String(),
+          content: Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })),
+          isError: Type.Boolean(),
+          durationMs: Type.Optional(Type.Number({ description: "How long the tool ran (absent when it did not run)" })),
+          timestamp: Type.Number(),
+        },
+        { additionalProperties: true, description: "A tool's result" },
+      ),
+      Type.Object(
+        { role: Type.Union([Type.Literal("custom"), Type.Literal("bashExecution"), Type.Literal("branchSummary"), Type.Literal("compactionSummary")]), timestamp: Type.Number() },
+        { additionalProperties: true, description: "Extension message, user shell command, or summary" },
+      ),
+    ],
+    { description: "A conversation message" },
   );
   /** A session file entry (format version 3, sessions.md). */
   const SessionEntry = Type.Object(
@@ -188,6 +265,8 @@ function buildOutputSchemas() {
     summary: Type.String(),
     firstKeptEntryId: Type.String(),
     tokensBefore: Type.Number(),
+    estimatedTokensAfter: Type.Optional(Type.Number({ description: "Estimated context tokens once compacted (pi 1.6)" })),
+    usage: Type.Optional(Usage),
     details: Type.Optional(Type.Unknown()),
   });
   const SlashCommandInfo = Type.Object({
@@ -196,6 +275,15 @@ function buildOutputSchemas() {
     source: Type.Union([Type.Literal("extension"), Type.Literal("prompt"), Type.Literal("skill"), Type.Literal("plugin")]),
     location: Type.Optional(Type.Union([Type.Literal("user"), Type.Literal("project"), Type.Literal("path")])),
     path: Type.Optional(Type.String()),
+    sourceInfo: Type.Object(
+      {
+        path: Type.String({ description: "The file, or builtin:<plugin> for a plugin's command" }),
+        source: Type.String({ description: "local, or builtin" }),
+        scope: Type.Union([Type.Literal("user"), Type.Literal("project"), Type.Literal("temporary")]),
+        origin: Type.Union([Type.Literal("package"), Type.Literal("top-level")]),
+      },
+      { description: "Where the command comes from (pi 1.6 SourceInfo)" },
+    ),
   });
   const NoData = Type.Undefined({ description: "no data field" });
 
@@ -210,7 +298,7 @@ function buildOutputSchemas() {
     new_session: Cancelled,
     get_state: SessionState,
     get_messages: Type.Object({ messages: Type.Array(AgentMessage) }),
-    get_entries: Type.Object({ entries: Type.Array(SessionEntry) }),
+    get_entries: Type.Object({ entries: Type.Array(SessionEntry), leafId: Type.Union([Type.String(), Type.Null()], { description: "The current leaf (pi 1.6)" }) }),
     get_tree: Type.Object({ tree: Type.Array(SessionTreeNode), leafId: Type.Union([Type.String(), Type.Null()]) }),
     set_model: Model,
     cycle_model: Type.Union([Type.Object({ model: Model, thinkingLevel: ThinkingLevel, isScoped: Type.Boolean() }), Type.Null()]),
@@ -322,6 +410,7 @@ function buildOutputSchemas() {
     ),
     auto_retry_end: event("auto_retry_end", { success: Type.Boolean(), attempt: Type.Number(), finalError: Type.Optional(Type.String()) }, "Retrying ended"),
     model_select: event("model_select", { model: Model, previousModel: Type.Optional(Model), source: Type.String() }, "The model changed"),
+    entry_appended: event("entry_appended", { entry: SessionEntry }, "An extension appended a custom entry (pi.appendEntry); the entry as stored"),
     // (e18: pi 1.6)
     thinking_level_changed: event("thinking_level_changed", { level: Type.String() }, "The active thinking level changed"),
     session_info_changed: event("session_info_changed", { name: Type.Optional(Type.String()) }, "The session's display name changed (absent: cleared)"),

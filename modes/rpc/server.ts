@@ -210,10 +210,11 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     get_messages: () => ({ messages: session().messages }),
     get_entries: (cmd) => {
       const entries = runtime.sessionManager.getEntries() as Array<{ id: string }>;
-      if (cmd.since === undefined) return { entries };
+      const leafId = runtime.sessionManager.getLeafId();
+      if (cmd.since === undefined) return { entries, leafId };
       const at = entries.findIndex((e) => e.id === cmd.since);
       if (at < 0) throw new CommandError(`no entry with id "${cmd.since}" in this session`);
-      return { entries: entries.slice(at + 1) };
+      return { entries: entries.slice(at + 1), leafId };
     },
     get_tree: () => ({ tree: runtime.sessionManager.getTree(), leafId: runtime.sessionManager.getLeafId() }),
     set_model: async (cmd) => {
@@ -230,7 +231,8 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     cycle_model: async () => (await session().cycleModel()) ?? null,
     get_available_models: async () => ({ models: await session().models.getAvailable() }),
     set_thinking_level: (cmd) => {
-      session().setThinkingLevel(cmd.level as ThinkingLevel);
+      // pi 1.6 "max" asks for the highest level; the providers' highest is xhigh (then clamped per model, as --thinking max).
+      session().setThinkingLevel((cmd.level === "max" ? "xhigh" : cmd.level) as ThinkingLevel);
     },
     cycle_thinking_level: () => {
       const level = session().cycleThinkingLevel();
@@ -311,7 +313,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
         const source = c.source ?? "plugin";
         if (source === "builtin") continue;
         const path = c.path ?? (source === "extension" ? entry.source : undefined);
-        commands.push(dropUndefined({ name: entry.name, description: c.description, source, location: c.location, path }));
+        commands.push(dropUndefined({ name: entry.name, description: c.description, source, location: c.location, path, sourceInfo: sourceInfoOf(entry.source, source, c.location, path) }));
       }
       return { commands };
     },
@@ -404,6 +406,17 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/**
+ * pi 1.6's sourceInfo of a command: a file-based resource is `local` with its scope (user,
+ * project; a path given on the command line is `temporary`); a plugin's command is
+ * `builtin:<plugin>`.
+ */
+function sourceInfoOf(owner: string, source: string, location: string | undefined, path: string | undefined) {
+  if (!path || source === "plugin") return { path: `builtin:${owner}`, source: "builtin", scope: "temporary", origin: "top-level" };
+  const scope = location === "user" || location === "project" ? location : "temporary";
+  return { path, source: "local", scope, origin: /[\\/]node_modules[\\/]/.test(path) ? "package" : "top-level" };
 }
 
 function dropUndefined<T extends Record<string, unknown>>(o: T): T {

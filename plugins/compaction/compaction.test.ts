@@ -200,7 +200,7 @@ describe("manual compaction", () => {
       compaction: { summary: "extension summary", firstKeptEntryId: e.preparation.firstKeptEntryId, tokensBefore: 42, details: { mine: true } },
     }));
     const r = await tk.session.compact();
-    expect(r).toEqual({ summary: "extension summary", firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: 42, details: { mine: true } });
+    expect(r).toEqual({ summary: "extension summary", firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: 42, details: { mine: true }, estimatedTokensAfter: expect.any(Number) });
     expect(summaryRequests).toHaveLength(0);
     expect(store.getEntries().at(-1)).toMatchObject({ type: "compaction", fromHook: true, details: { mine: true } });
   });
@@ -288,7 +288,7 @@ describe("automatic compaction", () => {
     const lines = fileLines(tk.session.sessionFile!);
     const comp = lines.find((l) => l.type === "compaction");
     expect(lines.at(-1).parentId).toBe(comp.id);
-    expect(lines.filter((l) => l.type === "message").map((l) => l.message.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
+    expect(lines.filter((l) => l.type === "message").map((l) => l.message.role)).toEqual(["system", "user", "assistant", "toolResult", "assistant"]);
   });
 
   it("a context overflow: compact, then retry the turn once (willRetry)", async () => {

@@ -26,6 +26,7 @@ import type { AssistantMessage } from "../../core/types.js";
 import {
   DEFAULT_COMPACTION_SETTINGS,
   estimateContextTokens,
+  estimateTokens,
   overThreshold,
   prepareCompaction,
   usageTokens,
@@ -97,12 +98,14 @@ export function createCompactor(kernel: Kernel): Compactor {
         }
         if (!result) {
           const s = await summarizeForCompaction(session, prep, signal, customInstructions);
-          result = { summary: s.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: s.details };
+          result = { summary: s.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: s.details, ...(s.usage ? { usage: s.usage } : {}) };
         }
         if (signal.aborted) throw new Cancelled();
         result = { ...result, summary: session.redactSecrets(result.summary), details: session.redactSecrets(result.details) };
-        const id = store.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromHook);
+        const id = store.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromHook, result.usage);
         session.reloadFromStore();
+        // (r18: pi 1.6) The compacted context, estimated from its text (its last usage predates the compaction).
+        result = { ...result, estimatedTokensAfter: session.messages.reduce((n, m) => n + estimateTokens(m), 0) };
         if (hooks.session_compact.isUsed()) {
           await hooks.session_compact.promise({ type: "session_compact", compactionEntry: store.getEntry(id), fromExtension: fromHook, reason, willRetry: !!willRetry });
         }

@@ -119,7 +119,8 @@ export function overThreshold(contextTokens: number, contextWindow: number, sett
 export function entryMessage(e: SessionEntry, includeCompaction = false): AgentMessage | undefined {
   switch (e.type) {
     case "message":
-      return e.message;
+      // pi 1.6 system messages (prompt and tools) are nothing to summarise.
+      return e.message.role === "system" ? undefined : e.message;
     case "custom_message":
       return createCustomMessage(e.customType, e.content, e.display, e.details, e.timestamp);
     case "branch_summary":
@@ -134,7 +135,8 @@ export function entryMessage(e: SessionEntry, includeCompaction = false): AgentM
 function isCutPoint(e: SessionEntry): boolean {
   if (e.type === "branch_summary" || e.type === "custom_message") return true;
   if (e.type !== "message") return false;
-  return e.message.role !== "toolResult";
+  // A system message (pi 1.6) belongs to the run it opens: the cut goes on that run's user message.
+  return e.message.role !== "toolResult" && e.message.role !== "system";
 }
 
 function startsTurn(e: SessionEntry): boolean {

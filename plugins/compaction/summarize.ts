@@ -6,7 +6,7 @@
  */
 import type { AgentSession } from "../../core/session/agent-session.js";
 import { convertToLlm } from "../../core/agent/messages.js";
-import type { AgentMessage, Message } from "../../core/types.js";
+import type { AgentMessage, Message, Usage } from "../../core/types.js";
 import type { SessionEntry } from "../../core/session/session-entries.js";
 import { fileLists, prepareBranchEntries, type CompactionPreparation, type FileOperations } from "./prepare.js";
 
@@ -158,13 +158,22 @@ export class SummaryAborted extends Error {
   }
 }
 
-/** One summary request; the reply's text. */
-async function ask(session: AgentSession, messages: AgentMessage[], instructions: string, signal: AbortSignal, maxTokens: number, previous?: string): Promise<string> {
+/** Sum of usages (pi 1.6 reports the summary requests' usage with the compaction). */
+export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+  if (!b) return a;
+  if (!a) return structuredClone(b);
+  const cost = { input: a.cost.input + b.cost.input, output: a.cost.output + b.cost.output, cacheRead: a.cost.cacheRead + b.cost.cacheRead, cacheWrite: a.cost.cacheWrite + b.cost.cacheWrite, total: a.cost.total + b.cost.total };
+  return { input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite, totalTokens: a.totalTokens + b.totalTokens, cost };
+}
+
+/** One summary request; the reply's text (its usage added to `spent.usage`). */
+async function ask(session: AgentSession, messages: AgentMessage[], instructions: string, signal: AbortSignal, maxTokens: number, previous?: string, spent?: { usage?: Usage }): Promise<string> {
   let prompt = `<conversation>\n${serializeConversation(convertToLlm(messages))}\n</conversation>\n\n`;
   if (previous) prompt += `<previous-summary>\n${previous}\n</previous-summary>\n\n`;
   prompt += instructions;
   const user: Message = { role: "user", content: [{ type: "text", text: prompt }], timestamp: Date.now() };
   const reply = await session.completeOnce(SUMMARIZER_SYSTEM_PROMPT, [user], signal, { maxTokens: Math.max(256, Math.floor(maxTokens)) });
+  if (spent && reply.usage) spent.usage = addUsage(spent.usage, reply.usage);
   if (signal.aborted || reply.stopReason === "aborted") throw new SummaryAborted();
   if (reply.stopReason === "error") throw new Error(`the summary request failed: ${reply.errorMessage || "unknown error"}`);
   const out = reply.content.filter((b) => b.type === "text").map((b) => b.text).join("\n").trim();
@@ -182,21 +191,22 @@ export async function summarizeForCompaction(
   prep: CompactionPreparation,
   signal: AbortSignal,
   customInstructions?: string,
-): Promise<{ summary: string; details: { readFiles: string[]; modifiedFiles: string[] } }> {
+): Promise<{ summary: string; details: { readFiles: string[]; modifiedFiles: string[] }; usage?: Usage }> {
   const reserve = prep.settings.reserveTokens;
+  const spent: { usage?: Usage } = {};
   const history = () =>
     prep.messagesToSummarize.length
-      ? ask(session, prep.messagesToSummarize, withFocus(prep.previousSummary ? UPDATED_SUMMARY : FIRST_SUMMARY, customInstructions), signal, 0.8 * reserve, prep.previousSummary)
+      ? ask(session, prep.messagesToSummarize, withFocus(prep.previousSummary ? UPDATED_SUMMARY : FIRST_SUMMARY, customInstructions), signal, 0.8 * reserve, prep.previousSummary, spent)
       : Promise.resolve(prep.previousSummary ?? "No earlier history.");
   let summary: string;
   if (prep.isSplitTurn && prep.turnPrefixMessages.length) {
-    const [h, t] = await Promise.all([history(), ask(session, prep.turnPrefixMessages, TURN_START_SUMMARY, signal, 0.5 * reserve)]);
+    const [h, t] = await Promise.all([history(), ask(session, prep.turnPrefixMessages, TURN_START_SUMMARY, signal, 0.5 * reserve, undefined, spent)]);
     summary = `${h}\n\n---\n\n**Earlier part of the current turn (split by compaction):**\n\n${t}`;
   } else {
     summary = await history();
   }
   const lists = fileLists(prep.fileOps);
-  return { summary: summary + formatFileLists(lists.readFiles, lists.modifiedFiles), details: lists };
+  return { summary: summary + formatFileLists(lists.readFiles, lists.modifiedFiles), details: lists, usage: spent.usage };
 }
 
 /** The summary of a branch left by tree navigation. */

@@ -133,7 +133,9 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
       if (typeof customType !== "string" || !customType) throw new TypeError("appendEntry: customType must be a non-empty string");
       const sm = s.sessionManager as unknown as { appendCustomEntry?(t: string, d?: unknown): string };
       if (typeof sm.appendCustomEntry !== "function") throw new Error("appendEntry: this session store cannot hold custom entries");
-      sm.appendCustomEntry(customType, data);
+      const id = sm.appendCustomEntry(customType, data);
+      const entry = (sm as { getEntry?(id: string): unknown }).getEntry?.(id); // (r18: pi 1.6 entry_appended)
+      if (entry) void s.emit({ type: "entry_appended", entry: entry as never }).catch(fail("appendEntry"));
     },
 
     setSessionName(name) {
