@@ -76,10 +76,11 @@ describe("examples/ run against the faux model", () => {
     const id = (prefix: string) => lines.find((l) => l.startsWith(prefix))!.match(/: (\S+) \(/)![1];
     expect(id("first session")).toBe(id("back in the first"));
     expect(id("new session")).not.toBe(id("first session"));
-    expect(lines).toContain('forked: 0 messages; the forked message was "Remember the word: swordfish."');
+    // counts include the system message each session records at its first run (pi 1.6)
+    expect(lines).toContain('forked: 1 messages; the forked message was "Remember the word: swordfish."');
     expect(lines).toContain("saved sessions for this folder: 2");
-    expect(lines).toContain("  2 messages: Remember the word: swordfish.");
-    expect(lines).toContain("  2 messages: Which word did I ask you to remember?");
+    expect(lines).toContain("  3 messages: Remember the word: swordfish.");
+    expect(lines).toContain("  3 messages: Which word did I ask you to remember?");
     expect(lines.at(-1)).toBe("turns seen by the subscriptions: 2");
   });
 
@@ -93,7 +94,7 @@ describe("examples/ run against the faux model", () => {
         "system prompt starts: You are a minimal assistant. Be concise.",
         "answer: Listed the folder.",
         "tool_call ls",
-        "agent_end (4 new messages)",
+        "agent_end (5 new messages)", // the run starts with pi 1.6's system message (prompt and tools)
         "diagnostics: 0",
         "",
       ].join("\n"),

@@ -97,6 +97,8 @@ describe("RPC", () => {
         source: "prompt",
         location: "project",
         path: join(e.cwd, ".pi", "prompts", "mytemplate.md"),
+        // pi 1.6's provenance record
+        sourceInfo: { path: join(e.cwd, ".pi", "prompts", "mytemplate.md"), source: "local", scope: "project", origin: "top-level" },
       });
       expect(commands.find((c) => c.name === "skill:checker")).toMatchObject({ source: "skill", location: "user", description: "Checks the build output" });
     } finally {

@@ -86,7 +86,10 @@ export async function contextWithSystem(
 ): Promise<{ systemPrompt: string; tools: Array<{ name: string; description: string; parameters: unknown }>; messages: AgentMessage[] } | undefined> {
   if (!kernel.hooks.context_with_system.taps.length) return undefined;
   const lead: SystemMsg = { role: "system", content: base.systemPrompt, toolsAdded: base.tools.map((t) => ({ ...t })), timestamp: Date.now() };
-  const ev = await kernel.hooks.context_with_system.promise({ type: "context_with_system", messages: [lead as unknown as AgentMessage, ...structuredClone(messages)] });
+  // The session's stored system messages (pi 1.6 system entries recording prompt/tool changes)
+  // are already folded into the lead: the lead is the request's whole system state.
+  const conversation = messages.filter((m) => (m as { role?: string }).role !== "system");
+  const ev = await kernel.hooks.context_with_system.promise({ type: "context_with_system", messages: [lead as unknown as AgentMessage, ...structuredClone(conversation)] });
   const out = Array.isArray(ev?.messages) ? ev.messages : [];
   let systemPrompt: string | undefined;
   const sections: Record<string, string> = {};
