@@ -22,6 +22,8 @@ const { tmux, capture, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, (
 const SCRIPT = {
   turns: [
     { match: "stream please", text: "tick ", repeat: 120, delayMs: 15 },
+    { match: "after the card", text: "CARD-TURN-DONE" },
+    { match: "whisper it", turns: [{ text: "Whispering.", toolCalls: [{ name: "whisper", arguments: { word: "QUIET" } }] }, { text: "WHISPER-DONE" }] },
     { match: "shout it", turns: [{ text: "Shouting.", toolCalls: [{ name: "shout", arguments: { word: "hello" } }] }, { text: "SHOUT-DONE" }] },
   ],
   default: { text: "REPLY-TO-EDITOR" },
@@ -116,6 +118,33 @@ describe("pi-tui components in the interactive mode (tmux)", () => {
     expect(s).toMatch(/ {3}SHOUT-RENDERED HELLO!/);
   });
 
+  it("draws a tool with the renderers a registerToolRenderer resolver chose (renderShell self)", async () => {
+    typeText("whisper it");
+    send("Enter");
+    const s = await waitFor(/WHISPER-DONE/);
+    // No shell: the component's line starts at the left edge, no tool box padding.
+    expect(s).toMatch(/^RESOLVED-CALL QUIET/m);
+    expect(s).toMatch(/^RESOLVED-RESULT quiet/m);
+    // The resolver passed "shout" to next(): its own renderers still draw it.
+    expect(s).toContain("SHOUT-RENDERED HELLO!");
+  });
+
+  it("draws a custom entry (pi.appendEntry) with its entry renderer, and not for the model", async () => {
+    typeText("/card first card");
+    send("Enter");
+    let s = await waitFor(/CARD-ENTRY first card/);
+    expect(s).not.toContain("CARD-EXPANDED");
+    // Expanding tools expands the entry too (options.expanded).
+    send("C-o");
+    s = await waitFor(/CARD-EXPANDED/);
+    send("C-o");
+    await waitFor((x) => !/CARD-EXPANDED/.test(x));
+    typeText("after the card");
+    send("Enter");
+    await waitFor(/CARD-TURN-DONE/);
+    expect(JSON.stringify(server.stats().requests.at(-1)!.body.messages)).not.toContain("first card");
+  });
+
   it("replaces the editor with an extension's pi-tui Editor that still submits", async () => {
     typeText("/myedit");
     send("Enter");
@@ -151,8 +180,14 @@ describe("tuiMode (tmux)", () => {
     e?.cleanup();
   });
 
-  /** Run one prompt in a fresh tmux session with `args`, quit, and return the pane with its history. */
-  async function conversation(session: string, args: string): Promise<string> {
+  /** The pane's history only (the lines scrolled off above the visible screen). */
+  const history = (session: string) => tmux("capture-pane", "-p", "-S", "-", "-E", "-1", "-t", session);
+
+  /**
+   * Run one prompt in a fresh tmux session with `args`, call `mid` after the turn (before exit),
+   * quit, and return the pane with its history.
+   */
+  async function conversation(session: string, args: string, mid: (session: string) => Promise<void> = async () => {}): Promise<string> {
     const cmd = `cd '${e.cwd}' && echo SHELL-BEFORE && '${process.execPath}' '${CLI}' ${args} 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;
     tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd);
     const pane = () => tmux("capture-pane", "-p", "-t", session);
@@ -168,13 +203,25 @@ describe("tuiMode (tmux)", () => {
     tmux("send-keys", "-t", session, "-l", "prompt-for-scrollback");
     tmux("send-keys", "-t", session, "Enter");
     await wait(/second paragraph/);
+    await mid(session);
     tmux("send-keys", "-t", session, "C-d");
     await wait(/EXIT=0/);
     return tmux("capture-pane", "-p", "-S", "-", "-t", session);
   }
 
-  it("regular mode leaves the conversation in the terminal's scrollback after exit", async () => {
-    const all = await conversation("regular", "--tui-mode regular");
+  it("regular mode prints each finished turn into the terminal's scrollback, and leaves it there after exit", async () => {
+    const all = await conversation("regular", "--tui-mode regular", async (session) => {
+      // Mid-session: the finished turn is in the terminal's history (above the live screen)...
+      const t0 = Date.now();
+      while (!/ANSWER-IN-SCROLLBACK/.test(history(session)) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+      const h = history(session);
+      expect(h).toContain("prompt-for-scrollback");
+      expect(h).toContain("ANSWER-IN-SCROLLBACK");
+      // ...once, and the live screen still shows the editor and the footer.
+      expect(h.split("ANSWER-IN-SCROLLBACK").length).toBe(2);
+      expect(tmux("capture-pane", "-p", "-t", session)).toMatch(/mock\/mock-model/);
+    });
+    expect(all.split("ANSWER-IN-SCROLLBACK").length).toBe(2);
     expect(all).toContain("SHELL-BEFORE");
     expect(all).toContain("prompt-for-scrollback");
     expect(all).toContain("ANSWER-IN-SCROLLBACK");
@@ -183,7 +230,12 @@ describe("tuiMode (tmux)", () => {
   });
 
   it("fullscreen mode (the default) draws on the alternate screen and leaves the scrollback as it was", async () => {
-    const all = await conversation("fullscreen", "");
+    const all = await conversation("fullscreen", "", async (session) => {
+      // The run settled (the working line is gone): regular mode would have printed the turn by now.
+      const t0 = Date.now();
+      while (/Working/.test(tmux("capture-pane", "-p", "-t", session)) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+      expect(history(session)).not.toContain("ANSWER-IN-SCROLLBACK");
+    });
     expect(all).toContain("SHELL-BEFORE");
     expect(all).toContain("EXIT=0");
     expect(all).not.toContain("ANSWER-IN-SCROLLBACK");

@@ -38,6 +38,7 @@ import { CustomEditorSlot } from "./custom-editor.js";
 import { invalidate, loadPiTui } from "./component-host.js";
 import { setActiveTheme } from "./pi-theme.js";
 import { ProgramStatusReporter } from "./program-status.js";
+import { ScrollbackWriter } from "./scrollback.js";
 
 export interface TuiOptions {
   kernel: Kernel;
@@ -118,6 +119,8 @@ export class TuiApp {
   readonly programStatus: ProgramStatusReporter;
   /** An extension's editor in place of ours (setEditorComponent). */
   readonly customEditor: CustomEditorSlot;
+  /** Regular tuiMode: finished turns printed into the terminal's scrollback. */
+  readonly scrollback = new ScrollbackWriter(this);
   readonly ui: ExtensionUI;
   /** Set while something other than the agent run can be cancelled with Esc (a branch summary). */
   cancelBusy: (() => void) | undefined;
@@ -349,16 +352,21 @@ export class TuiApp {
       /* output gone */
     }
     const input = program(this.screen)?.input as any;
-    const transcript = this.tuiMode === "regular" ? this.transcriptLines() : undefined;
+    let rest: string | undefined;
+    try {
+      if (this.scrollback.enabled) rest = this.scrollback.exitText(Math.max(10, (this.screen as any).width as number));
+    } catch {
+      /* a block failing to render: the rest stays unprinted */
+    }
     try {
       this.screen.destroy();
     } catch {
       /* already gone */
     }
-    if (transcript) {
-      // Regular mode: the conversation goes to the normal buffer, where the terminal keeps it.
+    if (rest !== undefined) {
+      // Regular mode: what was not printed turn by turn goes to the normal buffer now.
       try {
-        program(this.screen).output.write("\x1b[0m\x1b[H\x1b[2J" + transcript.join("\n") + "\x1b[0m\n");
+        program(this.screen).output.write(rest);
       } catch {
         /* output gone */
       }
@@ -368,17 +376,6 @@ export class TuiApp {
       input?.pause?.();
     } catch {
       /* not a TTY */
-    }
-  }
-
-  /** The whole conversation at the screen's width (regular mode prints it when leaving). */
-  private transcriptLines(): string[] {
-    try {
-      const W = Math.max(10, (this.screen as any).width as number);
-      this.chat.scroll = 0;
-      return this.chat.visible(W, Number.MAX_SAFE_INTEGER, this.chatContext());
-    } catch {
-      return [];
     }
   }
 

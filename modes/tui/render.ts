@@ -9,6 +9,7 @@ import { componentLines, type ChatContext } from "./chat.js";
 import { renderFooter } from "./footer.js";
 import { ComponentLayer, frame, type Layer, type LayerEnv } from "./layers.js";
 import { overlayLayout, overlayWidth } from "./component-host.js";
+import { entryRenderer, resolveToolRenderers } from "./renderers.js";
 import { padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -45,7 +46,8 @@ export class Renderer {
       showThinking: this.app.showThinking,
       cwd: this.app.kernel.cwd,
       markdown: this.app.events.mdOptions(),
-      tool: (name) => this.app.kernel.tools.get(name) as any,
+      tool: (name) => resolveToolRenderers(this.app, name),
+      entryRenderer: (type) => entryRenderer(this.app, type),
       messageRenderer: (type) => {
         const r = this.app.kernel.messageRenderers.get(type);
         return r ? (r.render as (...a: any[]) => unknown) : undefined;
@@ -67,6 +69,7 @@ export class Renderer {
       this.renderTimer = undefined;
     }
     const t0 = performance.now();
+    this.app.events.entries.sync();
     const W = Math.max(10, (this.app.screen as any).width as number);
     const H = Math.max(4, (this.app.screen as any).height as number);
     const panel = this.panelLines(W, H);
