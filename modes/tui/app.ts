@@ -352,25 +352,16 @@ export class TuiApp {
       /* output gone */
     }
     const input = program(this.screen)?.input as any;
-    let rest: string | undefined;
-    try {
-      if (this.scrollback.enabled) rest = this.scrollback.exitText(Math.max(10, (this.screen as any).width as number));
-    } catch {
-      /* a block failing to render: the rest stays unprinted */
-    }
-    try {
-      this.screen.destroy();
-    } catch {
-      /* already gone */
-    }
-    if (rest !== undefined) {
-      // Regular mode: what was not printed turn by turn goes to the normal buffer now.
+    const destroyScreen = () => {
       try {
-        program(this.screen).output.write(rest);
+        this.screen.destroy();
       } catch {
-        /* output gone */
+        /* already gone */
       }
-    }
+    };
+    // Regular mode: what was not printed turn by turn goes to the normal buffer now.
+    if (this.scrollback.enabled) this.scrollback.leave(destroyScreen);
+    else destroyScreen();
     try {
       if (input?.setRawMode && input.isTTY) input.setRawMode(false);
       input?.pause?.();

@@ -98,13 +98,41 @@ export class ScrollbackWriter {
     this.app.renderNow();
   }
 
-  /** On exit (after blessed left): what was never printed, written in place for the shell to follow. */
-  exitText(width: number): string {
-    const blocks = this.app.chat.blocks.filter((b) => !this.printed.has(b));
-    const lines = this.linesOf(blocks, width);
-    while (lines.length && lines.at(-1) === "") lines.pop();
+  /**
+   * On exit: blessed leaves without clearing (a clear would push its last frame into the
+   * terminal's history, as tmux and VTE do), then what was never printed is written in place
+   * row by row, stale rows below erased line by line, and the cursor left after it for the shell.
+   */
+  leave(destroyScreen: () => void): void {
+    const app = this.app;
+    let rest: string[] = [];
+    const W = Math.max(10, (app.screen as any).width as number);
+    const H = Math.max(1, (app.screen as any).height as number);
+    try {
+      rest = this.linesOf(app.chat.blocks.filter((b) => !this.printed.has(b)), W);
+    } catch {
+      /* a block failing to render: it stays unprinted */
+    }
+    while (rest.length && rest.at(-1) === "") rest.pop();
+    const prog = program(app.screen);
+    const clear = prog.clear;
+    prog.clear = () => {};
+    try {
+      destroyScreen();
+    } finally {
+      prog.clear = clear;
+    }
     let seq = "\x1b[r\x1b[0m\x1b[H";
-    for (const l of lines) seq += l + "\x1b[0m\x1b[K\r\n";
-    return seq + "\x1b[J";
+    for (const l of rest) seq += l + "\x1b[0m\x1b[K\r\n";
+    const used = Math.min(rest.length, H - 1);
+    for (let r = used; r < H; r++) seq += `\x1b[${r + 1};1H\x1b[K`;
+    seq += `\x1b[${used + 1};1H`;
+    try {
+      // blessed buffers its last writes: they go first, or they would land over ours.
+      prog.flush?.();
+      prog.output.write(seq);
+    } catch {
+      /* output gone */
+    }
   }
 }
