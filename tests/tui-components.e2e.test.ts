@@ -22,6 +22,7 @@ const { tmux, capture, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, (
 const SCRIPT = {
   turns: [
     { match: "stream please", text: "tick ", repeat: 120, delayMs: 15 },
+    { match: "long one", text: ["needle-top first", ...Array.from({ length: 24 }, (_, i) => `filler ${i + 1}`), "needle-bottom last"].join("\n\n") },
     { match: "after the card", text: "CARD-TURN-DONE" },
     { match: "whisper it", turns: [{ text: "Whispering.", toolCalls: [{ name: "whisper", arguments: { word: "QUIET" } }] }, { text: "WHISPER-DONE" }] },
     { match: "shout it", turns: [{ text: "Shouting.", toolCalls: [{ name: "shout", arguments: { word: "hello" } }] }, { text: "SHOUT-DONE" }] },
@@ -143,6 +144,31 @@ describe("pi-tui components in the interactive mode (tmux)", () => {
     send("Enter");
     await waitFor(/CARD-TURN-DONE/);
     expect(JSON.stringify(server.stats().requests.at(-1)!.body.messages)).not.toContain("first card");
+  });
+
+  it("searches the transcript (Ctrl+Shift+F): matches counted, the selected one scrolled into view, Esc closes", async () => {
+    typeText("long one");
+    send("Enter");
+    let s = await waitFor(/needle-bottom last/);
+    expect(s).not.toContain("needle-top first"); // scrolled off the top
+    // Ctrl+Shift+F as a terminal with extended keys sends it (CSI 102;6u).
+    tmux("send-keys", "-t", "t", "-H", "1b", "5b", "31", "30", "32", "3b", "36", "75");
+    await waitFor(/↑ Shift\+Enter · ↓ Enter/);
+    typeText("NEEDLE");
+    // The first match at or below the top of the chat is selected: the bottom one (2 of 2).
+    s = await waitFor(/NEEDLE +2\/2 /);
+    // Ctrl+Shift+G: the previous match, scrolled into view.
+    tmux("send-keys", "-t", "t", "-H", "1b", "5b", "31", "30", "33", "3b", "36", "75");
+    s = await waitFor((x) => /NEEDLE +1\/2 /.test(x) && /needle-top first/.test(x));
+    // Enter: the next match (wrapping), back at the bottom.
+    send("Enter");
+    s = await waitFor((x) => /NEEDLE +2\/2 /.test(x) && /needle-bottom last/.test(x));
+    typeText("zzz");
+    await waitFor(/No matches/);
+    send("Escape");
+    s = await waitFor((x) => !/No matches|↑ Shift\+Enter/.test(x));
+    // Nothing was sent: the editor is empty and no new request went out.
+    expect(JSON.stringify(server.stats().requests.at(-1)!.body.messages.at(-1))).toContain("long one");
   });
 
   it("replaces the editor with an extension's pi-tui Editor that still submits", async () => {

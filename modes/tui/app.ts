@@ -115,7 +115,7 @@ export class TuiApp {
   readonly router: InputRouter;
   readonly events: EventProjector;
   readonly dialogs: DialogHost;
-  /** OSC 7501 program status (PI_PROGRAM_STATUS=1). */
+  /** OSC 7501 program status (where the terminal confirms support, or PI_PROGRAM_STATUS=1). */
   readonly programStatus: ProgramStatusReporter;
   /** An extension's editor in place of ours (setEditorComponent). */
   readonly customEditor: CustomEditorSlot;
@@ -184,6 +184,7 @@ export class TuiApp {
     this.panelBox = createBox(screen, { top: 1, left: 0, width: "100%", height: 1 });
     this.overlayBox = createBox(screen, { top: 0, left: 0, width: 10, height: 3, hidden: true });
     program(screen).hideCursor?.();
+    this.programStatus.probe();
     // Bracketed paste: pasted newlines must not submit.
     try {
       program(screen).output.write("\x1b[?2004h");

@@ -626,6 +626,18 @@ export class ChatView {
     return all.slice(start, end);
   }
 
+  /** Every row of the conversation (as visible() lays them out), for transcript search. */
+  allLines(width: number, ctx: ChatContext): string[] {
+    const out: string[] = [];
+    for (const b of this.blocks) {
+      const l = b.lines(width, ctx, this.uiVersion);
+      if (!l.length) continue;
+      for (const x of l) out.push(x);
+      out.push("");
+    }
+    return out;
+  }
+
   scrollBy(rows: number): void {
     this.scroll = Math.max(0, this.scroll + rows);
   }
