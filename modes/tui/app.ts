@@ -39,6 +39,7 @@ import { invalidate, loadPiTui } from "./component-host.js";
 import { setActiveTheme } from "./pi-theme.js";
 import { ProgramStatusReporter } from "./program-status.js";
 import { ScrollbackWriter } from "./scrollback.js";
+import { onDiagramsReady } from "./diagrams.js";
 
 export interface TuiOptions {
   kernel: Kernel;
@@ -223,6 +224,8 @@ export class TuiApp {
     this.renderNow();
     // pi-tui measures component lines once loaded (extensions importing it load the same copy).
     void loadPiTui().then(() => this.requestRender());
+    // A diagram library that loaded on first need: redraw the chat with it.
+    this.restoreProcess.push(onDiagramsReady(() => (this.chat.invalidateAll(), this.requestRender())) as () => void);
   }
 
   /** Run until the user quits; resolves with the exit code. */

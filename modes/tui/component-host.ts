@@ -31,6 +31,11 @@ export function loadPiTui(): Promise<PiTuiUtils | undefined> {
   return loading;
 }
 
+/** pi-tui's module once loaded (undefined before). */
+export function piTuiModule(): unknown {
+  return utils;
+}
+
 /** True once pi-tui's helpers measure component lines. */
 export function piTuiLoaded(): boolean {
   return utils !== undefined;

@@ -227,8 +227,8 @@ export class EventProjector {
   }
 
   mdOptions() {
-    const md = this.app.kernel.settings.get().markdown as { codeBlockIndent?: string } | undefined;
-    return { codeIndent: md?.codeBlockIndent ?? "  " };
+    const md = this.app.kernel.settings.get().markdown as { codeBlockIndent?: string; mermaid?: string } | undefined;
+    return { codeIndent: md?.codeBlockIndent ?? "  ", mermaid: md?.mermaid };
   }
 }
 
