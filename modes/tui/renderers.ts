@@ -158,8 +158,10 @@ export class EntryTracker {
       id = e.parentId;
     }
     this.lastLeaf = leaf;
-    // A jump to another branch (tree, fork) rebuilds the chat itself; only walk forward here.
-    if (id && id !== prev) return;
+    // Only a walk that met the last leaf seen is new entries; a jump to another branch (tree,
+    // fork) rebuilds the chat itself.
+    const reached = id === prev || (!id && !prev);
+    if (!reached) return;
     for (const e of found.reverse()) this.add(e);
   }
 }

@@ -63,7 +63,7 @@ async function measure(t) {
     const cmd = `cd '${cwd}' && exec '${t.node}' '${t.cli}'${ext} 2>'${join(root, "err.log")}'`;
     tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", t.label, "-x", "120", "-y", "40", "-e", `PI_CODING_AGENT_DIR=${agent}`, "-e", "PI_OFFLINE=1", "-e", "LANG=C.UTF-8", cmd);
     const pane = () => tmux("capture-pane", "-p", "-t", t.label);
-    const waitFor = async (test, ms = 120_000) => {
+    const waitFor = async (test, ms = 600_000) => {
       const t0 = Date.now();
       while (Date.now() - t0 < ms) {
         const s = pane();
