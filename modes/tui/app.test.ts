@@ -223,6 +223,37 @@ describe("interactive mode", () => {
     expect(h.app.programStatus.supported).toBe(false);
   });
 
+  it("draws custom entries with their entry renderer live and in place after a rebuild; a tool renderer resolver draws a tool", async () => {
+    const renderers = {
+      toolRenderers: [
+        { owner: "t", resolve: (name: string, next: () => unknown) => (name === "lister" ? { renderCall: (a: { text: string }) => ({ render: () => [`RESOLVED ${a.text}`] }) } : next()) },
+      ],
+      entryRenderers: new Map([["card", { owner: "t", render: (e: { data: { n: number } }) => ({ render: () => [`CARD-${e.data.n}`] }) }]]),
+      markdownTransformers: [],
+    };
+    const tool = { ...echoTool("lister") };
+    const h = await harness({ tools: [tool], steps: [{ text: "Listing.", toolCalls: [{ name: "lister", arguments: { text: "abc" } }] }, "ANSWER-ONE"], before: (tk) => tk.kernel.provide("extension-renderers", renderers, "test") });
+    const sm = h.runtime.session.sessionManager;
+    sm.appendCustomEntry("card", { n: 1 });
+    sm.appendCustomEntry("other-type", { n: 9 }); // no renderer: no line
+    await h.waitFor(/CARD-1/);
+    await h.type("first prompt");
+    await h.key("\r");
+    let s = await h.waitFor(/ANSWER-ONE/);
+    expect(s).toContain("RESOLVED abc");
+    sm.appendCustomEntry("card", { n: 2 });
+    s = await h.waitFor(/CARD-2/);
+    const order = (x: string) => ["CARD-1", "first prompt", "ANSWER-ONE", "CARD-2"].map((m) => x.indexOf(m));
+    expect(order(s)).toEqual([...order(s)].sort((a, b) => a - b));
+    expect(s).not.toContain("n: 9");
+    // Rebuilt from the session (as after a resume): the entries where they were appended, once each.
+    h.app.rebuildChat();
+    s = h.screen();
+    expect(order(s).every((i) => i >= 0)).toBe(true);
+    expect(order(s)).toEqual([...order(s)].sort((a, b) => a - b));
+    expect(s.split("CARD-2").length).toBe(2);
+  });
+
   it("shows a tool call from pending to done with its result, and expands it with a key", async () => {
     const long = Array.from({ length: 30 }, (_, i) => `row-${i}`).join("\n");
     const tool = { ...echoTool("lister"), execute: async () => ({ content: [{ type: "text" as const, text: long }] }) };
