@@ -72,7 +72,7 @@ async function measure(t) {
       }
       throw new Error(`${t.label}: timed out\n${pane()}\n${readFileSync(join(root, "err.log"), "utf8")}`);
     };
-    await waitFor((s) => /mock-model/.test(s));
+    await waitFor((s) => /mock-model|FOOTER-COMP/.test(s)); // the footer, ours or the fixture's
     await sleep(1500); // let start-up work (pi-tui load, extension load) finish before counting CPU
     const pid = Number(tmux("display", "-p", "-t", t.label, "#{pane_pid}").trim());
     tmux("send-keys", "-t", t.label, "-l", "stream please");
