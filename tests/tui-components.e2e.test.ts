@@ -22,6 +22,9 @@ const { tmux, capture, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, (
 const SCRIPT = {
   turns: [
     { match: "stream please", text: "tick ", repeat: 120, delayMs: 15 },
+    { match: "long one", text: ["needle-top first", ...Array.from({ length: 24 }, (_, i) => `filler ${i + 1}`), "needle-bottom last"].join("\n\n") },
+    { match: "after the card", text: "CARD-TURN-DONE" },
+    { match: "whisper it", turns: [{ text: "Whispering.", toolCalls: [{ name: "whisper", arguments: { word: "QUIET" } }] }, { text: "WHISPER-DONE" }] },
     { match: "shout it", turns: [{ text: "Shouting.", toolCalls: [{ name: "shout", arguments: { word: "hello" } }] }, { text: "SHOUT-DONE" }] },
   ],
   default: { text: "REPLY-TO-EDITOR" },
@@ -116,6 +119,58 @@ describe("pi-tui components in the interactive mode (tmux)", () => {
     expect(s).toMatch(/ {3}SHOUT-RENDERED HELLO!/);
   });
 
+  it("draws a tool with the renderers a registerToolRenderer resolver chose (renderShell self)", async () => {
+    typeText("whisper it");
+    send("Enter");
+    const s = await waitFor(/WHISPER-DONE/);
+    // No shell: the component's line starts at the left edge, no tool box padding.
+    expect(s).toMatch(/^RESOLVED-CALL QUIET/m);
+    expect(s).toMatch(/^RESOLVED-RESULT quiet/m);
+    // The resolver passed "shout" to next(): its own renderers still draw it.
+    expect(s).toContain("SHOUT-RENDERED HELLO!");
+  });
+
+  it("draws a custom entry (pi.appendEntry) with its entry renderer, and not for the model", async () => {
+    typeText("/card first card");
+    send("Enter");
+    let s = await waitFor(/CARD-ENTRY first card/);
+    expect(s).not.toContain("CARD-EXPANDED");
+    // Expanding tools expands the entry too (options.expanded).
+    send("C-o");
+    s = await waitFor(/CARD-EXPANDED/);
+    send("C-o");
+    await waitFor((x) => !/CARD-EXPANDED/.test(x));
+    typeText("after the card");
+    send("Enter");
+    await waitFor(/CARD-TURN-DONE/);
+    expect(JSON.stringify(server.stats().requests.at(-1)!.body.messages)).not.toContain("first card");
+  });
+
+  it("searches the transcript (Ctrl+Shift+F): matches counted, the selected one scrolled into view, Esc closes", async () => {
+    typeText("long one");
+    send("Enter");
+    let s = await waitFor(/needle-bottom last/);
+    expect(s).not.toContain("needle-top first"); // scrolled off the top
+    // Ctrl+Shift+F as a terminal with extended keys sends it (CSI 102;6u).
+    tmux("send-keys", "-t", "t", "-H", "1b", "5b", "31", "30", "32", "3b", "36", "75");
+    await waitFor(/↑ Shift\+Enter · ↓ Enter/);
+    typeText("NEEDLE");
+    // The first match at or below the top of the chat is selected: the bottom one (2 of 2).
+    s = await waitFor(/NEEDLE +2\/2 /);
+    // Ctrl+Shift+G: the previous match, scrolled into view.
+    tmux("send-keys", "-t", "t", "-H", "1b", "5b", "31", "30", "33", "3b", "36", "75");
+    s = await waitFor((x) => /NEEDLE +1\/2 /.test(x) && /needle-top first/.test(x));
+    // Enter: the next match (wrapping), back at the bottom.
+    send("Enter");
+    s = await waitFor((x) => /NEEDLE +2\/2 /.test(x) && /needle-bottom last/.test(x));
+    typeText("zzz");
+    await waitFor(/No matches/);
+    send("Escape");
+    s = await waitFor((x) => !/No matches|↑ Shift\+Enter/.test(x));
+    // Nothing was sent: the editor is empty and no new request went out.
+    expect(JSON.stringify(server.stats().requests.at(-1)!.body.messages.at(-1))).toContain("long one");
+  });
+
   it("replaces the editor with an extension's pi-tui Editor that still submits", async () => {
     typeText("/myedit");
     send("Enter");
@@ -151,8 +206,14 @@ describe("tuiMode (tmux)", () => {
     e?.cleanup();
   });
 
-  /** Run one prompt in a fresh tmux session with `args`, quit, and return the pane with its history. */
-  async function conversation(session: string, args: string): Promise<string> {
+  /** The pane's history only (the lines scrolled off above the visible screen). */
+  const history = (session: string) => tmux("capture-pane", "-p", "-S", "-", "-E", "-1", "-t", session);
+
+  /**
+   * Run one prompt in a fresh tmux session with `args`, call `mid` after the turn (before exit),
+   * quit, and return the pane with its history.
+   */
+  async function conversation(session: string, args: string, mid: (session: string) => Promise<void> = async () => {}): Promise<string> {
     const cmd = `cd '${e.cwd}' && echo SHELL-BEFORE && '${process.execPath}' '${CLI}' ${args} 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;
     tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd);
     const pane = () => tmux("capture-pane", "-p", "-t", session);
@@ -168,13 +229,25 @@ describe("tuiMode (tmux)", () => {
     tmux("send-keys", "-t", session, "-l", "prompt-for-scrollback");
     tmux("send-keys", "-t", session, "Enter");
     await wait(/second paragraph/);
+    await mid(session);
     tmux("send-keys", "-t", session, "C-d");
     await wait(/EXIT=0/);
     return tmux("capture-pane", "-p", "-S", "-", "-t", session);
   }
 
-  it("regular mode leaves the conversation in the terminal's scrollback after exit", async () => {
-    const all = await conversation("regular", "--tui-mode regular");
+  it("regular mode prints each finished turn into the terminal's scrollback, and leaves it there after exit", async () => {
+    const all = await conversation("regular", "--tui-mode regular", async (session) => {
+      // Mid-session: the finished turn is in the terminal's history (above the live screen)...
+      const t0 = Date.now();
+      while (!/ANSWER-IN-SCROLLBACK/.test(history(session)) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+      const h = history(session);
+      expect(h).toContain("prompt-for-scrollback");
+      expect(h).toContain("ANSWER-IN-SCROLLBACK");
+      // ...once, and the live screen still shows the editor and the footer.
+      expect(h.split("ANSWER-IN-SCROLLBACK").length).toBe(2);
+      expect(tmux("capture-pane", "-p", "-t", session)).toMatch(/mock\/mock-model/);
+    });
+    expect(all.split("ANSWER-IN-SCROLLBACK").length).toBe(2);
     expect(all).toContain("SHELL-BEFORE");
     expect(all).toContain("prompt-for-scrollback");
     expect(all).toContain("ANSWER-IN-SCROLLBACK");
@@ -183,7 +256,12 @@ describe("tuiMode (tmux)", () => {
   });
 
   it("fullscreen mode (the default) draws on the alternate screen and leaves the scrollback as it was", async () => {
-    const all = await conversation("fullscreen", "");
+    const all = await conversation("fullscreen", "", async (session) => {
+      // The run settled (the working line is gone): regular mode would have printed the turn by now.
+      const t0 = Date.now();
+      while (/Working/.test(tmux("capture-pane", "-p", "-t", session)) && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
+      expect(history(session)).not.toContain("ANSWER-IN-SCROLLBACK");
+    });
     expect(all).toContain("SHELL-BEFORE");
     expect(all).toContain("EXIT=0");
     expect(all).not.toContain("ANSWER-IN-SCROLLBACK");

@@ -166,6 +166,94 @@ describe("interactive mode", () => {
     expect(messages.join(" ")).not.toMatch(/\bhi\b|answer/);
   });
 
+  it("asks the terminal for OSC 7501 support (as pi 1.6 does) and reports only after it confirms", async () => {
+    const prev = process.env.PI_PROGRAM_STATUS;
+    delete process.env.PI_PROGRAM_STATUS;
+    let yes: Harness, no: Harness;
+    try {
+      yes = await harness({ steps: [{ text: "answer" }] });
+      no = await harness({ steps: [{ text: "answer" }] });
+    } finally {
+      if (prev !== undefined) process.env.PI_PROGRAM_STATUS = prev;
+    }
+    const watch = (h: Harness) => {
+      const seen: string[] = [];
+      const orig = h.output.write.bind(h.output);
+      (h.output as any).write = (chunk: any, ...rest: any[]) => {
+        for (const m of String(chunk).matchAll(/\x1b\]7501;([^\x1b]*)\x1b\\/g)) seen.push(m[1]!);
+        return orig(chunk, ...rest);
+      };
+      return seen;
+    };
+    expect(yes.app.programStatus.probing).toBe(true);
+    expect(yes.app.programStatus.supported).toBe(false);
+    const seenYes = watch(yes);
+    const seenNo = watch(no);
+    // A supporting terminal answers the query before the DA reply; neither is typed into the editor.
+    await yes.key("\x1b]7501;?\x1b\\\x1b[?62;22c");
+    await no.key("\x1b[?1;2c");
+    expect(yes.app.programStatus.supported).toBe(true);
+    expect(no.app.programStatus.supported).toBe(false);
+    expect(no.app.programStatus.probing).toBe(false);
+    for (const h of [yes, no]) {
+      expect(h.app.editor.getText()).toBe("");
+      await h.type("hi");
+      await h.key("\r");
+      await h.waitFor(/answer/);
+    }
+    const t0 = Date.now();
+    while (!seenYes.some((x) => x.startsWith("state=done")) && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
+    expect(seenYes.some((x) => x.startsWith("state=working"))).toBe(true);
+    expect(seenYes.some((x) => x.startsWith("state=done"))).toBe(true);
+    expect(seenNo).toEqual([]);
+  });
+
+  it("PI_PROGRAM_STATUS=0 neither asks nor reports", async () => {
+    const prev = process.env.PI_PROGRAM_STATUS;
+    process.env.PI_PROGRAM_STATUS = "0";
+    let h: Harness;
+    try {
+      h = await harness({ steps: [{ text: "answer" }] });
+    } finally {
+      if (prev === undefined) delete process.env.PI_PROGRAM_STATUS;
+      else process.env.PI_PROGRAM_STATUS = prev;
+    }
+    expect(h.app.programStatus.probing).toBe(false);
+    await h.key("\x1b]7501;?\x1b\\\x1b[?62;22c");
+    expect(h.app.programStatus.supported).toBe(false);
+  });
+
+  it("draws custom entries with their entry renderer live and in place after a rebuild; a tool renderer resolver draws a tool", async () => {
+    const renderers = {
+      toolRenderers: [
+        { owner: "t", resolve: (name: string, next: () => unknown) => (name === "lister" ? { renderCall: (a: { text: string }) => ({ render: () => [`RESOLVED ${a.text}`] }) } : next()) },
+      ],
+      entryRenderers: new Map([["card", { owner: "t", render: (e: { data: { n: number } }) => ({ render: () => [`CARD-${e.data.n}`] }) }]]),
+      markdownTransformers: [],
+    };
+    const tool = { ...echoTool("lister") };
+    const h = await harness({ tools: [tool], steps: [{ text: "Listing.", toolCalls: [{ name: "lister", arguments: { text: "abc" } }] }, "ANSWER-ONE"], before: (tk) => tk.kernel.provide("extension-renderers", renderers, "test") });
+    const sm = h.runtime.session.sessionManager;
+    sm.appendCustomEntry("card", { n: 1 });
+    sm.appendCustomEntry("other-type", { n: 9 }); // no renderer: no line
+    await h.waitFor(/CARD-1/);
+    await h.type("first prompt");
+    await h.key("\r");
+    let s = await h.waitFor(/ANSWER-ONE/);
+    expect(s).toContain("RESOLVED abc");
+    sm.appendCustomEntry("card", { n: 2 });
+    s = await h.waitFor(/CARD-2/);
+    const order = (x: string) => ["CARD-1", "first prompt", "ANSWER-ONE", "CARD-2"].map((m) => x.indexOf(m));
+    expect(order(s)).toEqual([...order(s)].sort((a, b) => a - b));
+    expect(s).not.toContain("n: 9");
+    // Rebuilt from the session (as after a resume): the entries where they were appended, once each.
+    h.app.rebuildChat();
+    s = h.screen();
+    expect(order(s).every((i) => i >= 0)).toBe(true);
+    expect(order(s)).toEqual([...order(s)].sort((a, b) => a - b));
+    expect(s.split("CARD-2").length).toBe(2);
+  });
+
   it("shows a tool call from pending to done with its result, and expands it with a key", async () => {
     const long = Array.from({ length: 30 }, (_, i) => `row-${i}`).join("\n");
     const tool = { ...echoTool("lister"), execute: async () => ({ content: [{ type: "text" as const, text: long }] }) };

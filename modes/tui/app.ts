@@ -38,6 +38,8 @@ import { CustomEditorSlot } from "./custom-editor.js";
 import { invalidate, loadPiTui } from "./component-host.js";
 import { setActiveTheme } from "./pi-theme.js";
 import { ProgramStatusReporter } from "./program-status.js";
+import { ScrollbackWriter } from "./scrollback.js";
+import { onDiagramsReady } from "./diagrams.js";
 
 export interface TuiOptions {
   kernel: Kernel;
@@ -114,10 +116,12 @@ export class TuiApp {
   readonly router: InputRouter;
   readonly events: EventProjector;
   readonly dialogs: DialogHost;
-  /** OSC 7501 program status (PI_PROGRAM_STATUS=1). */
+  /** OSC 7501 program status (where the terminal confirms support, or PI_PROGRAM_STATUS=1). */
   readonly programStatus: ProgramStatusReporter;
   /** An extension's editor in place of ours (setEditorComponent). */
   readonly customEditor: CustomEditorSlot;
+  /** Regular tuiMode: finished turns printed into the terminal's scrollback. */
+  readonly scrollback = new ScrollbackWriter(this);
   readonly ui: ExtensionUI;
   /** Set while something other than the agent run can be cancelled with Esc (a branch summary). */
   cancelBusy: (() => void) | undefined;
@@ -181,6 +185,7 @@ export class TuiApp {
     this.panelBox = createBox(screen, { top: 1, left: 0, width: "100%", height: 1 });
     this.overlayBox = createBox(screen, { top: 0, left: 0, width: 10, height: 3, hidden: true });
     program(screen).hideCursor?.();
+    this.programStatus.probe();
     // Bracketed paste: pasted newlines must not submit.
     try {
       program(screen).output.write("\x1b[?2004h");
@@ -219,6 +224,8 @@ export class TuiApp {
     this.renderNow();
     // pi-tui measures component lines once loaded (extensions importing it load the same copy).
     void loadPiTui().then(() => this.requestRender());
+    // A diagram library that loaded on first need: redraw the chat with it.
+    this.restoreProcess.push(onDiagramsReady(() => (this.chat.invalidateAll(), this.requestRender())) as () => void);
   }
 
   /** Run until the user quits; resolves with the exit code. */
@@ -349,36 +356,21 @@ export class TuiApp {
       /* output gone */
     }
     const input = program(this.screen)?.input as any;
-    const transcript = this.tuiMode === "regular" ? this.transcriptLines() : undefined;
-    try {
-      this.screen.destroy();
-    } catch {
-      /* already gone */
-    }
-    if (transcript) {
-      // Regular mode: the conversation goes to the normal buffer, where the terminal keeps it.
+    const destroyScreen = () => {
       try {
-        program(this.screen).output.write("\x1b[0m\x1b[H\x1b[2J" + transcript.join("\n") + "\x1b[0m\n");
+        this.screen.destroy();
       } catch {
-        /* output gone */
+        /* already gone */
       }
-    }
+    };
+    // Regular mode: what was not printed turn by turn goes to the normal buffer now.
+    if (this.scrollback.enabled) this.scrollback.leave(destroyScreen);
+    else destroyScreen();
     try {
       if (input?.setRawMode && input.isTTY) input.setRawMode(false);
       input?.pause?.();
     } catch {
       /* not a TTY */
-    }
-  }
-
-  /** The whole conversation at the screen's width (regular mode prints it when leaving). */
-  private transcriptLines(): string[] {
-    try {
-      const W = Math.max(10, (this.screen as any).width as number);
-      this.chat.scroll = 0;
-      return this.chat.visible(W, Number.MAX_SAFE_INTEGER, this.chatContext());
-    } catch {
-      return [];
     }
   }
 

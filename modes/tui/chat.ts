@@ -21,7 +21,9 @@ export interface ChatContext {
   cwd: string;
   markdown: MarkdownOptions;
   /** Look up a tool definition (for extension renderCall/renderResult). */
-  tool?(name: string): { renderCall?: (...a: any[]) => unknown; renderResult?: (...a: any[]) => unknown } | undefined;
+  tool?(name: string): { renderShell?: "default" | "self"; renderCall?: (...a: any[]) => unknown; renderResult?: (...a: any[]) => unknown } | undefined;
+  /** Look up an entry renderer for a custom session entry type (registerEntryRenderer). */
+  entryRenderer?(customType: string): ((...a: any[]) => unknown) | undefined;
   /** Look up a message renderer for a custom message type. */
   messageRenderer?(customType: string): ((...a: any[]) => unknown) | undefined;
   /** Ask for a new frame (a component changed). */
@@ -281,8 +283,10 @@ export class ToolBlock extends Block {
 
   render(width: number, ctx: ChatContext): string[] {
     const t = ctx.theme;
-    const inner = Math.max(4, width - 2);
     const def = ctx.tool?.(this.name);
+    // renderShell "self": the tool draws its own frame over the whole width.
+    const self = def?.renderShell === "self";
+    const inner = self ? width : Math.max(4, width - 2);
     const isPartial = this.status !== "done" && this.status !== "error";
     const rctx = {
       args: this.args,
@@ -325,6 +329,7 @@ export class ToolBlock extends Block {
       }
     }
     body ??= this.defaultBody(inner, ctx);
+    if (self) return [...head, ...body];
     const bg = this.status === "error" ? "toolErrorBg" : this.status === "done" ? "toolSuccessBg" : "toolPendingBg";
     return boxLines([...head, ...body], width, t, bg);
   }
@@ -619,6 +624,18 @@ export class ChatView {
     const start = Math.max(0, end - height);
     this.atTop = !more && start === 0;
     return all.slice(start, end);
+  }
+
+  /** Every row of the conversation (as visible() lays them out), for transcript search. */
+  allLines(width: number, ctx: ChatContext): string[] {
+    const out: string[] = [];
+    for (const b of this.blocks) {
+      const l = b.lines(width, ctx, this.uiVersion);
+      if (!l.length) continue;
+      for (const x of l) out.push(x);
+      out.push("");
+    }
+    return out;
   }
 
   scrollBy(rows: number): void {

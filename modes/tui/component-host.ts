@@ -31,6 +31,11 @@ export function loadPiTui(): Promise<PiTuiUtils | undefined> {
   return loading;
 }
 
+/** pi-tui's module once loaded (undefined before). */
+export function piTuiModule(): unknown {
+  return utils;
+}
+
 /** True once pi-tui's helpers measure component lines. */
 export function piTuiLoaded(): boolean {
   return utils !== undefined;
@@ -41,10 +46,15 @@ const STRING_SEQ = /\x1b[_\]P^X][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
 // CSI sequences other than SGR (cursor moves, erases) would move blessed's cursor.
 const NON_SGR_CSI = /\x1b\[[0-?]*[ -/]*[@-~]/g;
 
+const ZWJ_SEQUENCE = /(\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?)(?:\u200d\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?)+/gu;
+
 /** One component line made safe for a blessed region `width` columns wide. */
 export function fitComponentLine(line: unknown, width: number): string {
   let s = String(line ?? "");
   if (s.includes("\x1b")) s = s.replace(STRING_SEQ, "").replace(NON_SGR_CSI, (m) => (m.endsWith("m") ? m : ""));
+  // blessed draws code points, not grapheme clusters: a ZWJ sequence (👨‍👩‍👧‍👦) would come out as
+  // one emoji per member, wider than the 2 columns the component laid it out in. Keep its first.
+  if (s.includes("\u200d")) s = s.replace(ZWJ_SEQUENCE, "$1");
   const u = utils;
   if (!u) return fitLine(s, width);
   // pi-tui measures; our sanitize drops the control characters blessed would draw as garbage.

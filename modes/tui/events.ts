@@ -8,9 +8,14 @@ import type { TuiApp } from "./app.js";
 import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
 import { findGitBranch } from "./footer.js";
 import { wrapText } from "./text.js";
+import { CustomEntryBlock, EntryTracker, type CustomEntry } from "./renderers.js";
 
 export class EventProjector {
-  constructor(private readonly app: TuiApp) {}
+  /** Custom session entries (pi.appendEntry) drawn by extensions' entry renderers. */
+  readonly entries: EntryTracker;
+  constructor(private readonly app: TuiApp) {
+    this.entries = new EntryTracker(app);
+  }
 
   subscribe(): void {
     this.app.unsubscribe();
@@ -77,7 +82,10 @@ export class EventProjector {
         this.app.setStatusLine(undefined);
         if (e.errorMessage) this.app.addNotice(`Compaction failed: ${e.errorMessage}`, "error");
         else if (e.aborted) this.app.addNotice("Compaction cancelled", "warning");
-        else if (e.result) this.rebuildChat();
+        else if (e.result) {
+          this.rebuildChat();
+          this.app.scrollback.markAllPrinted();
+        }
         break;
       case "auto_retry_start":
         this.app.setStatusLine(`Retrying (${e.attempt}/${e.maxAttempts}) in ${Math.round(e.delayMs / 100) / 10}s: ${e.errorMessage}`);
@@ -88,8 +96,14 @@ export class EventProjector {
         break;
       case "model_select":
         break;
+      default: {
+        const entry = (e as { type: string; entry?: CustomEntry }).type === "entry_appended" ? (e as { entry?: CustomEntry }).entry : undefined;
+        if (entry?.type === "custom") this.entries.add(entry);
+      }
     }
     this.app.requestRender();
+    // Regular tuiMode: a finished run goes into the terminal's scrollback.
+    if (e.type === "agent_settled" || e.type === "agent_end") this.app.scrollback.commit();
   }
 
   onMessageStart(m: AgentMessage): void {
@@ -154,6 +168,19 @@ export class EventProjector {
     this.app.liveBash = [];
     this.app.currentAssistant = undefined;
     this.app.headerBlock = this.app.chat.add(this.makeHeader());
+    const customs = this.entries.branchCustoms();
+    const shown: string[] = [];
+    const addCustoms = (after: unknown) => {
+      for (const c of customs.get(after) ?? []) {
+        this.app.chat.add(new CustomEntryBlock(c));
+        shown.push(c.id);
+      }
+      customs.delete(after);
+    };
+    addCustoms(undefined);
+    // Entries after messages the context no longer holds (compacted away) come first, as they are older.
+    const inContext = new Set<unknown>(this.app.session.messages as AgentMessage[]);
+    for (const key of [...customs.keys()]) if (!inContext.has(key)) addCustoms(key);
     for (const m of this.app.session.messages as AgentMessage[]) {
       const role = (m as { role: string }).role;
       if (role === "assistant") {
@@ -163,7 +190,9 @@ export class EventProjector {
         const r = m as { toolCallId: string; toolName: string; content: any; details?: unknown; isError?: boolean };
         this.toolBlock(r.toolCallId, r.toolName).finish({ content: r.content, details: r.details }, !!r.isError);
       } else this.onMessageStart(m);
+      addCustoms(m);
     }
+    this.entries.reset(shown);
     this.app.currentAssistant = undefined;
     const history = (this.app.session.messages as AgentMessage[]).filter((m) => (m as { role: string }).role === "user").map((m) => userText(m));
     this.app.editor.setHistory(history);
@@ -198,8 +227,8 @@ export class EventProjector {
   }
 
   mdOptions() {
-    const md = this.app.kernel.settings.get().markdown as { codeBlockIndent?: string } | undefined;
-    return { codeIndent: md?.codeBlockIndent ?? "  " };
+    const md = this.app.kernel.settings.get().markdown as { codeBlockIndent?: string; mermaid?: string } | undefined;
+    return { codeIndent: md?.codeBlockIndent ?? "  ", mermaid: md?.mermaid };
   }
 }
 

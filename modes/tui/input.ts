@@ -9,6 +9,7 @@ import { BUILTIN_COMMANDS } from "./commands.js";
 import { commonPrefix, completePath, computeCompletion, type CompletionItem } from "./completion.js";
 import { canonicalKey, fromBlessed, parseExtendedKey, type KeyPress } from "./keys.js";
 import { InputLayer, ComponentLayer } from "./layers.js";
+import { TranscriptSearch } from "./search.js";
 
 /** What the app does for a keybinding id when no dialog has focus. `false` = not handled, keep looking. */
 export interface KeyAction {
@@ -58,6 +59,7 @@ export const APP_ACTIONS: readonly KeyAction[] = [
       app.chat.invalidateAll();
     },
   },
+  { binding: "tui.altScreen.search", run: (app) => TranscriptSearch.open(app) },
   { binding: "app.chat.scrollUp", run: (app) => app.chat.scrollBy(pageRows(app)) },
   { binding: "app.chat.scrollDown", run: (app) => app.chat.scrollBy(-pageRows(app)) },
   { binding: "app.editor.external", run: (app) => app.externalEditor() },
@@ -78,8 +80,12 @@ export class InputRouter {
 
   constructor(private readonly app: TuiApp) {}
 
-  onInputData(s: string): void {
+  onInputData(data: string): void {
     if (this.app.destroyed) return;
+    // The terminal's answers to the program status query are not keys.
+    const s = this.app.programStatus.takeReplies(data);
+    if (s !== data) this.suppressKeys = true;
+    if (!s) return;
     if (this.inPaste || s.includes("\x1b[200~")) {
       this.suppressKeys = true;
       this.handlePasteData(s);

@@ -176,6 +176,10 @@ export const DEFAULT_BINDINGS: Record<string, string[]> = {
   "app.chat.scrollUp": ["shift+up", "pageUp"],
   "app.chat.scrollDown": ["shift+down", "pageDown"],
   "app.tree.editLabel": ["shift+l"],
+  "tui.altScreen.search": process.platform === "win32" || process.env.WSL_DISTRO_NAME ? ["ctrl+f"] : ["ctrl+shift+f"],
+  "tui.altScreen.searchNext": ["enter", "ctrl+g"],
+  "tui.altScreen.searchPrevious": ["shift+enter", "ctrl+shift+g"],
+  "tui.altScreen.searchClose": ["escape"],
 };
 
 export const BINDING_DESCRIPTIONS: Record<string, string> = {
@@ -193,6 +197,10 @@ export const BINDING_DESCRIPTIONS: Record<string, string> = {
   "app.message.followUp": "Queue a follow-up message (while streaming)",
   "app.message.dequeue": "Restore queued messages to the editor",
   "app.chat.scrollUp": "Scroll the conversation up",
+  "tui.altScreen.search": "Search the transcript",
+  "tui.altScreen.searchNext": "Next search match (while searching)",
+  "tui.altScreen.searchPrevious": "Previous search match (while searching)",
+  "tui.altScreen.searchClose": "Close transcript search",
   "app.chat.scrollDown": "Scroll the conversation down",
   "app.session.new": "New session",
   "app.session.tree": "Session tree",

@@ -87,3 +87,45 @@ describe("markdown", () => {
     expect(lines.filter((l) => l === "```")).toHaveLength(0);
   });
 });
+
+describe("Mermaid and LaTeX blocks", () => {
+  const DIAGRAM = ["```mermaid", "graph LR", "  A[Start] --> B[Done]", "```"].join("\n");
+
+  it("shows $$…$$ and \\[…\\] display math as Unicode text (pi-tui's renderLatex)", async () => {
+    const { loadPiTui } = await import("./component-host.js");
+    const md = ["before", "", "$$", "\\frac{a}{b} + \\alpha^2", "$$", "", "\\[ x_i \\leq \\infty \\]", "", "after"].join("\n");
+    const blocks = scanBlocks(md);
+    expect(blocks.map((b) => b.type)).toEqual(["paragraph", "math", "math", "paragraph"]);
+    await loadPiTui();
+    const out = plain(renderMarkdownLines(md, 60, theme)).join("\n");
+    expect(out).toContain("α²");
+    expect(out).toMatch(/a\s*\n\s*─+/); // the fraction stacked over its rule
+    expect(out).toContain("xᵢ ≤ ∞");
+    expect(out).not.toContain("\\frac");
+    // Syntax the renderer does not know is shown as its source, not dropped.
+    const odd = plain(renderMarkdownLines("$$\\unknowncommand{x}$$", 60, theme)).join("\n");
+    expect(odd).toContain("\\unknowncommand{x}");
+  });
+
+  it("keeps an unclosed math block (still streaming) as its source", () => {
+    const out = plain(renderMarkdownLines("$$\n\\alpha + ", 60, theme)).join("\n");
+    expect(out).toContain("\\alpha +");
+  });
+
+  it("draws a closed mermaid fence as a box diagram once the library is loaded; a labelled code block otherwise", async () => {
+    const { preloadMermaid } = await import("./diagrams.js");
+    await preloadMermaid();
+    const out = plain(renderMarkdownLines(DIAGRAM, 80, theme));
+    expect(out.join("\n")).toMatch(/┌─+┐/);
+    expect(out.join("\n")).toContain("│ Start ├");
+    expect(out.join("\n")).not.toContain("graph LR");
+    // Too narrow for the diagram, or the setting off: the source, labelled.
+    for (const [w, opts] of [[12, {}], [80, { mermaid: "off" }]] as const) {
+      const fallback = plain(renderMarkdownLines(DIAGRAM, w, theme, opts));
+      expect(fallback[0]).toBe("```mermaid");
+      expect(fallback.join("\n")).toContain("A[Start]");
+    }
+    // Still streaming (fence not closed): the source.
+    expect(plain(renderMarkdownLines("```mermaid\ngraph LR\n  A --> B", 80, theme))[0]).toBe("```mermaid");
+  });
+});

@@ -6,11 +6,13 @@
  * (scanned once, rendered once per width); each frame re-scans and re-renders only the open
  * tail. A code fence is highlighted once it is closed, plain while it streams.
  */
+import { diagramsGeneration, latexLines, mermaidLines } from "./diagrams.js";
+import { piTuiModule } from "./component-host.js";
 import { highlightCode } from "./highlight.js";
 import type { Theme } from "./theme.js";
 import { visibleWidth, wrapLine, wrapText, padToWidth } from "./text.js";
 
-export type BlockType = "paragraph" | "heading" | "code" | "list" | "quote" | "hr" | "table";
+export type BlockType = "paragraph" | "heading" | "code" | "list" | "quote" | "hr" | "table" | "math";
 
 export interface MdBlock {
   type: BlockType;
@@ -31,6 +33,8 @@ const LIST_RE = /^(\s*)([-*+]|\d{1,9}[.)])(\s+|$)(.*)$/;
 const QUOTE_RE = /^ {0,3}>\s?(.*)$/;
 const TABLE_SEP_RE = /^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$/;
 
+const MATH_OPEN_RE = /^ {0,3}(\$\$|\\\[)/;
+
 const isBlank = (l: string) => l.trim() === "";
 
 /** Split markdown into blocks. */
@@ -46,7 +50,7 @@ export function scanBlocks(text: string): MdBlock[] {
   const blocks: MdBlock[] = [];
   let i = 0;
   const startsBlock = (l: string, next: string | undefined) =>
-    FENCE_RE.test(l) || HEADING_RE.test(l) || HR_RE.test(l) || QUOTE_RE.test(l) || LIST_RE.test(l) || (l.includes("|") && next !== undefined && TABLE_SEP_RE.test(next) && next.includes("-"));
+    FENCE_RE.test(l) || MATH_OPEN_RE.test(l) || HEADING_RE.test(l) || HR_RE.test(l) || QUOTE_RE.test(l) || LIST_RE.test(l) || (l.includes("|") && next !== undefined && TABLE_SEP_RE.test(next) && next.includes("-"));
   while (i < lines.length) {
     const line = lines[i]!;
     if (isBlank(line)) {
@@ -71,6 +75,30 @@ export function scanBlocks(text: string): MdBlock[] {
       }
       // A fence closed on the last line without a newline yet is closed.
       blocks.push({ type: "code", lines: body, lang: fence[3] || undefined, closed, end: closed ? endOf(j) : text.length });
+      i = closed ? j + 1 : lines.length;
+      continue;
+    }
+    const math = MATH_OPEN_RE.exec(line);
+    if (math) {
+      // $$…$$ or \[…\]: display math, possibly on one line.
+      const close = math[1] === "$$" ? "$$" : "\\]";
+      const first = line.slice(line.indexOf(math[1]!) + 2);
+      const body: string[] = [];
+      let j = i;
+      let closed = false;
+      let rest = first;
+      while (true) {
+        const at = rest.indexOf(close);
+        if (at >= 0 && rest.slice(at + 2).trim() === "") {
+          body.push(rest.slice(0, at));
+          closed = true;
+          break;
+        }
+        body.push(rest);
+        if (++j >= lines.length) break;
+        rest = lines[j]!;
+      }
+      blocks.push({ type: "math", lines: body, closed, end: closed ? endOf(j) : text.length });
       i = closed ? j + 1 : lines.length;
       continue;
     }
@@ -238,6 +266,8 @@ export function renderInline(s: string, theme: Theme): string {
 export interface MarkdownOptions {
   /** Prefix of code block lines (settings markdown.codeBlockIndent). */
   codeIndent?: string;
+  /** settings markdown.mermaid: "off" keeps mermaid fences as code blocks. */
+  mermaid?: string;
 }
 
 /** Render one block to lines of at most `width` columns. */
@@ -269,9 +299,19 @@ export function renderBlock(b: MdBlock, width: number, theme: Theme, opts: Markd
       const inner = renderMarkdownLines(b.lines.join("\n"), width - 2, theme, opts);
       return inner.map((l) => theme.fg("mdQuoteBorder", "│ ") + theme.fg("mdQuote", l));
     }
+    case "math": {
+      const indent = opts.codeIndent ?? "  ";
+      const src = b.lines.join("\n").trim();
+      const shown = (b.closed && latexLines(src)) || b.lines.map((l) => l.trim()).filter(Boolean);
+      return shown.flatMap((l) => wrapLine(l, Math.max(1, width - indent.length)).map((part) => indent + theme.fg("mdCode", part)));
+    }
     case "code": {
       const indent = opts.codeIndent ?? "  ";
       const code = b.lines.join("\n");
+      if (b.closed && b.lang?.toLowerCase() === "mermaid" && opts.mermaid !== "off") {
+        const art = mermaidLines(code, width - indent.length, theme);
+        if (art) return art.map((l) => indent + l);
+      }
       const body = b.closed ? highlightCode(code, b.lang, theme) : b.lines;
       const out = [theme.fg("mdCodeBlockBorder", "```" + (b.lang ?? ""))];
       const w = Math.max(1, width - indent.length);
@@ -443,10 +483,12 @@ export class MarkdownView {
     this.sync();
     const parts: string[][] = [];
     for (const c of this.committed) {
-      if (!c.lines || c.width !== width || c.themeName !== this.theme.name) {
+      // The theme, and whether the diagram and math renderers had loaded, are part of the key.
+      const look = `${this.theme.name}\0${diagramsGeneration()}\0${piTuiModule() ? 1 : 0}`;
+      if (!c.lines || c.width !== width || c.themeName !== look) {
         c.lines = renderBlock(c.block, width, this.theme, this.opts);
         c.width = width;
-        c.themeName = this.theme.name;
+        c.themeName = look;
       }
       parts.push(c.lines);
     }

@@ -4,8 +4,12 @@
  * then `done`, `error` (with the first line of the error) or `idle`. Only the session name,
  * dialog titles and error lines are reported, never prompts or answers.
  *
- * Sent only where the terminal takes it: with PI_PROGRAM_STATUS=1 (as in pi; we do not probe the
- * terminal). The sequence is formatted by pi-tui's formatProgramStatus (1.x).
+ * Sent only where the terminal takes it, found out as pi 1.6 does: at start the protocol's support
+ * query (OSC 7501;?) goes out followed by a device-attributes query (DA, CSI c); a terminal that
+ * supports the protocol answers the first before the second, one that does not answers only the
+ * DA (tmux and screen answer DA themselves and do not forward the query). The replies are taken
+ * out of the input before anything reads them as keys. PI_PROGRAM_STATUS=1 reports without asking,
+ * PI_PROGRAM_STATUS=0 never reports. The sequence is formatted by pi-tui's formatProgramStatus (1.x).
  */
 import type { AgentSessionEvent } from "../../core/types.js";
 
@@ -16,6 +20,11 @@ export interface ProgramStatus {
   kind?: string;
   app?: string;
 }
+
+export const PROGRAM_STATUS_QUERY = "\x1b]7501;?\x1b\\";
+const DA_QUERY = "\x1b[c";
+const STATUS_REPLY = /\x1b\]7501;\?[^\x07\x1b]*(?:\x07|\x1b\\)/;
+const DA_REPLY = /\x1b\[\?[\d;]*c/;
 
 const firstLine = (s: unknown) => String(s ?? "").split(/\r?\n/, 1)[0]!.trim() || "Error";
 
@@ -28,19 +37,64 @@ export class ProgramStatusReporter {
   private last = "";
   private format: ((s: ProgramStatus) => string) | undefined;
 
+  /** The terminal confirmed support (or PI_PROGRAM_STATUS=1). */
+  supported: boolean;
+  /** The support query is out and the DA reply that ends it has not come back. */
+  probing = false;
+  private readonly override: string | undefined;
+
   constructor(
     private readonly write: (seq: string) => void,
     private readonly app: string,
     private readonly sessionName: () => string | undefined,
-    readonly enabled = process.env.PI_PROGRAM_STATUS === "1",
+    override = process.env.PI_PROGRAM_STATUS,
   ) {
-    if (!enabled) return;
+    this.override = override;
+    this.supported = override === "1";
+    if (override === "0") return;
     import("@earendil-works/pi-tui")
       .then((m) => {
         this.format = (m as unknown as { formatProgramStatus?: (s: ProgramStatus) => string }).formatProgramStatus;
         this.report();
       })
       .catch(() => undefined);
+  }
+
+  /** Reports go out (now or once the terminal confirms support). */
+  get enabled(): boolean {
+    return this.supported || this.probing;
+  }
+
+  /** Ask the terminal whether it takes program status (not with PI_PROGRAM_STATUS=1 or 0). */
+  probe(): void {
+    if (this.override === "1" || this.override === "0" || this.probing) return;
+    this.probing = true;
+    try {
+      this.write(PROGRAM_STATUS_QUERY + DA_QUERY);
+    } catch {
+      this.probing = false;
+    }
+  }
+
+  /**
+   * Terminal input while the query is out: the replies to it are taken out. Returns the input
+   * left for the keyboard ("" when it was only replies).
+   */
+  takeReplies(data: string): string {
+    if (!this.probing || !data.includes("\x1b")) return data;
+    let rest = data;
+    const status = STATUS_REPLY.exec(rest);
+    if (status) {
+      rest = rest.slice(0, status.index) + rest.slice(status.index + status[0].length);
+      this.supported = true;
+    }
+    const da = DA_REPLY.exec(rest);
+    if (da) {
+      rest = rest.slice(0, da.index) + rest.slice(da.index + da[0].length);
+      this.probing = false;
+      this.report();
+    }
+    return rest;
   }
 
   onEvent(e: AgentSessionEvent): void {
@@ -89,7 +143,7 @@ export class ProgramStatusReporter {
   }
 
   report(status: ProgramStatus = this.current()): void {
-    if (!this.enabled || !this.format) return;
+    if (!this.supported || !this.format) return;
     const full = { ...status, app: this.app };
     const key = JSON.stringify(full);
     if (key === this.last) return;

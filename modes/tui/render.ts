@@ -9,6 +9,8 @@ import { componentLines, type ChatContext } from "./chat.js";
 import { renderFooter } from "./footer.js";
 import { ComponentLayer, frame, type Layer, type LayerEnv } from "./layers.js";
 import { overlayLayout, overlayWidth } from "./component-host.js";
+import { TranscriptSearch } from "./search.js";
+import { entryRenderer, resolveToolRenderers } from "./renderers.js";
 import { padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -45,7 +47,8 @@ export class Renderer {
       showThinking: this.app.showThinking,
       cwd: this.app.kernel.cwd,
       markdown: this.app.events.mdOptions(),
-      tool: (name) => this.app.kernel.tools.get(name) as any,
+      tool: (name) => resolveToolRenderers(this.app, name),
+      entryRenderer: (type) => entryRenderer(this.app, type),
       messageRenderer: (type) => {
         const r = this.app.kernel.messageRenderers.get(type);
         return r ? (r.render as (...a: any[]) => unknown) : undefined;
@@ -67,12 +70,14 @@ export class Renderer {
       this.renderTimer = undefined;
     }
     const t0 = performance.now();
+    this.app.events.entries.sync();
     const W = Math.max(10, (this.app.screen as any).width as number);
     const H = Math.max(4, (this.app.screen as any).height as number);
     const panel = this.panelLines(W, H);
     const panelH = Math.min(panel.length, H - 1);
     const chatH = H - panelH;
-    const chatLines = this.app.chat.visible(W, chatH, this.chatContext());
+    const search = this.app.layers.find((l): l is TranscriptSearch => l instanceof TranscriptSearch);
+    const chatLines = search ? this.searchedChat(search, W, chatH) : this.app.chat.visible(W, chatH, this.chatContext());
     this.app.chatBox.top = 0;
     this.app.chatBox.height = chatH;
     this.app.chatBox.setContent(chatLines.join("\n"));
@@ -88,6 +93,18 @@ export class Renderer {
     this.stats.lastFrameMs = ms;
   }
 
+  /** The chat rows while transcript search is open: matches marked, the selected one in view. */
+  private searchedChat(search: TranscriptSearch, W: number, chatH: number): string[] {
+    const chat = this.app.chat;
+    const all = chat.allLines(W, this.chatContext());
+    const s = search.update(all, chatH, chat.scroll);
+    chat.scroll = Math.min(s ?? chat.scroll, Math.max(0, all.length - chatH));
+    const end = all.length - chat.scroll;
+    const top = Math.max(0, end - chatH);
+    chat.atTop = top === 0;
+    return search.mark(all.slice(top, end), top);
+  }
+
   topLayer(placement: "panel" | "overlay"): Layer | undefined {
     for (let i = this.app.layers.length - 1; i >= 0; i--) if (this.app.layers[i]!.placement === placement) return this.app.layers[i];
     return undefined;
@@ -100,12 +117,12 @@ export class Renderer {
       return;
     }
     let box: { row: number; col: number; width: number; lines: string[] };
-    if (layer instanceof ComponentLayer) {
+    if (layer instanceof ComponentLayer || layer instanceof TranscriptSearch) {
       // A pi-tui overlay: placed by its options, drawn as the component draws itself.
       const w = overlayWidth(layer.overlayOptions, W);
       let lines: string[];
       try {
-        lines = layer.render(w, H);
+        lines = layer.render(w, H, this.layerEnv());
       } catch (e) {
         lines = [this.app.theme.fg("error", `[component failed: ${(e as Error).message}]`)];
       }

@@ -1,0 +1,167 @@
+/**
+ * pi 1.6's renderer registrations drawn in the chat (kept by the extension plugin in the kernel
+ * service "extension-renderers"):
+ *   registerToolRenderer(resolver)       — resolvers chosen per tool name, in load order, each
+ *                                          given next() (the remaining resolvers, then the tool's own
+ *                                          renderCall/renderResult/renderShell)
+ *   registerEntryRenderer(type, render)  — custom session entries (pi.appendEntry) drawn in the
+ *                                          transcript where they were appended; never sent to the model
+ * Entries appended while the TUI runs are found by walking from the session's leaf back to the
+ * last entry seen (a few entries per frame at most); an `entry_appended` session event, where the
+ * session emits one, adds them at once.
+ */
+import type { TuiApp } from "./app.js";
+import { Block, componentLines, type ChatContext } from "./chat.js";
+
+export interface ToolRenderers {
+  renderShell?: "default" | "self";
+  renderCall?: (...a: any[]) => unknown;
+  renderResult?: (...a: any[]) => unknown;
+}
+
+interface RendererService {
+  toolRenderers: Array<{ owner: string; resolve: (...a: any[]) => unknown }>;
+  entryRenderers: Map<string, { owner: string; render: (...a: any[]) => unknown }>;
+}
+
+function service(app: TuiApp): RendererService | undefined {
+  return (app.kernel as unknown as { service(n: string): unknown }).service("extension-renderers") as RendererService | undefined;
+}
+
+/** The renderers for calls to `name`: the extensions' resolvers in load order, then the tool's own. */
+export function resolveToolRenderers(app: TuiApp, name: string): ToolRenderers | undefined {
+  const base = (): ToolRenderers | undefined => {
+    const def = app.kernel.tools.get(name) as ToolRenderers | undefined;
+    return def && (def.renderCall || def.renderResult || def.renderShell) ? { renderShell: def.renderShell, renderCall: def.renderCall, renderResult: def.renderResult } : undefined;
+  };
+  const list = service(app)?.toolRenderers ?? [];
+  if (!list.length) return base();
+  const resolve = (i: number): ToolRenderers | undefined => {
+    if (i >= list.length) return base();
+    const r = list[i]!;
+    try {
+      const out = r.resolve(name, () => resolve(i + 1));
+      return out && typeof out === "object" ? (out as ToolRenderers) : undefined;
+    } catch (error) {
+      reportOnce(app, `${r.owner}:${name}`, `tool renderer of ${r.owner} failed for "${name}"`, error);
+      return resolve(i + 1);
+    }
+  };
+  return resolve(0);
+}
+
+const reported = new WeakMap<TuiApp, Set<string>>();
+function reportOnce(app: TuiApp, key: string, message: string, error: unknown): void {
+  let s = reported.get(app);
+  if (!s) reported.set(app, (s = new Set()));
+  if (s.has(key)) return;
+  s.add(key);
+  app.kernel.diagnostics.report({ level: "warning", source: "tui", message, error });
+}
+
+export function entryRenderer(app: TuiApp, customType: string): ((...a: any[]) => unknown) | undefined {
+  return service(app)?.entryRenderers.get(customType)?.render;
+}
+
+export interface CustomEntry {
+  type: "custom";
+  id: string;
+  customType: string;
+  data?: unknown;
+  timestamp?: string;
+}
+
+/** A custom entry drawn by its extension's entry renderer (nothing when none is registered). */
+export class CustomEntryBlock extends Block {
+  constructor(readonly entry: CustomEntry) {
+    super();
+    // The renderer may be registered (or reloaded) after the entry: look it up on every frame.
+    this.volatile = true;
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    const r = ctx.entryRenderer?.(this.entry.customType);
+    if (!r) return [];
+    const t = ctx.theme;
+    try {
+      const c = r(this.entry, { expanded: ctx.expandTools, keyText: (id: string) => ctx.keys.hint(id), keyHint: (id: string, what: string) => t.fg("dim", ctx.keys.hint(id)) + t.fg("muted", ` ${what}`) }, t);
+      return componentLines(c, width);
+    } catch (e) {
+      if (!this.failed) ctx.report?.(`entry renderer for "${this.entry.customType}" failed`, e);
+      this.failed = true;
+      return [t.fg("error", `[${this.entry.customType}] renderer failed: ${e instanceof Error ? e.message : String(e)}`)];
+    }
+  }
+}
+
+/** Finds custom entries appended since the last look and adds them to the chat. */
+export class EntryTracker {
+  private lastLeaf: string | null | undefined;
+  private readonly shown = new Set<string>();
+
+  constructor(private readonly app: TuiApp) {}
+
+  private manager(): { getLeafId?(): string | null; getEntry?(id: string): any; getBranch?(): any[] } | undefined {
+    try {
+      return this.app.session?.sessionManager;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The transcript was rebuilt: start from the current leaf; `shown` are the entries it drew. */
+  reset(shown: Iterable<string>): void {
+    this.shown.clear();
+    for (const id of shown) this.shown.add(id);
+    this.lastLeaf = this.manager()?.getLeafId?.() ?? null;
+  }
+
+  /** Custom entries of the branch keyed by the message they follow (undefined: before any message). */
+  branchCustoms(): Map<unknown, CustomEntry[]> {
+    const out = new Map<unknown, CustomEntry[]>();
+    let after: unknown;
+    for (const e of this.manager()?.getBranch?.() ?? []) {
+      if (e?.type === "message") after = e.message;
+      else if (e?.type === "custom" && typeof e.customType === "string") {
+        const list = out.get(after) ?? [];
+        list.push(e as CustomEntry);
+        out.set(after, list);
+      }
+    }
+    return out;
+  }
+
+  /** An entry the session reported (entry_appended). */
+  add(entry: CustomEntry): void {
+    if (!entry?.id || this.shown.has(entry.id)) return;
+    this.shown.add(entry.id);
+    const blk = new CustomEntryBlock(entry);
+    const live = this.app.currentAssistant;
+    // pi draws an entry appended mid-answer above the answer that is streaming.
+    if (live && this.app.chat.blocks.includes(live)) this.app.chat.insertBefore(blk, live);
+    else this.app.chat.add(blk);
+  }
+
+  /** Walk from the leaf back to the last leaf seen; add the custom entries found on the way. */
+  sync(): void {
+    const sm = this.manager();
+    if (!sm?.getLeafId || !sm.getEntry) return;
+    const leaf = sm.getLeafId();
+    if (leaf === this.lastLeaf) return;
+    const prev = this.lastLeaf;
+    const found: CustomEntry[] = [];
+    let id: string | null | undefined = leaf;
+    let steps = 0;
+    while (id && id !== prev && steps++ < 200) {
+      const e = sm.getEntry(id);
+      if (!e) break;
+      if (e.type === "custom") found.push(e as CustomEntry);
+      id = e.parentId;
+    }
+    this.lastLeaf = leaf;
+    // Only a walk that met the last leaf seen is new entries; a jump to another branch (tree,
+    // fork) rebuilds the chat itself.
+    const reached = id === prev || (!id && !prev);
+    if (!reached) return;
+    for (const e of found.reverse()) this.add(e);
+  }
+}
