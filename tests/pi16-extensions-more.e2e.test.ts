@@ -121,6 +121,20 @@ describe("request events", () => {
   });
 });
 
+describe("provider_stream_event from a built-in API", () => {
+  it("carries each parsed SSE record of an OpenAI-compatible stream, in order, when an extension listens", async () => {
+    server.setScript({ default: { text: "streamed words here" } });
+    const r = await run(["--no-session", "-e", FIXTURE, "-p", "go"]);
+    expect(r.code).toBe(0);
+    const events = records("provider_stream_event");
+    expect(events.length).toBeGreaterThan(2);
+    for (const ev of events) expect(ev.api).toBe("openai-completions");
+    // the records are the provider's own chunks: their text deltas join to the answer
+    const text = events.map((ev) => ev.data?.choices?.[0]?.delta?.content ?? "").join("");
+    expect(text).toBe("streamed words here");
+  });
+});
+
 describe("turn_end boundary", () => {
   it("carries the boundary fields; entries it returns are appended and continue asks one more request", async () => {
     server.setScript({ turns: [{ toolCalls: [{ name: "echo_inner", arguments: { text: "x" } }] }, { text: "first" }, { text: "second" }], turnBy: "request" });

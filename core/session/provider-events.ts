@@ -5,8 +5,8 @@
  * - after_provider_response: taps see the HTTP status and response headers (through pi-ai's
  *   `onResponse`), before the body is consumed.
  * - provider_stream_event: taps see each parsed provider stream event before it is normalised,
- *   through the `onProviderStreamEvent(data, model)` option of pi-ai 1.6's stream functions. A
- *   stream function that does not call it (pi-ai 0.73.1's built-in APIs) reports none.
+ *   through the `onProviderStreamEvent(data, model)` option of pi-ai 1.6's stream functions (and
+ *   of the providers plugin's fast path); a stream function that does not call it reports none.
  * Nothing is added when no one taps (the hooks' own interceptor makes `isUsed()` always true,
  * so the taps are counted).
  */

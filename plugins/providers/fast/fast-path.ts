@@ -44,6 +44,8 @@ interface StreamOptionsLike {
   apiKey?: unknown;
   client?: unknown;
   signal?: AbortSignal;
+  /** pi 1.6's option: each parsed provider stream event (the extension hook provider_stream_event). */
+  onProviderStreamEvent?: (data: unknown, model: Model<Api>) => unknown;
 }
 
 /** Whether the fast path serves this request (the conditions in the header). */
@@ -82,7 +84,8 @@ export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): S
       globalThis.fetch = realFetch;
     }
     const out = new AssistantMessageEventStream();
-    void relay(api, piStream, out, () => taken, model as Model<Api>, (options as StreamOptionsLike | undefined)?.signal, parts);
+    const opts = options as StreamOptionsLike | undefined;
+    void relay(api, piStream, out, () => taken, model as Model<Api>, opts?.signal, parts, opts?.onProviderStreamEvent);
     return out;
   };
 }
@@ -96,6 +99,7 @@ async function relay(
   model: Model<Api>,
   signal: AbortSignal | undefined,
   parts: PiAiParts,
+  onRaw?: StreamOptionsLike["onProviderStreamEvent"],
 ): Promise<void> {
   const it = piStream[Symbol.asyncIterator]();
   for (;;) {
@@ -108,7 +112,7 @@ async function relay(
     }
     const ev = r.value;
     if (ev.type === "start" && body?.body) {
-      await readBody(api, body.body, ev.partial.timestamp, out, model, signal, parts);
+      await readBody(api, body.body, ev.partial.timestamp, out, model, signal, parts, onRaw);
       return;
     }
     out.push(ev);
@@ -127,6 +131,7 @@ async function readBody(
   model: Model<Api>,
   signal: AbortSignal | undefined,
   parts: PiAiParts,
+  onRaw?: StreamOptionsLike["onProviderStreamEvent"],
 ): Promise<void> {
   const output: AssistantMessage = {
     role: "assistant",
@@ -141,7 +146,19 @@ async function readBody(
   out.push({ type: "start", partial: output });
   const asm: FastAssembler =
     api === "openai-completions" ? createOpenAICompletionsAssembler(model, output, out, parts) : createAnthropicAssembler(model, output, out, parts);
-  const decoder = new SseDecoder(asm.dialect, (event, data, raw) => asm.onEvent(event, data, raw));
+  // Raw events for provider_stream_event (only when someone listens): parsed records, handed over
+  // after each network chunk, before the next read.
+  const rawEvents: unknown[] | undefined = onRaw ? [] : undefined;
+  const decoder = new SseDecoder(asm.dialect, (event, data, raw) => {
+    if (rawEvents && data !== "[DONE]") {
+      try {
+        rawEvents.push(JSON.parse(data));
+      } catch {
+        // not JSON: the assembler reports it as pi-ai does
+      }
+    }
+    asm.onEvent(event, data, raw);
+  });
   const reader = body.getReader();
   try {
     for (;;) {
@@ -155,9 +172,11 @@ async function readBody(
       }
       if (chunk.done) {
         decoder.end();
+        if (rawEvents?.length) for (const data of rawEvents.splice(0)) await onRaw!(data, model);
         break;
       }
       decoder.push(chunk.value);
+      if (rawEvents?.length) for (const data of rawEvents.splice(0)) await onRaw!(data, model);
       // Backpressure: the next read waits until the reader has taken what this chunk produced.
       if (out.backlog > 0) await out.drained();
     }
