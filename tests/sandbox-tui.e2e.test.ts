@@ -4,13 +4,12 @@
  * "n" keeps it blocked, "y" runs it again unconfined.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 import { tmuxDriver } from "./helpers/tmux.js";
-import { requireProgram } from "./helpers/system.js";
+import { mkdtempOutsideTmp, requireProgram } from "./helpers/system.js";
 
 
 const SOCKET = `pi-sandbox-tui-${process.pid}`;
@@ -23,7 +22,7 @@ const { tmux, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, () => e.en
 describe("sandbox in the interactive mode (tmux)", () => {
   requireProgram("bwrap", "bubblewrap");
   beforeAll(async () => {
-    outside = mkdtempSync(join(homedir(), ".pi-sandbox-tui-"));
+    outside = mkdtempOutsideTmp(".pi-sandbox-tui-");
     const touch = (name: string) => ({ toolCalls: [{ name: "bash", arguments: { command: `touch '${join(outside, name)}'` } }] });
     server = await startLlmServer({
       script: {

@@ -3,18 +3,18 @@
  * model. Print/JSON mode (no UI: blocked calls fail closed), a missing or unusable bubblewrap
  * (start-up errors), and the escalation dialog over RPC (Yes and No).
  *
- * Paths "outside" live in a folder under the home folder: /tmp is writable in workspace-write,
- * so a throwaway folder there would not be outside.
+ * Paths "outside" live in a folder outside /tmp and $TMPDIR (mkdtempOutsideTmp: the home folder,
+ * or /var/tmp when HOME is itself under /tmp): those are writable in workspace-write, so a
+ * throwaway folder there would not be outside.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, jsonLines, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 import { RpcClient, type RpcEvent } from "../sdk/rpc-client.js";
-import { requireProgram } from "./helpers/system.js";
+import { mkdtempOutsideTmp, requireProgram } from "./helpers/system.js";
 
 
 let server: LlmServer;
@@ -73,7 +73,7 @@ async function runJson(prompt: string, args: string[] = ["--sandbox", "workspace
 describe("OS sandbox (bubblewrap)", () => {
   requireProgram("bwrap", "bubblewrap");
   beforeAll(async () => {
-    outside = mkdtempSync(join(homedir(), ".pi-sandbox-e2e-"));
+    outside = mkdtempOutsideTmp(".pi-sandbox-e2e-");
     loopback = createServer((sock) => {
       connections++;
       sock.end();

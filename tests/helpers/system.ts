@@ -4,6 +4,9 @@
  * never skips silently.
  */
 import { execFileSync } from "node:child_process";
+import { accessSync, constants, mkdtempSync, realpathSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join, sep } from "node:path";
 
 export function hasProgram(bin: string, args: string[] = ["--version"]): boolean {
   try {
@@ -32,4 +35,32 @@ export async function waitUntil<T>(test: () => T | Promise<T>, what: string, tim
     if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/**
+ * A new folder that the sandbox's workspace-write level does not make writable: not under /tmp,
+ * $TMPDIR or the OS temp folder (all writable there). The home folder first; when HOME itself is
+ * under /tmp (a throwaway HOME), /var/tmp or /dev/shm.
+ */
+export function mkdtempOutsideTmp(prefix: string): string {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const writableRoots = ["/tmp", process.env.TMPDIR, tmpdir()].filter((p): p is string => !!p).map(real);
+  const inside = (p: string) => writableRoots.some((root) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep));
+  for (const base of [homedir(), "/var/tmp", "/dev/shm"]) {
+    const b = real(base);
+    if (inside(b)) continue;
+    try {
+      accessSync(b, constants.W_OK);
+      return mkdtempSync(join(b, prefix));
+    } catch {
+      // not writable here: try the next
+    }
+  }
+  throw new Error(`no writable folder outside ${writableRoots.join(", ")} (tried the home folder, /var/tmp, /dev/shm)`);
 }
