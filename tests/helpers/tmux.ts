@@ -51,6 +51,17 @@ export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog:
       } catch {
         /* already gone */
       }
+      // Until the server is really gone: a new-session on this socket while it is still shutting
+      // down fails with "server exited unexpectedly" (seen on a CI run).
+      const t0 = Date.now();
+      while (Date.now() - t0 < 10_000) {
+        try {
+          tmux("list-sessions");
+        } catch {
+          return;
+        }
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      }
     },
   };
 }
