@@ -172,6 +172,7 @@ export * from "./pi16/session.js";
 export { Theme } from "./pi16/helpers.js";
 export * from "./pi16/stores.js";
 export { CustomEditor, BorderedLoader, type CustomEditorOptions, type KeybindingsLike } from "./pi16/components.js";
+export * from "./pi16/interactive-components.js";
 // ---- end pi 1.6 package exports
 // pi-tui theme helpers for extensions (#19, TUI):
 export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";

@@ -29,11 +29,9 @@ const ENTRY = join(ROOT, "dist", "bundle", "index.js");
  * runtimes, the extension runner internals, PowerShell and image processing.
  */
 const NOT_YET = new Set([
-  "ArminComponent", "AssistantMessageComponent", "BashExecutionComponent", "BranchSummaryMessageComponent", "CompactionSummaryMessageComponent",
-  "CustomMessageComponent", "ExtensionEditorComponent", "ExtensionInputComponent", "ExtensionSelectorComponent", "FooterComponent",
-  "LoginDialogComponent", "ModelSelectorComponent", "OAuthSelectorComponent", "SessionSelectorComponent", "SettingsSelectorComponent",
-  "ShowImagesSelectorComponent", "SkillInvocationMessageComponent", "ThemeSelectorComponent", "ThinkingSelectorComponent",
-  "ToolExecutionComponent", "TreeSelectorComponent", "UserMessageComponent", "UserMessageSelectorComponent", "InteractiveMode",
+  "ModelSelectorComponent", "OAuthSelectorComponent", "SessionSelectorComponent", "SettingsSelectorComponent",
+  "ShowImagesSelectorComponent", "ThemeSelectorComponent", "ThinkingSelectorComponent",
+  "TreeSelectorComponent", "UserMessageSelectorComponent", "InteractiveMode",
   "DefaultPackageManager", "DefaultResourceLoader", "ModelRuntime", "CredentialSynchronizationError",
   "resolveCliModel", "resolveModelScopeWithDiagnostics", "parseArgs",
   "ExtensionRunner", "createExtensionRuntime", "discoverAndLoadExtensions", "wrapRegisteredTool", "wrapRegisteredTools",

@@ -24,7 +24,7 @@ export function piTui(): PiTui {
 }
 
 /** A class whose definition (and pi-tui) is built on first use; see the module comment. */
-function lazyClass<C extends abstract new (...args: any[]) => unknown>(name: string, build: () => C): C {
+export function lazyClass<C extends abstract new (...args: any[]) => unknown>(name: string, build: () => C): C {
   let real: C | undefined;
   const get = () => (real ??= build());
   const stand = function () {} as unknown as C;
