@@ -166,6 +166,11 @@ describe("FooterComponent", () => {
     expect(probe.footer.ours[1]).toMatch(/^↑2\.0k ↓500 R1\.0k CH55\.6% \$0\.013 \?\/128k \(auto\) +mock-model$/);
     expect(probe.footer.ours).toHaveLength(2);
   });
+
+  it("reads this project's AgentSession (createAgentSession): model and thinking level, branch from the provider", () => {
+    expect(probe.footer.real[0]).toBe("~/proj (main)");
+    expect(probe.footer.real[1]).toMatch(/^\?\/64k \(auto\) +think-model • medium$/);
+  });
 });
 
 describe("dialogs take keys", () => {
