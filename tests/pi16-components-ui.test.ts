@@ -126,6 +126,12 @@ describe("tool components", () => {
     expect(c.image).toContain(" see\n [Image: [image/png]]");
   });
 
+  it("images: drawn inline when the terminal can (PNG), else named in the output", () => {
+    expect(probe.toolImages.kitty).toBeGreaterThan(0);
+    expect(probe.toolImages.text).toContain("[Image: [image/jpeg]]");
+    expect(probe.toolImages.text).not.toContain("image/png");
+  });
+
   it("BashExecutionComponent: streamed output, exit status, collapse to the last 20 lines, expand, truncation note", () => {
     const b = probe.bash;
     expect(b.running).toContain(" $ make test\n\n compiling\n linking\n");

@@ -122,7 +122,6 @@ export const ToolExecutionComponent: new (
     private argsDone = false;
     private argsDirty = false;
     private result?: ToolExecutionResult;
-    private hidden = false;
 
     constructor(
       private readonly toolName: string,
@@ -222,7 +221,6 @@ export const ToolExecutionComponent: new (
 
     override render(width: number): readonly string[] {
       if (this.argsDirty) this.rebuild();
-      if (this.hidden) return [];
       if (this.def && this.selfShell) {
         const body = this.selfFrame.render(width);
         const extra = this.extras.flatMap((c) => [...c.render(width)]);
@@ -230,6 +228,11 @@ export const ToolExecutionComponent: new (
         return [...(body.length ? ["", ...body] : []), ...extra];
       }
       return super.render(width);
+    }
+
+    /** An image block the terminal draws inline: PNG data, a terminal with an image protocol, images shown. */
+    private drawable(c: ToolResultContent): boolean {
+      return c.type === "image" && !!c.data && c.mimeType === "image/png" && this.showImages && !!tui.getCapabilities().images;
     }
 
     /** Text of the result: its text blocks without terminal noise, and a line per image the terminal will not show. */
@@ -241,8 +244,9 @@ export const ToolExecutionComponent: new (
         .filter((c) => c.type === "text")
         .map((c) => sanitizeOutput(stripAnsi(c.text ?? "")).replace(/\r/g, ""))
         .join("\n");
-      const images = content.filter((c) => c.type === "image");
-      if (images.length && !(tui.getCapabilities().images && this.showImages)) {
+      // images the terminal will not draw (see drawable) are named in the text
+      const images = content.filter((c) => c.type === "image" && !this.drawable(c));
+      if (images.length) {
         const notes = images.map((img) => {
           const dims = img.data && img.mimeType ? (tui.getImageDimensions(img.data, img.mimeType) ?? undefined) : undefined;
           return tui.imageFallback(img.mimeType ?? "image/unknown", dims);
@@ -266,10 +270,8 @@ export const ToolExecutionComponent: new (
     private rebuild(): void {
       const t = getActiveTheme();
       this.argsDirty = false;
-      this.hidden = false;
       const token = this.partial ? "toolPendingBg" : this.result?.isError ? "toolErrorBg" : "toolSuccessBg";
       const bg = (s: string) => t.bg(token, s);
-      let drawn = false;
       if (this.def) {
         const frame = this.selfShell ? this.selfFrame : this.box;
         if (!this.selfShell) {
@@ -286,7 +288,6 @@ export const ToolExecutionComponent: new (
           }
         }
         frame.addChild(this.region(call ?? new PiText(formatCall(this.toolName, this.args, t, this.expanded), 0, 0)));
-        drawn = true;
         if (this.result) {
           let res: Component | undefined;
           if (this.def.renderResult) {
@@ -309,22 +310,20 @@ export const ToolExecutionComponent: new (
         const out = this.output();
         if (out) text += `\n${out}`;
         this.plain.setText(text);
-        drawn = true;
       }
       // images the terminal can show, below the box
       for (const c of this.extras) this.removeChild(c);
       this.extras.length = 0;
-      if (this.result && this.showImages && tui.getCapabilities().images) {
+      if (this.result) {
         for (const img of this.result.content ?? []) {
-          if (img.type !== "image" || !img.data || img.mimeType !== "image/png") continue;
+          if (!this.drawable(img)) continue;
           const spacer = new Spacer(1);
-          const image = new Image(img.data, img.mimeType, { fallbackColor: (s: string) => t.fg("toolOutput", s) }, { maxWidthCells: this.imageWidth });
+          const image = new Image(img.data!, img.mimeType!, { fallbackColor: (s: string) => t.fg("toolOutput", s) }, { maxWidthCells: this.imageWidth });
           this.extras.push(spacer, image);
           this.addChild(spacer);
           this.addChild(image);
         }
       }
-      if (this.def && !drawn && !this.extras.length) this.hidden = true;
     }
   }
   return ToolExecutionImpl as never;
