@@ -141,7 +141,8 @@ export const ExtensionEditorComponent: new (
 
     handleInput(keyData: string): void {
       if (matches(keyData, "tui.select.cancel")) return this.onCancel();
-      const external = this.keybindings?.matches ? this.keybindings.matches(keyData, "app.editor.external") || matches(keyData, "app.editor.external") : matches(keyData, "app.editor.external");
+      // the caller's keybindings (1.6 passes the app's) decide the external-editor key; else the defaults
+      const external = typeof this.keybindings?.matches === "function" ? this.keybindings.matches(keyData, "app.editor.external") : matches(keyData, "app.editor.external");
       if (external) return this.openExternal();
       this.editor.handleInput(keyData);
     }

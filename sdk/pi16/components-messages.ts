@@ -259,8 +259,8 @@ export interface CollapsibleMessageComponent extends Box {
 interface SummarySpec {
   /** Collapsed content: one Text line. */
   collapsed(): string;
-  /** Expanded: the label line (or none), then markdown `body` under the bold `header`. */
-  expanded(): { label: boolean; header: string; body: string; type: MarkdownMessageType };
+  /** Expanded: the label line, then markdown `body` under `header` (transformers see only the body). */
+  expanded(): { header: string; body: string; type: MarkdownMessageType };
   /** Whether the collapsed form has its own label line ([branch], [compaction]). */
   labelAbove: boolean;
 }
@@ -352,7 +352,7 @@ export const BranchSummaryMessageComponent: new (message: BranchSummaryMessageLi
   (m) => ({
     labelAbove: true,
     collapsed: () => expandHint("Branch summary "),
-    expanded: () => ({ label: true, header: "**Branch Summary**\n\n", body: String(m.summary ?? ""), type: "summary" }),
+    expanded: () => ({ header: "**Branch Summary**\n\n", body: String(m.summary ?? ""), type: "summary" }),
   }),
 );
 
@@ -365,7 +365,7 @@ export const CompactionSummaryMessageComponent: new (message: CompactionSummaryM
     return {
       labelAbove: true,
       collapsed: () => expandHint(`Compacted from ${tokens} tokens `),
-      expanded: () => ({ label: true, header: `**Compacted from ${tokens} tokens**\n\n`, body: String(m.summary ?? ""), type: "summary" }),
+      expanded: () => ({ header: `**Compacted from ${tokens} tokens**\n\n`, body: String(m.summary ?? ""), type: "summary" }),
     };
   },
 );
@@ -380,7 +380,7 @@ export const SkillInvocationMessageComponent: new (skillBlock: ParsedSkillBlock,
       const t = getActiveTheme();
       return label("[skill] ") + t.fg("customMessageText", b.name) + t.fg("dim", ` (${keyText("app.tools.expand")} to expand)`);
     },
-    expanded: () => ({ label: true, header: `**${b.name}**\n\n`, body: String(b.content ?? ""), type: "custom" }),
+    expanded: () => ({ header: `**${b.name}**\n\n`, body: String(b.content ?? ""), type: "custom" }),
   }),
 );
 
