@@ -14,6 +14,11 @@ import { DefaultResourceLoader } from "../sdk/pi16/resource-loader.js";
 import { DefaultPackageManager } from "../sdk/pi16/package-manager.js";
 import { ExtensionRunner, createExtensionRuntime, discoverAndLoadExtensions, wrapRegisteredTool, wrapRegisteredTools, type LoadExtensionsResult } from "../sdk/pi16/extension-runtime.js";
 import { SettingsManager } from "../core/settings.js";
+import { SessionManager } from "../core/session/session-manager.js";
+import type { PluginManifest } from "../core/plugin.js";
+import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
+import { createAgentSession } from "../sdk/sdk.js";
+import type { ResourceLoader } from "../sdk/pi16/resource-loader.js";
 
 let root: string;
 const write = (path: string, text: string) => {
@@ -299,5 +304,71 @@ describe("DefaultPackageManager", () => {
     expect(pm.listConfiguredPackages()).toEqual([]);
     expect(await pm.removeAndPersist(pkg)).toBe(false);
     expect(() => new DefaultPackageManager({} as never)).toThrow(/settingsManager/);
+  });
+});
+
+describe("createAgentSession with a resource loader and a model runtime", () => {
+  const fauxPlugins = (faux: FauxModel) => (builtins: PluginManifest[]) => builtins.map((p) => (p.name === "faux" ? createFauxPlugin(faux) : p));
+
+  it("a ResourceLoader object decides the system prompt, context files and templates; nothing else is discovered", async () => {
+    const cwd = join(root, "custom-loader-project");
+    const agentDir = join(root, "custom-loader-agent");
+    write(join(agentDir, "extensions", "discovered.ts"), "export default function (pi: any) { pi.registerCommand('discovered', { handler: async () => {} }); }\n");
+    write(join(cwd, "AGENTS.md"), "FILE CONTEXT (must not be used)\n");
+    mkdirSync(cwd, { recursive: true });
+    const loader: ResourceLoader = {
+      getExtensions: () => ({ extensions: [], errors: [], runtime: createExtensionRuntime() }),
+      getSkills: () => ({ skills: [], diagnostics: [] }),
+      getPrompts: () => ({ prompts: [{ name: "tpl", description: "T", content: "Expanded with $1", filePath: "/virtual/tpl.md", sourceInfo: { path: "/virtual/tpl.md", source: "sdk", scope: "temporary", origin: "top-level" } }], diagnostics: [] }),
+      getThemes: () => ({ themes: [], diagnostics: [] }),
+      getAgentsFiles: () => ({ agentsFiles: [{ path: "/virtual/AGENTS.md", content: "VIRTUAL CONTEXT" }] }),
+      getSystemPrompt: () => "You are a minimal assistant.",
+      getSystemPromptSource: () => undefined,
+      getAppendSystemPrompt: () => ["APPENDED BY LOADER"],
+      getAppendSystemPromptSources: () => [],
+      extendResources: () => {},
+      reload: async () => {},
+    };
+    const faux = new FauxModel({ steps: ["done"] });
+    const { session, runtime, services } = await createAgentSession({ cwd, agentDir, resourceLoader: loader, plugins: fauxPlugins(faux), model: "faux/faux-1", sessionManager: SessionManager.inMemory(cwd) });
+    try {
+      await runtime.bindExtensions();
+      const prompt = await session.getSystemPrompt();
+      expect(prompt.startsWith("You are a minimal assistant.")).toBe(true);
+      expect(prompt).toContain("APPENDED BY LOADER");
+      expect(prompt).toContain("VIRTUAL CONTEXT");
+      expect(prompt).not.toContain("FILE CONTEXT");
+      expect(services.kernel.commands.has("discovered")).toBe(false);
+      expect(services.kernel.commands.has("tpl")).toBe(true);
+      await session.prompt("/tpl now");
+      const user = session.messages.find((m) => m.role === "user") as { content: unknown };
+      expect(JSON.stringify(user.content)).toContain("Expanded with now");
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it("a DefaultResourceLoader that was not reloaded reads the session's kernel; a ModelRuntime lends its keys and providers", async () => {
+    const cwd = join(root, "lazy-loader-project");
+    const agentDir = join(root, "lazy-loader-agent");
+    write(join(agentDir, "skills", "lazy", "SKILL.md"), "---\nname: lazy\ndescription: Found late\n---\nBody.\n");
+    write(join(agentDir, "extensions", "e.ts"), "export default function (pi: any) { pi.registerCommand('from-ext', { handler: async () => {} }); }\n");
+    mkdirSync(cwd, { recursive: true });
+    const loader = new DefaultResourceLoader({ cwd, agentDir, systemPromptOverride: () => "OVERRIDDEN HEAD" });
+    const modelRuntime = await ModelRuntime.create({ agentDir, refreshOnCreate: false });
+    modelRuntime.registerProvider("rt-prov", { baseUrl: "http://127.0.0.1:9", api: "openai-completions", apiKey: "k", models: [{ id: "rt-model", name: "rt-model", reasoning: false, input: ["text"], contextWindow: 10, maxTokens: 10 } as never] });
+    const faux = new FauxModel({ steps: ["ok"] });
+    const { session, runtime, services } = await createAgentSession({ resourceLoader: loader, modelRuntime, plugins: fauxPlugins(faux), model: "faux/faux-1", sessionManager: SessionManager.inMemory(cwd) });
+    try {
+      await runtime.bindExtensions();
+      expect(services.cwd).toBe(cwd);
+      expect((await session.getSystemPrompt()).startsWith("OVERRIDDEN HEAD")).toBe(true);
+      expect(loader.getSkills().skills.map((s) => s.name)).toEqual(["lazy"]);
+      expect(loader.getExtensions().extensions.map((e) => [...e.commands.keys()]).flat()).toEqual(["from-ext"]);
+      expect(services.authStorage).toBe(modelRuntime.authStorage);
+      expect(services.modelRegistry.find("rt-prov", "rt-model")?.id).toBe("rt-model");
+    } finally {
+      await runtime.dispose();
+    }
   });
 });

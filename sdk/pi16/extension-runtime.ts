@@ -312,6 +312,7 @@ export class ExtensionRunner {
   private mode: string = "sdk";
   private readonly errorListeners = new Set<(e: ExtensionError) => void>();
   private stale: string | undefined;
+  private readonly unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly extensions: Extension[],
@@ -322,7 +323,7 @@ export class ExtensionRunner {
   ) {
     if (!Array.isArray(extensions)) throw new TypeError("ExtensionRunner: extensions must be an array (LoadExtensionsResult.extensions)");
     this.kernel = runtime?.[RUNTIME_KERNEL] ?? extensions.find((e) => e[RUNTIME_KERNEL])?.[RUNTIME_KERNEL];
-    this.kernel?.diagnostics.subscribe((d) => {
+    this.unsubscribe = this.kernel?.diagnostics.subscribe((d) => {
       if (d.level !== "error" || !d.hook) return;
       const error = d.error instanceof Error ? d.error.message : d.error !== undefined ? String(d.error) : d.message;
       this.emitError({ extensionPath: d.source, event: d.hook, error, ...(d.error instanceof Error && d.error.stack ? { stack: d.error.stack } : {}) });
@@ -430,6 +431,8 @@ export class ExtensionRunner {
   invalidate(message?: string): void {
     this.stale = message ?? "This extension runner was replaced.";
     this.runtime.invalidate(this.stale);
+    this.unsubscribe?.();
+    this.uiUndo?.();
   }
   shutdown(): void {
     this.contextActions.shutdown?.();

@@ -180,6 +180,7 @@ export class DefaultResourceLoader implements ResourceLoader {
   private readonly options: DefaultResourceLoaderOptions;
   private kernel: Kernel | undefined;
   private kernelTaken = false;
+  private reloading = false;
   private base: Base | undefined;
   private diagnostics: Diagnostic[] = [];
   private extra = { skills: [] as string[], prompts: [] as string[], themes: [] as string[] };
@@ -230,6 +231,7 @@ export class DefaultResourceLoader implements ResourceLoader {
     this.diagnostics = [];
     this.base = undefined;
     const factories = this.extensionFactories();
+    this.reloading = true;
     const { kernel } = await setupKernel({
       app: defineApp("pi", packageInfo().version),
       cwd: this.cwd,
@@ -239,7 +241,7 @@ export class DefaultResourceLoader implements ResourceLoader {
       plugins: this.plugins(),
       extensionFactories: factories,
       onKernel: (k) => void k.diagnostics.subscribe((d) => void this.diagnostics.push(d), true),
-    });
+    }).finally(() => (this.reloading = false));
     this.kernel = kernel;
     this.kernelTaken = false;
     await (this.base as Base | undefined)?.ready();
@@ -252,9 +254,18 @@ export class DefaultResourceLoader implements ResourceLoader {
     return this.kernel;
   }
 
-  /** (SDK) Called by the resources plugin of a kernel that runs on this loader. */
-  attachBase(base: Base): void {
+  /**
+   * (SDK) Called by the resources plugin of a kernel that runs on this loader: during reload(), or
+   * when a session was made from a loader that was not reloaded (then the loader reads the
+   * session's kernel).
+   */
+  attachBase(base: Base, kernel: Kernel): void {
     this.base = base;
+    if (this.reloading) return;
+    this.kernel = kernel;
+    this.kernelTaken = true;
+    this.diagnostics = [];
+    kernel.diagnostics.subscribe((d) => void this.diagnostics.push(d), true);
   }
 
   // ---- getters ----
@@ -375,7 +386,7 @@ export function loaderResourcesPlugin(loader: ResourceLoader, withBase: boolean)
     setup(api) {
       const kernel = api.kernel;
       const base = withBase ? createResources(kernel, api) : undefined;
-      if (base && loader instanceof DefaultResourceLoader) loader.attachBase(base);
+      if (base && loader instanceof DefaultResourceLoader) loader.attachBase(base, kernel);
       const ready = async () => void (await base?.ready());
       const skills = () => loader.getSkills().skills.map(fromSkill);
       const prompts = () => loader.getPrompts().prompts.map(fromPrompt);
