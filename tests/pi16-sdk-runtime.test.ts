@@ -253,6 +253,7 @@ describe("DefaultResourceLoader", () => {
       additionalSkillPaths: [join(root, "extra-skill")],
       extensionFactories: [(pi: any) => pi.registerCommand("inline-cmd", { handler: async () => {} })],
       skillsOverride: (base) => ({ skills: base.skills.filter((s) => s.name !== "extra"), diagnostics: base.diagnostics }),
+      appendSystemPrompt: ["EXTRA TEXT"],
       appendSystemPromptOverride: (base) => [...base, "APPENDED"],
     });
     expect(loader.getSkills().skills).toEqual([]);
@@ -263,7 +264,7 @@ describe("DefaultResourceLoader", () => {
     expect(loader.getAgentsFiles().agentsFiles).toEqual([{ path: join(cwd, "AGENTS.md"), content: "Project rules.\n" }]);
     expect(loader.getSystemPrompt()).toBe("You are the test agent.");
     expect(loader.getSystemPromptSource()).toEqual({ path: join(agentDir, "SYSTEM.md") });
-    expect(loader.getAppendSystemPrompt()).toEqual(["APPENDED"]);
+    expect(loader.getAppendSystemPrompt()).toEqual(["EXTRA TEXT", "APPENDED"]);
     const ext = loader.getExtensions();
     expect(ext.extensions.map((e) => [...e.tools.keys(), ...e.commands.keys()])).toEqual([["shout", "yell"], ["inline-cmd"]]);
     expect(ext.errors).toEqual([{ path: join(agentDir, "extensions", "bad.ts"), error: expect.stringMatching(/factory failed/) }]);

@@ -353,7 +353,7 @@ export class DefaultResourceLoader implements ResourceLoader {
   }
   private readonly appendView = memo((_base: Base | undefined) => {
     const file = this.base ? this.promptFile("APPEND_SYSTEM.md") : undefined;
-    const list: Array<{ text: string; path?: string }> = [...(file ? [file] : []), ...(this.options.appendSystemPrompt ?? []).map((v) => promptInput(this.cwd, v))];
+    const list: Array<{ text: string; path?: string }> = [...(file ? [file] : []), ...([] as string[]).concat(this.options.appendSystemPrompt ?? []).map((v) => promptInput(this.cwd, String(v)))];
     if (!this.options.appendSystemPromptOverride) return list;
     return this.options.appendSystemPromptOverride(list.map((a) => a.text)).map((text) => ({ text, path: list.find((a) => a.text === text)?.path }));
   });
