@@ -176,3 +176,4 @@ export * from "./pi16/interactive-components.js";
 // ---- end pi 1.6 package exports
 // pi-tui theme helpers for extensions (#19, TUI):
 export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";
+export * from "./pi16/runtime.js"; // (issue 18) pi 1.6 SDK runtimes: DefaultResourceLoader, DefaultPackageManager, ModelRuntime, parseArgs, ExtensionRunner, …

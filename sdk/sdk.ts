@@ -37,6 +37,8 @@ import { builtinPlugins } from "./builtins.js";
 import { setupKernel } from "./kernel-setup.js";
 import { packageInfo } from "./package-info.js";
 import { createSessionFactory, resolveActiveTools, resolveSessionDir, resolveStartModel, watchStore, type ScopedModel } from "./session-setup.js";
+import { sessionSetupForLoader, type ResourceLoader } from "./pi16/resource-loader.js"; // (issue 18) pi 1.6 resourceLoader
+import type { ModelRuntimeSource } from "./pi16/model-runtime.js"; // (issue 18) pi 1.6 modelRuntime
 
 // ---- options ---------------------------------------------------------------------------------------
 
@@ -106,6 +108,14 @@ export interface CreateAgentSessionServicesOptions {
   trustProject?: boolean;
   /** Load the plugins the `plugins` setting names (default true). */
   userPlugins?: boolean;
+  /**
+   * (pi 1.6) Where resources come from: a DefaultResourceLoader (after `reload()` the session runs
+   * on its kernel, so its extensions load once) or any ResourceLoader object (its getters decide
+   * the system prompt, skills, prompt templates and context files; its extensions load by path).
+   */
+  resourceLoader?: ResourceLoader;
+  /** (pi 1.6) Models and credentials: a ModelRuntime (its auth storage, models.json and registered providers). */
+  modelRuntime?: ModelRuntimeSource;
 }
 
 /** Everything a session needs for one cwd + agent dir, built once: one kernel. */
@@ -338,8 +348,15 @@ export async function createAgentSessionServices(options: CreateAgentSessionServ
   }
   const app = defineApp(id.name ?? "pi", id.version ?? packageInfo().version, id.configDir);
   if (id.agentDirEnv) app.agentDirEnv = id.agentDirEnv;
-  const cwd = resolve(expandHome(options.cwd ?? process.cwd()));
-  const agentDir = resolve(expandHome(options.agentDir ?? resolveAgentDir(app, options.env ?? process.env)));
+  let plugins = typeof options.plugins === "function" ? options.plugins(builtinPlugins()) : (options.plugins ?? builtinPlugins());
+  if (!Array.isArray(plugins)) throw new TypeError("createAgentSessionServices: plugins must be a list of plugin manifests (or a function returning one)");
+  // (issue 18) pi 1.6 resourceLoader: its kernel, or plugins and flags that answer through it
+  const fromLoader = options.resourceLoader
+    ? sessionSetupForLoader(options.resourceLoader, { plugins, settings: options.settingsManager ?? (options.settings as SettingsManager | undefined), cwd: options.cwd, agentDir: options.agentDir })
+    : undefined;
+  if (fromLoader) plugins = fromLoader.plugins;
+  const cwd = resolve(expandHome(options.cwd ?? fromLoader?.cwd ?? process.cwd()));
+  const agentDir = resolve(expandHome(options.agentDir ?? fromLoader?.agentDir ?? resolveAgentDir(app, options.env ?? process.env)));
 
   const given = options.settingsManager ?? options.settings;
   if (given !== undefined && (typeof given !== "object" || given === null || Array.isArray(given))) {
@@ -348,7 +365,7 @@ export async function createAgentSessionServices(options: CreateAgentSessionServ
   const settings = isSettingsManager(given) ? given : given ? SettingsManager.inMemory(given as Partial<Settings>) : undefined;
 
   const r = options.resources ?? {};
-  const flags: Record<string, unknown> = { ...options.flags };
+  const flags: Record<string, unknown> = { ...fromLoader?.flags, ...options.flags };
   if (r.extensions?.length) flags.extension = [...r.extensions];
   if (r.noExtensions) flags["no-extensions"] = true;
   if (r.skills?.length) flags.skill = [...r.skills];
@@ -361,32 +378,35 @@ export async function createAgentSessionServices(options: CreateAgentSessionServ
   if (options.trustProject) flags.trust = true;
   const argv: ParsedArgs = { flags, positionals: [], unknown: [] };
 
-  const plugins = typeof options.plugins === "function" ? options.plugins(builtinPlugins()) : (options.plugins ?? builtinPlugins());
-  if (!Array.isArray(plugins)) throw new TypeError("createAgentSessionServices: plugins must be a list of plugin manifests (or a function returning one)");
-
   const diagnostics: Diagnostic[] = [];
-  const { kernel } = await setupKernel({
-    app,
-    cwd,
-    agentDir,
-    argv,
-    settings,
-    plugins,
-    extensionFactories: options.extensionFactories,
-    userPlugins: options.userPlugins,
-    onKernel: (k) => void k.diagnostics.subscribe((d) => void diagnostics.push(d), true),
-  });
+  const onKernel = (k: Kernel) => void k.diagnostics.subscribe((d) => void diagnostics.push(d), true);
+  const extensionFactories = [...(fromLoader?.extensionFactories ?? []), ...(options.extensionFactories ?? [])];
+  const { kernel } = fromLoader?.kernel
+    ? (onKernel(fromLoader.kernel), { kernel: fromLoader.kernel })
+    : await setupKernel({
+        app,
+        cwd,
+        agentDir,
+        argv,
+        settings,
+        plugins,
+        extensionFactories: extensionFactories.length ? extensionFactories : undefined,
+        userPlugins: options.userPlugins,
+        onKernel,
+      });
 
   const report = (d: Diagnostic) => kernel.diagnostics.report(d);
-  const authStorage = options.authStorage ?? options.modelRegistry?.authStorage ?? AuthStorage.create(join(agentDir, "auth.json"), { report });
+  const runtimeSource = options.modelRuntime;
+  const authStorage = options.authStorage ?? runtimeSource?.authStorage ?? options.modelRegistry?.authStorage ?? AuthStorage.create(join(agentDir, "auth.json"), { report });
   const modelRegistry = new ModelRegistry({
     authStorage,
-    modelsJsonPath: options.modelRegistry ? options.modelRegistry.modelsJsonPath : join(agentDir, "models.json"),
+    modelsJsonPath: runtimeSource ? runtimeSource.modelsPath : options.modelRegistry ? options.modelRegistry.modelsJsonPath : join(agentDir, "models.json"),
     models: kernel.models,
     providers: kernel.providers,
     report,
   }).withVirtualModelsOf(kernel);
   kernel.provide("model-registry", modelRegistry, "sdk");
+  for (const config of runtimeSource?.registeredProviderConfigs().values() ?? []) modelRegistry.registerProvider(config, "sdk"); // (issue 18) a ModelRuntime's providers
 
   const host = kernel.service("extensions");
   const extensionsResult: ExtensionsResult = {
