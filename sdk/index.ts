@@ -175,3 +175,5 @@ export { CustomEditor, BorderedLoader, type CustomEditorOptions, type Keybinding
 // ---- end pi 1.6 package exports
 // pi-tui theme helpers for extensions (#19, TUI):
 export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";
+// pi 1.6 exports: PowerShell tool, image helpers, MCP / tool-search extension factories (issue 18, tools-img)
+export * from "./pi16/tools.js";

@@ -37,9 +37,7 @@ const NOT_YET = new Set([
   "DefaultPackageManager", "DefaultResourceLoader", "ModelRuntime", "CredentialSynchronizationError",
   "resolveCliModel", "resolveModelScopeWithDiagnostics", "parseArgs",
   "ExtensionRunner", "createExtensionRuntime", "discoverAndLoadExtensions", "wrapRegisteredTool", "wrapRegisteredTools",
-  "createCodemodeExtension", "createMcpExtension", "createToolSearchExtension",
-  "createLocalPowerShellOperations", "createPowerShellTool", "createPowerShellToolDefinition", "getPowerShellConfig", "isPowerShellToolResult",
-  "convertToPng", "resizeImage", "formatDimensionNote",
+  "createCodemodeExtension",
 ]);
 
 let llm: LlmServer;
