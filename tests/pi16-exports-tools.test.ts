@@ -152,6 +152,45 @@ describe("convertToPng", () => {
   });
 });
 
+describe("the read tool fits images (images.autoResize)", () => {
+  const withFaux = (faux: FauxModel) => (builtins: PluginManifest[]) => builtins.map((p) => (p.name === "faux" ? createFauxPlugin(faux) : p));
+  async function readTool(settings: Record<string, unknown>) {
+    const root = tempDir();
+    const r = await createAgentSession({ cwd: root, agentDir: join(root, "agent"), model: "faux/faux-1", sessionManager: SessionManager.inMemory(root), plugins: withFaux(new FauxModel({ steps: [] })), settings });
+    live.push(r);
+    return { root, read: r.services.kernel.tools.get("read")! };
+  }
+
+  it("shrinks an image over 2000 px with 1.6's dimension note; a small one is sent as it is", async () => {
+    const { root, read } = await readTool({});
+    writeFileSync(join(root, "wide.png"), makeImage(3000, 1500, "png"));
+    const wide = await read.execute("r1", { path: "wide.png" }, undefined, undefined, undefined as never);
+    expect(wide.content[0]).toEqual({ type: "text", text: "Read image file [image/png]\n[Image: original 3000x1500, displayed at 2000x1000. Multiply coordinates by 1.50 to map to original image.]" });
+    const sent = wide.content[1] as { type: string; data: string; mimeType: string };
+    expect(sent.type).toBe("image");
+    expect(dimensionsOf(Buffer.from(sent.data, "base64"))).toMatchObject({ width: 2000, height: 1000 });
+
+    const small = Buffer.from(makeImage(64, 48, "jpeg"));
+    writeFileSync(join(root, "small.jpg"), small);
+    const r = await read.execute("r2", { path: "small.jpg" }, undefined, undefined, undefined as never);
+    expect(r.content).toEqual([
+      { type: "text", text: "Read image file [image/jpeg]" },
+      { type: "image", data: small.toString("base64"), mimeType: "image/jpeg" },
+    ]);
+  });
+
+  it("with images.autoResize false the image is sent unchanged", async () => {
+    const { root, read } = await readTool({ images: { autoResize: false } });
+    const png = Buffer.from(makeImage(2400, 100, "png"));
+    writeFileSync(join(root, "wide.png"), png);
+    const r = await read.execute("r1", { path: "wide.png" }, undefined, undefined, undefined as never);
+    expect(r.content).toEqual([
+      { type: "text", text: "Read image file [image/png]" },
+      { type: "image", data: png.toString("base64"), mimeType: "image/png" },
+    ]);
+  });
+});
+
 // ---- PowerShell ------------------------------------------------------------------------------------
 
 describe("PowerShell", () => {

@@ -171,3 +171,13 @@ export async function convertToPng(base64Data: string, mimeType: string): Promis
     image?.free();
   }
 }
+
+/**
+ * The read tool's image hook: the image fitted with the default limits, with the dimension note
+ * when it was shrunk; null when it cannot be made to fit (or is no image Photon reads).
+ */
+export async function fitImageForModel(image: { data: string; mimeType: string }): Promise<{ data: string; mimeType: string; note?: string } | null> {
+  const fitted = await resizeImage(new Uint8Array(Buffer.from(image.data, "base64")), image.mimeType);
+  if (!fitted) return null;
+  return fitted.wasResized ? { data: fitted.data, mimeType: fitted.mimeType, note: formatDimensionNote(fitted) } : image;
+}
