@@ -37,7 +37,6 @@ const NOT_YET = new Set([
   "DefaultPackageManager", "DefaultResourceLoader", "ModelRuntime", "CredentialSynchronizationError",
   "resolveCliModel", "resolveModelScopeWithDiagnostics", "parseArgs",
   "ExtensionRunner", "createExtensionRuntime", "discoverAndLoadExtensions", "wrapRegisteredTool", "wrapRegisteredTools",
-  "createCodemodeExtension",
 ]);
 
 let llm: LlmServer;

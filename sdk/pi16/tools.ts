@@ -1,7 +1,7 @@
 /**
  * pi 1.6 package exports for tools (issue 18, point 2): the PowerShell tool, image helpers, and
- * the MCP / tool-search extension factories. Each loads its heavy part (Photon, the MCP SDK)
- * only when used.
+ * the codemode / MCP / tool-search extension factories. Each loads its heavy part (Photon,
+ * QuickJS, the MCP SDK) only when used.
  */
 import type { ToolResultEvent } from "../../plugins/extensions/types.js";
 import type { PowerShellToolDetails } from "../../plugins/tools/powershell.js";
@@ -19,6 +19,7 @@ export {
   type PowerShellToolInput,
   type PowerShellToolOptions,
 } from "../../plugins/tools/powershell.js";
+export { createCodemodeExtension, type CodemodeExtensionOptions } from "./codemode.js";
 export { createMcpExtension, createToolSearchExtension, type McpExtensionOptions, type LoadedMcpConfig, type McpServerEntry } from "./tool-extensions.js";
 
 /** Narrows a tool_result event to the powershell tool's. */
