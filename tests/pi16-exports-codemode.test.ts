@@ -154,6 +154,13 @@ describe("codemode scripts", () => {
 
     const thrown = await runCode('text("partial");\nthrow new TypeError("bad thing");');
     expect(thrown.text).toMatch(/^Script failed in \d+\.\ds\npartial\nScript error: TypeError: bad thing$/);
+
+    // A stack overflow fails the script; the next script still runs.
+    const deep = await runCode("function f() { return f() + 1; }\nreturn f();");
+    expect(deep.isError).toBe(true);
+    expect(deep.text).toMatch(/^Script failed in \d+\.\ds\nScript error: .*stack overflow/i);
+    const after = await runCode("return 6 * 7;");
+    expect(after.text).toMatch(/^Script completed in \d+\.\ds\n42$/);
   }, 180_000);
 
   it("MCP tools behind the mcp search tool are callable by name", async () => {

@@ -44,9 +44,12 @@ const OPTIONS_LINE = /^\s*\/\/\s*@options:(.*)$/;
 let quickjs: Promise<QuickJSWASMModule> | undefined;
 function loadQuickJS(): Promise<QuickJSWASMModule> {
   quickjs ??= (async () => {
-    const { newQuickJSWASMModuleFromVariant } = await import("quickjs-emscripten-core");
-    const variant = (await import("@jitl/quickjs-wasmfile-release-sync")) as unknown as { default?: unknown };
-    return newQuickJSWASMModuleFromVariant((variant.default ?? variant) as Parameters<typeof newQuickJSWASMModuleFromVariant>[0]);
+    const { newQuickJSWASMModuleFromVariant, newVariant } = await import("quickjs-emscripten-core");
+    const base = (await import("@jitl/quickjs-wasmfile-release-sync")) as unknown as { default?: unknown };
+    type Variant = Parameters<typeof newQuickJSWASMModuleFromVariant>[0];
+    // QuickJS's own messages (an assertion when a runtime is freed, below) must not reach the terminal.
+    const quiet = newVariant((base.default ?? base) as Parameters<typeof newVariant>[0], { emscriptenModule: { print: () => undefined, printErr: () => undefined } as never });
+    return newQuickJSWASMModuleFromVariant(quiet as Variant);
   })();
   quickjs.catch(() => (quickjs = undefined));
   return quickjs;
@@ -166,7 +169,7 @@ async function runScript(
   signal?.addEventListener("abort", onAbort, { once: true });
   const rt: QuickJSRuntime = QuickJS.newRuntime();
   rt.setMemoryLimit(MEMORY_LIMIT);
-  rt.setMaxStackSize(1024 * 1024);
+  rt.setMaxStackSize(256 * 1024); // below V8's own stack for the WASM frames, so QuickJS reports an overflow itself
   rt.setInterruptHandler(() => !!signal?.aborted || (deadline !== undefined && Date.now() > deadline));
   const vm: QuickJSContext = rt.newContext();
   const pending = new Set<Promise<void>>();
@@ -262,9 +265,14 @@ async function runScript(
         if (outputError) return fail(outputError);
         const state = vm.getPromiseState(promise);
         if (state.type === "fulfilled") {
-          const r = vm.unwrapResult(vm.callFunction(finish, vm.undefined, state.value));
-          r.dispose();
+          const r = vm.callFunction(finish, vm.undefined, state.value);
           state.value.dispose();
+          if (r.error) {
+            const err = vm.dump(r.error);
+            r.error.dispose();
+            return fail(describeError(err));
+          }
+          r.value.dispose();
           break;
         }
         if (state.type === "rejected") {
@@ -287,15 +295,24 @@ async function runScript(
     }
     const output = renderOutput(texts, consoleLines, options.maxOutputTokens);
     return `Script completed in ${formatSeconds(Date.now() - started)}${output ? "\n" + output : ""}`;
+  } catch (e) {
+    if (e instanceof ScriptError) throw e;
+    // The WebAssembly instance itself failed (e.g. V8's stack ran out inside it): the script
+    // fails, and the instance is not used again.
+    quickjs = undefined;
+    return fail(`the sandbox stopped: ${(e as Error)?.message ?? String(e)}`);
   } finally {
     stop();
-    for (const d of outstanding) d.dispose();
-    outstanding.clear();
     try {
+      for (const d of outstanding) d.dispose();
+      outstanding.clear();
       vm.dispose();
       rt.dispose();
     } catch {
-      // a script stopped mid-call may leave handles QuickJS complains about; the runtime is dropped either way
+      // QuickJS can fail an assertion freeing a runtime after some errors (a stack overflow inside
+      // an async function leaves an object behind), which stops that WebAssembly instance for good:
+      // the next script loads a fresh one.
+      quickjs = undefined;
     }
   }
 }
