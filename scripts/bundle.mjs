@@ -52,6 +52,9 @@ const result = await build({
     "zod",
     "undici", // HTTP proxy/timeout settings (plugins/network): loaded only when one is set
     "mvdan-sh", // the bash parser for permission rules: ~1.5 MB, loaded only when a bash rule exists
+    "@silvia-odwyer/photon-node", // image resizing (WASM, reads its .wasm beside it): loaded on the first resize
+    "quickjs-emscripten-core", // codemode's sandbox (QuickJS in WASM): loaded on the first script
+    "@jitl/quickjs-wasmfile-release-sync",
   ],
 });
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);

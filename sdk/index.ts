@@ -177,3 +177,5 @@ export * from "./pi16/interactive-components.js";
 // pi-tui theme helpers for extensions (#19, TUI):
 export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";
 export * from "./pi16/runtime.js"; // (issue 18) pi 1.6 SDK runtimes: DefaultResourceLoader, DefaultPackageManager, ModelRuntime, parseArgs, ExtensionRunner, …
+// pi 1.6 exports: PowerShell tool, image helpers, MCP / tool-search extension factories (issue 18, tools-img)
+export * from "./pi16/tools.js";

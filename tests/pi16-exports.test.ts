@@ -25,15 +25,12 @@ const ENTRY = join(ROOT, "dist", "bundle", "index.js");
 
 /**
  * Value exports of the references this project does not provide yet (docs/extensions.md lists
- * them): the interactive mode's own components and classes, PowerShell and image processing.
+ * them): the interactive mode's selector components and InteractiveMode.
  */
 const NOT_YET = new Set([
   "ModelSelectorComponent", "OAuthSelectorComponent", "SessionSelectorComponent", "SettingsSelectorComponent",
   "ShowImagesSelectorComponent", "ThemeSelectorComponent", "ThinkingSelectorComponent",
   "TreeSelectorComponent", "UserMessageSelectorComponent", "InteractiveMode",
-  "createCodemodeExtension", "createMcpExtension", "createToolSearchExtension",
-  "createLocalPowerShellOperations", "createPowerShellTool", "createPowerShellToolDefinition", "getPowerShellConfig", "isPowerShellToolResult",
-  "convertToPng", "resizeImage", "formatDimensionNote",
 ]);
 
 let llm: LlmServer;

@@ -295,7 +295,11 @@ export class RunController {
       model,
       systemPrompt,
       thinkingLevel: s.thinkingLevel, // (r18: pi 1.6 assistant thinkingLevel)
-      tools: s.getActiveTools(),
+      // (issue 18, tools-img) read per model call: a tool activated during the run (1.6's tool_search,
+      // pi.setActiveTools from a handler) is declared and callable from the next call of the same run.
+      get tools() {
+        return s.getActiveTools();
+      },
       toolExecution: "parallel",
       stream: (m, ctx, signal) => s.gateway.openStream(m, ctx, signal),
       buildContext: async (messages, base) => {

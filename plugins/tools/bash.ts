@@ -161,12 +161,17 @@ export function killProcessTree(pid: number, graceMs = KILL_GRACE_MS): void {
 const STDIO_GRACE_MS = 100;
 
 export function createLocalBashOperations(options: { shellPath?: string } = {}): BashOperations {
+  return createLocalShellOperations(() => getShellConfig(options.shellPath));
+}
+
+/** Operations running commands with the shell `resolveShell` names (asked on every command). */
+export function createLocalShellOperations(resolveShell: () => ShellConfig): BashOperations {
   return {
     exec(command, cwd, { onData, signal, timeout, env }) {
       return new Promise((resolve, reject) => {
         let shell: ShellConfig;
         try {
-          shell = getShellConfig(options.shellPath);
+          shell = resolveShell();
         } catch (e) {
           reject(e);
           return;
@@ -367,23 +372,45 @@ function checkTimeout(t: unknown): number | undefined {
 }
 
 export function createBashToolDefinition(cwd: string, options: BashToolOptions = {}): ToolDefinition<BashToolInput, BashToolDetails | undefined> {
-  const ops = options.operations ?? createLocalBashOperations({ shellPath: options.shellPath });
+  return createShellToolDefinition(
+    cwd,
+    {
+      name: "bash",
+      description:
+        `Run a shell command in the working directory; stdout and stderr are returned together. ` +
+        `Long output keeps its last ${DEFAULT_MAX_LINES} lines or ${DEFAULT_MAX_BYTES / 1024}KB, and the complete output is saved to a temp file whose path is given. ` +
+        `A timeout in seconds can be set.`,
+      promptSnippet: "Run shell commands (build, test, git, ls, …)",
+      promptGuidelines: [
+        "Use bash for builds, tests, git and other programs; use read, edit and write for files.",
+        "Set a timeout for commands that might not finish on their own (servers, watchers).",
+      ],
+    },
+    { ...options, operations: options.operations ?? createLocalBashOperations({ shellPath: options.shellPath }) },
+  );
+}
+
+/** What tells one shell tool from another (bash, powershell): the rest is shared. */
+export interface ShellToolIdentity {
+  name: string;
+  description: string;
+  promptSnippet: string;
+  promptGuidelines: string[];
+}
+
+/** A tool running commands through `options.operations` (required), named and described by `identity`. */
+export function createShellToolDefinition(cwd: string, identity: ShellToolIdentity, options: BashToolOptions & { operations: BashOperations }): ToolDefinition<BashToolInput, BashToolDetails | undefined> {
+  const ops = options.operations;
   return {
-    name: "bash",
-    label: "bash",
-    description:
-      `Run a shell command in the working directory; stdout and stderr are returned together. ` +
-      `Long output keeps its last ${DEFAULT_MAX_LINES} lines or ${DEFAULT_MAX_BYTES / 1024}KB, and the complete output is saved to a temp file whose path is given. ` +
-      `A timeout in seconds can be set.`,
-    promptSnippet: "Run shell commands (build, test, git, ls, …)",
-    promptGuidelines: [
-      "Use bash for builds, tests, git and other programs; use read, edit and write for files.",
-      "Set a timeout for commands that might not finish on their own (servers, watchers).",
-    ],
+    name: identity.name,
+    label: identity.name,
+    description: identity.description,
+    promptSnippet: identity.promptSnippet,
+    promptGuidelines: [...identity.promptGuidelines],
     parameters: bashSchema,
     async execute(_id, params, signal, onUpdate) {
       const command = params?.command;
-      if (typeof command !== "string" || command.trim() === "") throw new Error("bash needs a command (a non-empty string)");
+      if (typeof command !== "string" || command.trim() === "") throw new Error(`${identity.name} needs a command (a non-empty string)`);
       const timeout = checkTimeout(params.timeout);
       const full = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
       let context: BashSpawnContext = { command: full, cwd, env: { ...process.env } };

@@ -14,6 +14,7 @@ import { createLsToolDefinition, type LsToolOptions } from "./ls.js";
 import { createReadToolDefinition, type ReadToolOptions } from "./read.js";
 import { createWriteToolDefinition, type WriteToolOptions } from "./write.js";
 import { createBashExecutor } from "./bash-executor.js";
+import { fitImageForModel } from "./images.js";
 import { DEFAULT_ACTIVE_TOOLS as CORE_DEFAULT_ACTIVE_TOOLS } from "../../core/services.js";
 
 export type ToolName = "read" | "bash" | "edit" | "write" | "grep" | "find" | "ls";
@@ -86,7 +87,8 @@ export default definePlugin({
     const cwd = api.kernel.cwd;
     const settings = () => api.kernel.settings.get();
 
-    api.registerTool(createReadToolDefinition(cwd, { autoResizeImages: settings().images?.autoResize ?? true }));
+    // (issue 18, tools-img) images.autoResize: images are fitted to 2000x2000 px and 4.5 MB as in pi 1.6, with its dimension note (Photon loads on the first image).
+    api.registerTool(createReadToolDefinition(cwd, { autoResizeImages: settings().images?.autoResize ?? true, resizeImage: fitImageForModel }));
 
     // shellPath and shellCommandPrefix are read when the command runs, so a settings change applies at once.
     const bash = createBashToolDefinition(cwd);

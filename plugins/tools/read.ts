@@ -35,8 +35,12 @@ export interface ReadOperations {
 export interface ReadToolOptions {
   /** Shrink big images before sending them (default true). Needs `resizeImage`; without it big images are omitted with a note. */
   autoResizeImages?: boolean;
-  /** Shrinks an image to fit the inline limit; resolves to null when it cannot. */
-  resizeImage?: (image: { data: string; mimeType: string }) => Promise<{ data: string; mimeType: string } | null>;
+  /**
+   * Called for every image when autoResizeImages is on: the image to send (the same one when it
+   * already fits), with an optional note for the model (e.g. how coordinates map back); null
+   * when it cannot be made to fit.
+   */
+  resizeImage?: (image: { data: string; mimeType: string }) => Promise<{ data: string; mimeType: string; note?: string } | null>;
   operations?: ReadOperations;
 }
 
@@ -272,11 +276,13 @@ export function createReadToolDefinition(cwd: string, options: ReadToolOptions =
           return { content: [{ type: "text", text: notes.join("\n") }], details: undefined };
         }
         let image = { data: buffer.toString("base64"), mimeType };
-        if (image.data.length >= MAX_INLINE_IMAGE_BASE64 && autoResize && options.resizeImage) {
-          const smaller = await options.resizeImage(image);
-          if (smaller) {
-            image = smaller;
-            notes.push(`[Image was resized to fit the inline limit]`);
+        if (autoResize && options.resizeImage) {
+          const fitted = await options.resizeImage(image);
+          if (fitted) {
+            const changed = fitted.data !== image.data;
+            image = { data: fitted.data, mimeType: fitted.mimeType };
+            if (fitted.note) notes.push(fitted.note);
+            else if (changed) notes.push(`[Image was resized to fit the inline limit]`);
           }
         }
         if (noVision) notes.push(noVision);
