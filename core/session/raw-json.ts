@@ -103,11 +103,9 @@ export function messageValueRange(b: Uint8Array, lineStart: number, lineEnd: num
     const valueStart = i;
     i = skipValue(b, i, lineEnd);
     if (i < 0) return undefined;
-    if (isMessage) {
-      if (b[valueStart] !== OPEN_BRACE) return undefined;
-      // the last member: the object's closing brace ends the line
-      return b[i] === CLOSE_BRACE && i + 1 === lineEnd ? [valueStart, i] : undefined;
-    }
+    // The last member (the object's closing brace ends the line): JSON.parse keeps the last of
+    // duplicate keys, so an earlier "message" is not the value and the scan goes on.
+    if (isMessage && b[i] === CLOSE_BRACE && i + 1 === lineEnd) return b[valueStart] === OPEN_BRACE ? [valueStart, i] : undefined;
   }
   return undefined;
 }

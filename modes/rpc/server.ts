@@ -19,7 +19,7 @@ import { attachJsonlReader, parseJsonLine } from "../../core/io/jsonl.js";
 /** Default limit of one RPC input line, in characters (setting `rpc.maxLineLength`). */
 export const DEFAULT_MAX_RPC_LINE = 64 * 1024 * 1024;
 /** Quiet time after the last command before the provider module is preloaded. */
-const WARM_UP_IDLE_MS = 200;
+const WARM_UP_IDLE_MS = 500;
 import { toWireEvent } from "../../core/io/wire.js";
 import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
 import { messageText } from "../../core/agent/messages.js";
