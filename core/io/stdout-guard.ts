@@ -46,7 +46,7 @@ import { serializeRecord } from "./jsonl.js";
 
 /** The part of a Writable the guard writes through (a `net.Socket`, `tty.WriteStream`, `SyncWriteStream`, a test fake). */
 export interface GuardOutput {
-  write(chunk: string, callback: (error?: Error | null) => void): boolean;
+  write(chunk: string | Uint8Array, callback: (error?: Error | null) => void): boolean;
   /** When present, the guard listens for `"error"` so a broken stream never raises an unhandled error. */
   on?(event: "error", listener: (error: Error) => void): unknown;
   /** When a stream was destroyed by a transient error, the guard continues on its fd if it has one. */
@@ -82,7 +82,7 @@ export interface StdoutGuardOptions {
   onBroken?: (error: Error) => void;
 }
 
-type RawWrite = (chunk: string, done: (error: Error | null) => void) => void;
+type RawWrite = (chunk: string | Uint8Array, done: (error: Error | null) => void) => void;
 
 const DEFAULT_HIGH_WATER_MARK = 64 * 1024;
 const RETRY_MIN_MS = 1;
@@ -124,9 +124,9 @@ export class StdoutGuard {
   private readonly highWaterMark: number;
   private readonly onBrokenCallback: (error: Error) => void;
 
-  private pending: string[] = [];
+  private pending: Array<string | Uint8Array> = [];
   private pendingBytes = 0;
-  private inflight: string | null = null;
+  private inflight: string | Uint8Array | null = null;
   private inflightBytes = 0;
   private retryDelay = RETRY_MIN_MS;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -193,14 +193,18 @@ export class StdoutGuard {
     return this.takenTarget !== undefined;
   }
 
-  /** Queues raw text (the caller supplies any newline). See the class comment for the promise contract. */
-  write(text: string): Promise<void> {
-    if (typeof text !== "string") {
-      return Promise.reject(new TypeError(`StdoutGuard.write: expected a string, got ${typeof text}`));
+  /**
+   * Queues raw text, or bytes already encoded as UTF-8 (the caller supplies any newline). See the
+   * class comment for the promise contract.
+   */
+  write(text: string | Uint8Array): Promise<void> {
+    const bytes = text instanceof Uint8Array;
+    if (typeof text !== "string" && !bytes) {
+      return Promise.reject(new TypeError(`StdoutGuard.write: expected a string or bytes, got ${typeof text}`));
     }
     if (this.brokenError || text.length === 0) return RESOLVED;
     this.pending.push(text);
-    this.pendingBytes += Buffer.byteLength(text, "utf8");
+    this.pendingBytes += bytes ? text.length : Buffer.byteLength(text, "utf8");
     if (this.inflight === null) this.startWrite();
     if (this.queuedBytes < this.highWaterMark || this.brokenError) return RESOLVED;
     return new Promise<void>((resolve) => this.waiters.push(resolve));
@@ -266,7 +270,9 @@ export class StdoutGuard {
   /** Moves everything pending into one in-flight chunk and writes it. */
   private startWrite(): void {
     if (this.inflight !== null || this.brokenError || this.pending.length === 0) return;
-    this.inflight = this.pending.length === 1 ? this.pending[0]! : this.pending.join("");
+    const p = this.pending;
+    // (issue 20) bytes among the records: joined as bytes (each string encoded once)
+    this.inflight = p.length === 1 ? p[0]! : p.some((x) => typeof x !== "string") ? Buffer.concat(p.map((x) => (typeof x === "string" ? Buffer.from(x, "utf8") : x))) : (p as string[]).join("");
     this.inflightBytes = this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
@@ -390,7 +396,7 @@ function fdOf(stream: GuardOutput): number | undefined {
  */
 function fdWriter(fd: number): RawWrite {
   return (chunk, done) => {
-    const buffer = Buffer.from(chunk, "utf8");
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
     let offset = 0;
     let delay = RETRY_MIN_MS;
     const step = () => {

@@ -21,6 +21,7 @@ import {
   type SessionEntry,
   type SessionHeader,
 } from "./session-entries.js";
+import { RawMessageJson } from "./raw-json.js";
 
 export interface ParsedSessionFile {
   /** The header, or null when the file has none (empty, torn before its first newline, or not a session). */
@@ -38,6 +39,8 @@ export interface ParsedSessionFile {
   parsedLines: number;
   /** Number of non-blank lines ended by a newline (whatever they hold): >0 without a header means "not a session". */
   completeLines?: number;
+  /** (issue 20) The file's bytes and where each message entry's line is (current-version files only). */
+  rawMessages?: RawMessageJson;
 }
 
 function warn(source: string, message: string): Diagnostic {
@@ -56,6 +59,7 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
   const lines = text.split("\n");
   const diagnostics: Diagnostic[] = [];
   const raw: Record<string, unknown>[] = [];
+  const rawLine: number[] = []; // the line number of each raw value (for RawMessageJson)
   const last = lines.length - 1;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -80,13 +84,14 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
       continue;
     }
     raw.push(value as Record<string, unknown>);
+    rawLine.push(i);
   }
 
   const parsedLines = raw.length;
-  let completeLines = 0;
-  for (let i = 0; i < last; i++) if (lines[i]!.trim()) completeLines++;
   const first = raw[0];
   if (!first || !isSessionHeader(first)) {
+    let completeLines = 0;
+    for (let i = 0; i < last; i++) if (lines[i]!.trim()) completeLines++;
     if (first) diagnostics.push(warn(source, `first entry is not a session header (type "${String(first.type)}")`));
     return { header: null, entries: [], diagnostics, size, needsNewline, parsedLines, completeLines };
   }
@@ -98,6 +103,8 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
     migrateRawEntries(raw, version);
   }
 
+  // Migrated entries no longer match their text: only a current file keeps its bytes.
+  const rawMessages = migratedFrom === undefined ? new RawMessageJson(buf) : undefined;
   const entries: SessionEntry[] = [];
   const ids = new Set<string>();
   for (let i = 1; i < raw.length; i++) {
@@ -114,8 +121,10 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
     if (ids.has(e.id)) diagnostics.push(warn(source, `duplicate entry id ${e.id}; the later entry wins`));
     ids.add(e.id);
     entries.push(e as unknown as SessionEntry);
+    const message = e.message;
+    if (rawMessages && e.type === "message" && message !== null && typeof message === "object") rawMessages.add(message, rawLine[i]!);
   }
-  return { header, entries, diagnostics, size, needsNewline, migratedFrom, parsedLines };
+  return { header, entries, diagnostics, size, needsNewline, migratedFrom, parsedLines, rawMessages };
 }
 
 /** Read and parse a session file (throws the fs error when it cannot be read). */

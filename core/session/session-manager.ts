@@ -54,6 +54,7 @@ import {
   type UsageEntry,
 } from "./session-entries.js";
 import { describeError, readSessionFile, type ParsedSessionFile } from "./session-file.js";
+import type { RawMessageJson } from "./raw-json.js";
 import { SessionWriter } from "./session-writer.js";
 import { findMostRecentSession, listSessionsInDir, listSessionsUnderRoot } from "./session-list.js";
 
@@ -149,6 +150,8 @@ export class SessionManager {
   private labelTimestampsById = new Map<string, string>();
   private leafId: string | null = null;
   private hasAssistant = false;
+  /** (issue 20) The loaded file's bytes of its messages (see raw-json.ts). */
+  private rawMessages: RawMessageJson | undefined;
 
   private readonly writer = new SessionWriter((d) => this.report(d));
   private diagnostics: Diagnostic[] = [];
@@ -219,6 +222,7 @@ export class SessionManager {
     sm.startNew({ parentSession: source });
     sm.addDiagnostics(parsed.diagnostics);
     for (const e of parsed.entries) sm.addToIndex(e);
+    sm.rawMessages = parsed.rawMessages;
     sm.writer.pending = [sm.header, ...sm.entries];
     sm.flushWrites();
     return sm;
@@ -290,6 +294,7 @@ export class SessionManager {
     this.sessionId = parsed.header.id;
     this.resetIndex();
     for (const e of parsed.entries) this.addToIndex(e);
+    this.rawMessages = parsed.rawMessages;
     this.addDiagnostics(parsed.diagnostics);
     this.checkParentChain(file);
     this.writer.reset({ pending: [], fileStarted: true, needsNewline: parsed.needsNewline, needsRewrite: parsed.migratedFrom !== undefined });
@@ -339,6 +344,7 @@ export class SessionManager {
       parentSession: options?.parentSession,
     };
     this.resetIndex();
+    this.rawMessages = undefined;
     this.writer.reset({ pending: [this.header], fileStarted: false, needsNewline: false, needsRewrite: false });
     this.sessionFile = this.persist ? join(this.sessionDir, sessionFileName(timestamp, this.sessionId)) : undefined;
     return this.sessionFile;
@@ -727,8 +733,25 @@ export class SessionManager {
     return entryForest(this.entries, this.labelsById, this.labelTimestampsById);
   }
 
+  /**
+   * (issue 20) The JSON text a message loaded from this session's file was parsed from (a view
+   * of the file's bytes), or undefined for any other message. See raw-json.ts.
+   */
+  rawMessageJson(message: object): Uint8Array | undefined {
+    return this.rawMessages?.get(message);
+  }
+
   /** Messages, thinking level and model for the model call, from the path root → leaf. */
   buildSessionContext(): SessionContext {
-    return buildSessionContext(this.entries, this.leafId, this.byId);
+    // (issue 20) Start-up asks twice (the start model, then the session): built once per state of
+    // the tree (entries are only appended or replaced by a new list; the leaf moves). A copy of
+    // the message list each time, so no caller sees another's changes.
+    const c = this.contextCache;
+    if (!c || c.entries !== this.entries || c.count !== this.entries.length || c.leafId !== this.leafId) {
+      this.contextCache = { entries: this.entries, count: this.entries.length, leafId: this.leafId, ctx: buildSessionContext(this.entries, this.leafId, this.byId) };
+    }
+    const ctx = this.contextCache!.ctx;
+    return { ...ctx, messages: [...ctx.messages] };
   }
+  private contextCache: { entries: SessionEntry[]; count: number; leafId: string | null; ctx: SessionContext } | undefined;
 }

@@ -20,6 +20,8 @@ export interface SessionStore {
   appendThinkingLevelChange(level: string): string;
   appendSessionInfo(name: string): string;
   buildSessionContext(): SessionContextSnapshot;
+  /** (issue 20) The JSON text a loaded message was parsed from, when the store kept it. */
+  rawMessageJson?(message: object): Uint8Array | undefined;
 }
 
 // (added for sessions: tree operations, compaction, export)

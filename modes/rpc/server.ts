@@ -18,6 +18,8 @@ import { attachJsonlReader, parseJsonLine } from "../../core/io/jsonl.js";
 
 /** Default limit of one RPC input line, in characters (setting `rpc.maxLineLength`). */
 export const DEFAULT_MAX_RPC_LINE = 64 * 1024 * 1024;
+/** Quiet time after the last command before the provider module is preloaded. */
+const WARM_UP_IDLE_MS = 500;
 import { toWireEvent } from "../../core/io/wire.js";
 import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
 import { messageText } from "../../core/agent/messages.js";
@@ -27,6 +29,7 @@ import type { AgentSessionEvent, AnyModel, ThinkingLevel } from "../../core/type
 import type { RpcCommand, RpcCommandMap, RpcCommandType } from "./commands.js";
 import { validateInput } from "./validate.js";
 import { openRpcOutput } from "./output.js";
+import { messagesRecord } from "../../core/session/raw-json.js";
 
 type Id = string | number | undefined;
 /** A handler returns the response data (undefined: a response without data), or NO_RESPONSE when it answered itself. */
@@ -50,12 +53,26 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   const { write, ui } = out;
   const stderr = (s: string) => process.stderr.write(s.endsWith("\n") ? s : s + "\n");
 
-  // After the first answer the process is idle: load the model's provider module then, not on the first prompt.
+  // Once the client has had an answer and sent nothing for WARM_UP_IDLE_MS, load the model's
+  // provider module, off the first prompt's path. Not at once after the first answer: the
+  // commands a client sends at start (get_messages of a long session, get_commands) would wait
+  // behind ~1 MB of module compilation (issue 20). A command arriving meanwhile re-arms the wait.
   let warmed = false;
+  let warmTimer: NodeJS.Timeout | undefined;
   const warmUp = () => {
     if (warmed) return;
-    warmed = true;
-    setTimeout(() => session().warmUp(), 0).unref();
+    if (warmTimer) clearTimeout(warmTimer);
+    warmTimer = setTimeout(() => {
+      warmTimer = undefined;
+      if (inflight > 0) return warmUp();
+      warmed = true;
+      session().warmUp();
+    }, WARM_UP_IDLE_MS);
+    warmTimer.unref();
+  };
+  const holdWarmUp = () => {
+    if (warmTimer) clearTimeout(warmTimer);
+    warmTimer = undefined;
   };
   const success = (id: Id, command: string, data?: unknown) => {
     const done = write(data === undefined ? { id, type: "response", command, success: true } : { id, type: "response", command, success: true, data });
@@ -207,7 +224,18 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
         pendingMessageCount: s.pendingMessageCount,
       };
     },
-    get_messages: () => ({ messages: session().messages }),
+    get_messages: (_cmd, id) => {
+      // (issue 20) Written as bytes: messages loaded from the session file are copied from its
+      // bytes instead of being serialised again (core/session/raw-json.ts); the record is the
+      // same one JSON line success() would write.
+      const s = session();
+      const store = s.sessionManager;
+      const raw = store.rawMessageJson ? (m: object) => store.rawMessageJson!(m) : () => undefined;
+      const head = JSON.stringify({ id, type: "response", command: "get_messages", success: true, data: { messages: [] } });
+      void out.guard.write(messagesRecord(head.slice(0, -"]}}".length), s.messages, raw, "]}}\n"));
+      warmUp();
+      return NO_RESPONSE;
+    },
     get_entries: (cmd) => {
       const entries = runtime.sessionManager.getEntries() as Array<{ id: string }>;
       const leafId = runtime.sessionManager.getLeafId();
@@ -349,6 +377,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
 
   const onLine = (line: string) => {
     if (finishing) return;
+    holdWarmUp();
     const parsed = parseJsonLine(line);
     if (!parsed.ok) {
       void write({ type: "response", command: "parse", success: false, error: `Failed to parse command: ${parsed.error}` });

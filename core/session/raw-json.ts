@@ -1,0 +1,204 @@
+/**
+ * The JSON text each loaded message already has in its session file (issue 20: session load and
+ * get_messages must not build the same structures twice).
+ *
+ * A session file is JSONL: every `message` entry is `{…,"message":{…}}` on a line of its own. The
+ * objects parsed from it are what the session holds; serialising them again for RPC
+ * `get_messages` (JSON.stringify of the whole transcript, then UTF-8 encoding of that string)
+ * cost more than parsing them did. Instead the file's bytes are kept, and for each loaded
+ * message the byte range of its line; `get_messages` copies each message's own bytes out of the
+ * file into the record. Messages added later (or built at load: custom, summaries, edited ones)
+ * have no range and are serialised as before.
+ *
+ * Correctness: the range is used only after checking (once, on first use, by scanning the line's
+ * bytes) that it is the value of the line's top-level key spelt exactly `"message"` and that this
+ * key is the line's last one — JSON.parse keeps the last of duplicate keys, so the bytes are the
+ * text the message object was parsed from. A line that fails the check (a nested or escaped key,
+ * trailing whitespace, CRLF) falls back to JSON.stringify. The text parses to the same value;
+ * it is byte-identical to JSON.stringify's output whenever the file was written by JSON.stringify
+ * (this program, pi), and in any case one line (JSONL lines hold no raw newline).
+ * Loaded message objects are not changed in place anywhere (hook handlers get copies), so the
+ * bytes stay the message's; a version 1/2 file, whose entries are migrated in memory, gets no
+ * ranges at all.
+ *
+ * Memory: the file's bytes (outside the JS heap) for the life of the session, plus a few numbers
+ * per message; nothing is decoded or copied until get_messages. Each loaded message object
+ * carries its number in a non-enumerable symbol property (invisible to JSON, structuredClone,
+ * spreads and Object.keys).
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COLON = 0x3a;
+const KEY = Buffer.from('"message"', "latin1");
+
+/** Index just after the string whose opening quote is at `i`, or -1. */
+function skipString(b: Uint8Array, i: number, end: number): number {
+  for (i++; i < end; i++) {
+    const c = b[i];
+    if (c === QUOTE) return i + 1;
+    if (c === BACKSLASH) i++;
+  }
+  return -1;
+}
+
+/** Index just after the JSON value starting at `i` (an object, array, string or scalar), or -1. */
+function skipValue(b: Uint8Array, i: number, end: number): number {
+  const first = b[i];
+  if (first === QUOTE) return skipString(b, i, end);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    // a number, true, false or null: up to the next delimiter
+    while (i < end) {
+      const c = b[i]!;
+      if (c === 0x2c || c === CLOSE_BRACE || c === CLOSE_BRACKET || c <= 0x20) return i;
+      i++;
+    }
+    return -1;
+  }
+  let depth = 0;
+  while (i < end) {
+    const c = b[i];
+    if (c === QUOTE) {
+      i = skipString(b, i, end);
+      if (i < 0) return -1;
+      continue;
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (--depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+
+/**
+ * The byte range [start, end) of the top-level `"message"` value of the JSON object that fills
+ * `b[lineStart, lineEnd)` — only when that key is spelt literally, its value is an object, and
+ * it is the last member (the value is followed by the closing brace and the line's end).
+ * The line is known to parse as an object; undefined when the shape is anything else.
+ */
+export function messageValueRange(b: Uint8Array, lineStart: number, lineEnd: number): [number, number] | undefined {
+  let i = lineStart;
+  if (b[i] !== OPEN_BRACE) return undefined;
+  i++;
+  while (i < lineEnd) {
+    while (isSpace(b[i]) || b[i] === 0x2c) i++;
+    if (b[i] !== QUOTE) return undefined;
+    const keyStart = i;
+    i = skipString(b, i, lineEnd);
+    if (i < 0) return undefined;
+    let isMessage = i - keyStart === KEY.length;
+    for (let k = 0; isMessage && k < KEY.length; k++) if (b[keyStart + k] !== KEY[k]) isMessage = false;
+    while (isSpace(b[i])) i++;
+    if (b[i] !== COLON) return undefined;
+    i++;
+    while (isSpace(b[i])) i++;
+    const valueStart = i;
+    i = skipValue(b, i, lineEnd);
+    if (i < 0) return undefined;
+    // The last member (the object's closing brace ends the line): JSON.parse keeps the last of
+    // duplicate keys, so an earlier "message" is not the value and the scan goes on.
+    if (isMessage && b[i] === CLOSE_BRACE && i + 1 === lineEnd) return b[valueStart] === OPEN_BRACE ? [valueStart, i] : undefined;
+  }
+  return undefined;
+}
+
+/** Marks a message object with its number in the RawMessageJson that loaded it (non-enumerable: copies do not carry it). */
+const TAG = Symbol("pi.rawMessageJson");
+
+/** The loaded message objects of one session file and which of its lines each was parsed from. */
+export class RawMessageJson {
+  private readonly messages: object[] = [];
+  /** Per message: its line number, then (after the first check) value start and end in bytes; -1 = unusable. */
+  private readonly ranges: number[] = [];
+  /** Byte offset of each line's start (found on first use: newline bytes are newline characters). */
+  private lineStarts: number[] | undefined;
+
+  constructor(private readonly data: Buffer) {}
+
+  /** Record that `message` was parsed from line number `line` (0-based) of the file. */
+  add(message: object, line: number): void {
+    // A hidden property costs ~0.1 µs a message; a WeakMap entry ~5× that (measured, 10,000 messages).
+    Object.defineProperty(message, TAG, { value: this.messages.length, configurable: true });
+    this.messages.push(message);
+    this.ranges.push(line, 0, 0);
+  }
+
+  /** The JSON text `message` was parsed from, as bytes (a view into the file), or undefined. */
+  get(message: object): Buffer | undefined {
+    const n = (message as { [TAG]?: number })[TAG];
+    // the number is this file's only if the very object is ours (another session's tag, or none)
+    if (n === undefined || this.messages[n] !== message) return undefined;
+    const r = this.ranges;
+    const k = 3 * n;
+    if (r[k + 1] === 0 && r[k + 2] === 0) {
+      const starts = (this.lineStarts ??= newlineStarts(this.data));
+      const line = r[k]!;
+      const span = line + 1 < starts.length ? messageValueRange(this.data, starts[line]!, starts[line + 1]! - 1) : undefined;
+      r[k + 1] = span ? span[0] : -1;
+      r[k + 2] = span ? span[1] : -1;
+    }
+    const start = r[k + 1]!;
+    return start < 0 ? undefined : this.data.subarray(start, r[k + 2]!);
+  }
+}
+
+/** Where each line starts, plus one entry past the end (a last line without newline ends at the data's end). */
+function newlineStarts(data: Buffer): number[] {
+  const starts = [0];
+  for (let i = data.indexOf(0x0a); i >= 0; i = data.indexOf(0x0a, i + 1)) starts.push(i + 1);
+  if (starts[starts.length - 1] !== data.length) starts.push(data.length + 1);
+  return starts;
+}
+
+/**
+ * One JSONL record: `prefix` + the messages as a JSON array + `suffix`, as UTF-8 bytes. Each
+ * message is its file bytes when `raw` has them, else JSON.stringify (null for a value without
+ * a JSON form, as in an array).
+ */
+export function messagesRecord(prefix: string, messages: readonly unknown[], raw: (message: object) => Uint8Array | undefined, suffix: string): Buffer {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const push = (p: Uint8Array) => {
+    parts.push(p);
+    total += p.length;
+  };
+  const comma = Buffer.from(",");
+  push(Buffer.from(prefix, "utf8"));
+  // Runs of messages without bytes are serialised together (one string, one encoding).
+  let pending: unknown[] = [];
+  const flush = () => {
+    if (!pending.length) return;
+    const json = JSON.stringify(pending);
+    push(Buffer.from(json.slice(1, -1), "utf8"));
+    pending = [];
+  };
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    const bytes = m !== null && typeof m === "object" ? raw(m) : undefined;
+    if (bytes) {
+      flush();
+      if (i > 0) push(comma);
+      push(bytes);
+    } else {
+      if (i > 0 && !pending.length) push(comma);
+      pending.push(m);
+    }
+  }
+  flush();
+  push(Buffer.from(suffix, "utf8"));
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
