@@ -31,9 +31,9 @@ const ENTRY = join(ROOT, "dist", "bundle", "index.js");
 const NOT_YET = new Set([
   "ArminComponent", "AssistantMessageComponent", "BashExecutionComponent", "BranchSummaryMessageComponent", "CompactionSummaryMessageComponent",
   "CustomMessageComponent", "ExtensionEditorComponent", "ExtensionInputComponent", "ExtensionSelectorComponent", "FooterComponent",
-  "LoginDialogComponent", "ModelSelectorComponent", "OAuthSelectorComponent", "SessionSelectorComponent", "SettingsSelectorComponent",
-  "ShowImagesSelectorComponent", "SkillInvocationMessageComponent", "ThemeSelectorComponent", "ThinkingSelectorComponent",
-  "ToolExecutionComponent", "TreeSelectorComponent", "UserMessageComponent", "UserMessageSelectorComponent", "InteractiveMode",
+  "LoginDialogComponent",
+  "SkillInvocationMessageComponent",
+  "ToolExecutionComponent", "UserMessageComponent",
   "DefaultPackageManager", "DefaultResourceLoader", "ModelRuntime", "CredentialSynchronizationError",
   "resolveCliModel", "resolveModelScopeWithDiagnostics", "parseArgs",
   "ExtensionRunner", "createExtensionRuntime", "discoverAndLoadExtensions", "wrapRegisteredTool", "wrapRegisteredTools",

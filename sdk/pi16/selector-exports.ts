@@ -1,0 +1,18 @@
+/**
+ * pi 1.6's selector components and InteractiveMode (issue 18, point 2): the package exports of
+ * sdk/pi16/{selectors,session-selector,tree-selector,settings-selector,interactive-mode}.ts.
+ */
+export {
+  ModelSelectorComponent,
+  OAuthSelectorComponent,
+  ThinkingSelectorComponent,
+  ThemeSelectorComponent,
+  ShowImagesSelectorComponent,
+  UserMessageSelectorComponent,
+  type AuthSelectorProvider,
+  type ModelSource,
+} from "./selectors.js";
+export { SessionSelectorComponent } from "./session-selector.js";
+export { TreeSelectorComponent, type FilterMode } from "./tree-selector.js";
+export { SettingsSelectorComponent } from "./settings-selector.js";
+export { InteractiveMode, type InteractiveModeOptions as InteractiveModeClassOptions } from "./interactive-mode.js";

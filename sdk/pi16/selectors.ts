@@ -1,0 +1,646 @@
+/**
+ * pi 1.6's list selectors as pi-tui components (constructor signatures and callbacks of its
+ * dist/modes/interactive/components/*.d.ts), on this project's data: ModelSelectorComponent
+ * (our model registry), OAuthSelectorComponent (providers with their auth status),
+ * ThinkingSelectorComponent, ThemeSelectorComponent (our themes), ShowImagesSelectorComponent
+ * and UserMessageSelectorComponent. Each class is built on first use (see selector-kit.ts).
+ */
+import type { Component, Container, Input, SelectItem, SelectList, TUI } from "@earendil-works/pi-tui";
+import { DynamicBorder, getSelectListTheme } from "../../modes/tui/pi-theme.js";
+import { discoverThemes } from "../../modes/tui/theme.js";
+import { getAgentDir } from "../../plugins/extensions/helpers.js";
+import { fit, keyIs, keyText, lazyClass, moveSelection, piTui, theme, windowOf } from "./selector-kit.js";
+
+type ModelLike = { provider: string; id: string; name?: string };
+const sameModel = (a: ModelLike | undefined, b: ModelLike | undefined) => !!a && !!b && a.provider === b.provider && a.id === b.id;
+
+/** A one-line (cut to the width) text row. */
+function row(text: string): Component {
+  return { render: (w: number) => [fit(text, w)], invalidate() {} };
+}
+
+/** A pi-tui Container whose rows are rebuilt by `fill` (a header/list/footer is a child). */
+function rowsBox(fill: (width: number) => string[]): Component {
+  return { render: (w: number) => fill(w).map((l) => fit(l, w)), invalidate() {} };
+}
+
+// ---- ModelSelectorComponent -------------------------------------------------------------------
+
+/**
+ * What the model selector reads: pi 1.6's ModelRuntime (getAvailableSnapshot) or this project's
+ * ModelRegistry (getAvailable, resolved when the selector opens); getError for models.json errors.
+ */
+export interface ModelSource {
+  getAvailableSnapshot?(): ModelLike[];
+  getAvailable?(): Promise<ModelLike[]> | ModelLike[];
+  getModel?(provider: string, id: string): ModelLike | undefined;
+  find?(provider: string, id: string): ModelLike | undefined;
+  getError?(): string | undefined;
+}
+interface ScopedModelItem {
+  model: ModelLike;
+  thinkingLevel?: string;
+}
+
+export interface ModelSelectorComponent extends Container {
+  readonly capturesViewportInput: boolean;
+  focused: boolean;
+  handleInput(data: string): void;
+  getSearchInput(): Input;
+  dispose(): void;
+}
+
+const MODEL_ROWS = 10;
+
+export const ModelSelectorComponent: new (
+  tui: TUI,
+  currentModel: ModelLike | undefined,
+  modelRuntime: ModelSource,
+  scopedModels: ReadonlyArray<ScopedModelItem>,
+  onSelect: (model: any) => void,
+  onCancel: () => void,
+  initialSearchInput?: string,
+  onSelectAsDefault?: (model: any) => void,
+  defaultModel?: { provider: string; id: string },
+) => ModelSelectorComponent = lazyClass("ModelSelectorComponent", () => {
+  const { Container: PiContainer, Input: PiInput, Spacer, fuzzyFilter } = piTui();
+  class ModelSelector extends PiContainer {
+    readonly capturesViewportInput = true;
+    private readonly search = new PiInput();
+    private all: ModelLike[] = [];
+    private scoped: ModelLike[];
+    private scope: "all" | "scoped";
+    private shown: ModelLike[] = [];
+    private selected = 0;
+    private error?: string;
+    private loading = false;
+    private closed = false;
+    private _focused = false;
+
+    constructor(
+      private readonly tui: TUI,
+      private readonly current: ModelLike | undefined,
+      private readonly source: ModelSource,
+      scopedModels: ReadonlyArray<ScopedModelItem>,
+      private readonly onSelect: (model: any) => void,
+      private readonly onCancel: () => void,
+      initialSearchInput?: string,
+      private readonly onSelectAsDefault?: (model: any) => void,
+      private readonly defaultModel?: { provider: string; id: string },
+    ) {
+      super();
+      if (!source || typeof source !== "object") throw new TypeError("ModelSelectorComponent: modelRuntime must be a model registry (getAvailable) or model runtime (getAvailableSnapshot)");
+      this.scoped = (scopedModels ?? []).map((s) => s.model);
+      this.scope = this.scoped.length ? "scoped" : "all";
+      if (initialSearchInput) this.search.setValue(initialSearchInput);
+      this.search.onSubmit = () => this.choose();
+      const t = theme();
+      this.addChild(new DynamicBorder());
+      this.addChild(new Spacer(1));
+      this.addChild(
+        rowsBox(() =>
+          this.scoped.length
+            ? [
+                t.fg("muted", "Scope: ") + t.fg(this.scope === "all" ? "accent" : "muted", "all") + t.fg("muted", " | ") + t.fg(this.scope === "scoped" ? "accent" : "muted", "scoped"),
+                t.fg("dim", keyText("tui.input.tab")) + t.fg("muted", " scope (all/scoped)"),
+              ]
+            : [t.fg("warning", "Only showing models from configured providers. Use /login to add providers.")],
+        ),
+      );
+      this.addChild(new Spacer(1));
+      this.addChild(this.search);
+      this.addChild(new Spacer(1));
+      this.addChild(rowsBox(() => this.listLines()));
+      this.addChild(new Spacer(1));
+      if (onSelectAsDefault) {
+        this.addChild(row(t.fg("dim", `  ${keyText("tui.select.confirm")} to select · ${keyText("app.models.save")} to set as default · ${keyText("tui.select.cancel")} to cancel`)));
+      }
+      this.addChild(new DynamicBorder());
+      this.load();
+    }
+
+    get focused(): boolean {
+      return this._focused;
+    }
+    set focused(v: boolean) {
+      this._focused = v;
+      this.search.focused = v;
+    }
+
+    private sorted(list: ModelLike[]): ModelLike[] {
+      const rank = (m: ModelLike) => (sameModel(m, this.current) ? 0 : this.isDefault(m) ? 1 : 2);
+      return [...list].sort((a, b) => rank(a) - rank(b) || a.provider.localeCompare(b.provider));
+    }
+    private isDefault(m: ModelLike): boolean {
+      return !!this.defaultModel && this.defaultModel.provider === m.provider && this.defaultModel.id === m.id;
+    }
+
+    private load(): void {
+      const fresh = (m: ModelLike) => this.source.getModel?.(m.provider, m.id) ?? this.source.find?.(m.provider, m.id) ?? m;
+      const apply = (list: ModelLike[]) => {
+        this.all = this.sorted(list);
+        this.scoped = this.scoped.map(fresh);
+        this.error = this.source.getError?.();
+        this.filter(this.search.getValue(), true);
+      };
+      if (typeof this.source.getAvailableSnapshot === "function") return apply(this.source.getAvailableSnapshot());
+      if (typeof this.source.getAvailable !== "function") throw new TypeError("ModelSelectorComponent: modelRuntime has neither getAvailableSnapshot() nor getAvailable()");
+      this.loading = true;
+      this.filter(this.search.getValue(), true);
+      void Promise.resolve(this.source.getAvailable()).then(
+        (list) => {
+          if (this.closed) return;
+          this.loading = false;
+          apply(list);
+          this.tui.requestRender();
+        },
+        (e: unknown) => {
+          if (this.closed) return;
+          this.loading = false;
+          this.error = `Could not list the models: ${e instanceof Error ? e.message : String(e)}`;
+          this.tui.requestRender();
+        },
+      );
+    }
+
+    private filter(query: string, keepCurrent = false): void {
+      const pool = this.scope === "scoped" ? this.scoped : this.all;
+      if (!query) this.shown = pool;
+      else {
+        const hits = fuzzyFilter(pool, query, (m) => `${m.id} ${m.provider} ${m.name ?? ""}${this.isDefault(m) ? " default" : ""}`);
+        const wantsDefault = "default".startsWith(query.trim().toLowerCase()) && query.trim() !== "";
+        this.shown = wantsDefault ? [...pool.filter((m) => this.isDefault(m)), ...hits.filter((m) => !this.isDefault(m))] : hits;
+      }
+      const cur = keepCurrent ? this.shown.findIndex((m) => sameModel(m, this.current)) : -1;
+      this.selected = cur >= 0 ? cur : query ? 0 : Math.min(this.selected, Math.max(0, this.shown.length - 1));
+    }
+
+    private listLines(): string[] {
+      const t = theme();
+      const out: string[] = [];
+      const [start, end] = windowOf(this.selected, this.shown.length, MODEL_ROWS);
+      for (let i = start; i < end; i++) {
+        const m = this.shown[i]!;
+        const sel = i === this.selected;
+        const name = m.name && m.name !== m.id ? t.fg("muted", ` (${m.name})`) : "";
+        out.push(
+          (sel ? t.fg("accent", "→ ") : "  ") + (sameModel(m, this.current) ? t.fg("accent", "✓ ") : "  ") + (sel ? t.fg("accent", m.id) : m.id) + name + " " + t.fg("muted", `[${m.provider}]`) + (this.isDefault(m) ? t.fg("muted", " · default") : ""),
+        );
+      }
+      if (start > 0 || end < this.shown.length) out.push(t.fg("muted", `  (${this.selected + 1}/${this.shown.length})`));
+      if (this.error) out.push(...this.error.split("\n").map((l) => t.fg("error", l)));
+      else if (this.loading) out.push(t.fg("muted", "  Loading models…"));
+      else if (!this.shown.length) out.push(t.fg("muted", "  No matching models"));
+      else out.push("", t.fg("muted", `  Model Name: ${this.shown[this.selected]!.name ?? this.shown[this.selected]!.id}`));
+      return out;
+    }
+
+    handleInput(data: string): void {
+      if (keyIs(data, "tui.input.tab")) {
+        if (this.scoped.length) {
+          this.scope = this.scope === "all" ? "scoped" : "all";
+          this.filter(this.search.getValue(), true);
+        }
+        return;
+      }
+      const moved = moveSelection(data, this.selected, this.shown.length, MODEL_ROWS);
+      if (moved !== undefined) this.selected = moved;
+      else if (keyIs(data, "tui.select.confirm")) this.choose();
+      else if (keyIs(data, "tui.select.cancel")) {
+        this.dispose();
+        this.onCancel();
+      } else if (keyIs(data, "app.models.save") && this.onSelectAsDefault) {
+        const m = this.shown[this.selected];
+        if (m) {
+          this.dispose();
+          this.onSelectAsDefault(m);
+        }
+      } else if (!keyIs(data, "tui.select.up") && !keyIs(data, "tui.select.down")) {
+        const before = this.search.getValue();
+        this.search.handleInput(data);
+        if (this.search.getValue() !== before) this.filter(this.search.getValue());
+      }
+    }
+
+    private choose(): void {
+      const m = this.shown[this.selected];
+      if (!m) return;
+      this.dispose();
+      this.onSelect(m);
+    }
+
+    getSearchInput(): Input {
+      return this.search;
+    }
+    dispose(): void {
+      this.closed = true;
+    }
+  }
+  return ModelSelector as never;
+});
+
+// ---- OAuthSelectorComponent -------------------------------------------------------------------
+
+export interface AuthSelectorProvider {
+  id: string;
+  name: string;
+  authType: "oauth" | "api_key";
+  method?: { name?: string };
+  /** How the provider is configured now (type and where the credential comes from), if it is. */
+  status?: { type: "oauth" | "api_key"; source?: string };
+  subscription?: boolean;
+}
+
+function authTypeLabel(type: "oauth" | "api_key", subscription?: boolean): string {
+  return type === "api_key" ? "API key" : subscription === false ? "account" : "subscription";
+}
+
+function authStatus(p: AuthSelectorProvider): string {
+  const t = theme();
+  if (!p.status) return t.fg("muted", " • not configured");
+  if (p.status.type !== p.authType) return t.fg("muted", " • ") + t.fg("warning", `${authTypeLabel(p.status.type, p.subscription)} configured`);
+  const src = p.status.source;
+  if (!src || src === "OAuth" || src === "stored credential" || src === "stored") return t.fg("success", " ✓ configured");
+  return t.fg("success", ` ✓ ${/^[A-Z][A-Z0-9_]*(, [A-Z][A-Z0-9_]*)*$/.test(src) ? `env: ${src}` : src}`);
+}
+
+export interface OAuthSelectorComponent extends Container {
+  readonly capturesViewportInput: boolean;
+  focused: boolean;
+  handleInput(data: string): void;
+  dispose(): void;
+}
+
+const AUTH_ROWS = 8;
+
+export const OAuthSelectorComponent: new (
+  mode: "login" | "logout",
+  providers: AuthSelectorProvider[],
+  onSelect: (providerId: string, authType: "oauth" | "api_key") => void,
+  onCancel: () => void,
+  initialSearchInput?: string,
+  tui?: TUI,
+) => OAuthSelectorComponent = lazyClass("OAuthSelectorComponent", () => {
+  const { Container: PiContainer, Input: PiInput, Spacer, fuzzyFilter } = piTui();
+  class OAuthSelector extends PiContainer {
+    readonly capturesViewportInput = true;
+    private readonly search = new PiInput();
+    private shown: AuthSelectorProvider[];
+    private selected = 0;
+    private readonly labels: boolean;
+    private _focused = false;
+
+    constructor(
+      private readonly mode: "login" | "logout",
+      private readonly providers: AuthSelectorProvider[],
+      private readonly onSelect: (providerId: string, authType: "oauth" | "api_key") => void,
+      private readonly onCancel: () => void,
+      initialSearchInput?: string,
+      _tui?: TUI,
+    ) {
+      super();
+      if (mode !== "login" && mode !== "logout") throw new TypeError(`OAuthSelectorComponent: mode must be "login" or "logout" (got ${JSON.stringify(mode)})`);
+      if (!Array.isArray(providers)) throw new TypeError("OAuthSelectorComponent: providers must be a list");
+      this.shown = providers;
+      this.labels = new Set(providers.map((p) => p.authType)).size > 1;
+      const t = theme();
+      this.addChild(new DynamicBorder());
+      this.addChild(new Spacer(1));
+      this.addChild(row(" " + t.fg("accent", t.bold(mode === "login" ? "Select provider to configure:" : "Select provider to logout:"))));
+      this.addChild(new Spacer(1));
+      if (initialSearchInput) this.search.setValue(initialSearchInput);
+      this.search.onSubmit = () => this.choose();
+      this.addChild(this.search);
+      this.addChild(new Spacer(1));
+      this.addChild(rowsBox(() => this.listLines()));
+      this.addChild(new Spacer(1));
+      this.addChild(new DynamicBorder());
+      this.filter(initialSearchInput ?? "");
+    }
+
+    get focused(): boolean {
+      return this._focused;
+    }
+    set focused(v: boolean) {
+      this._focused = v;
+      this.search.focused = v;
+    }
+
+    private filter(query: string): void {
+      this.shown = query ? fuzzyFilter(this.providers, query, (p) => `${p.name} ${p.id} ${p.authType} ${p.method?.name ?? ""}`) : this.providers;
+      this.selected = query ? 0 : Math.min(this.selected, Math.max(0, this.shown.length - 1));
+    }
+
+    private listLines(): string[] {
+      const t = theme();
+      const out: string[] = [];
+      const [start, end] = windowOf(this.selected, this.shown.length, AUTH_ROWS);
+      for (let i = start; i < end; i++) {
+        const p = this.shown[i]!;
+        const type = this.labels ? t.fg("muted", ` [${authTypeLabel(p.authType, p.subscription)}]`) : "";
+        out.push(" " + (i === this.selected ? t.fg("accent", "→ ") + t.fg("accent", p.name) : "  " + p.name) + type + authStatus(p));
+      }
+      if (start > 0 || end < this.shown.length) out.push(t.fg("muted", `   (${this.selected + 1}/${this.shown.length})`));
+      if (!this.shown.length) {
+        const none = this.providers.length ? "No matching providers" : this.mode === "login" ? "No providers available" : "No providers logged in. Use /login first.";
+        out.push(t.fg("muted", `   ${none}`));
+      }
+      return out;
+    }
+
+    private choose(): void {
+      const p = this.shown[this.selected];
+      if (p) this.onSelect(p.id, p.authType);
+    }
+
+    handleInput(data: string): void {
+      const moved = moveSelection(data, this.selected, this.shown.length, AUTH_ROWS, false);
+      if (moved !== undefined) this.selected = moved;
+      else if (keyIs(data, "tui.select.confirm")) this.choose();
+      else if (keyIs(data, "tui.select.cancel")) this.onCancel();
+      else if (!keyIs(data, "tui.select.up") && !keyIs(data, "tui.select.down")) {
+        const before = this.search.getValue();
+        this.search.handleInput(data);
+        if (this.search.getValue() !== before) this.filter(this.search.getValue());
+      }
+    }
+
+    dispose(): void {}
+  }
+  return OAuthSelector as never;
+});
+
+// ---- ThinkingSelectorComponent ----------------------------------------------------------------
+
+const LEVEL_TEXT: Record<string, string> = {
+  off: "No reasoning",
+  minimal: "Very brief reasoning (~1k tokens)",
+  low: "Light reasoning (~2k tokens)",
+  medium: "Moderate reasoning (~8k tokens)",
+  high: "Deep reasoning (~16k tokens)",
+  xhigh: "Extra-high reasoning (~32k tokens)",
+  max: "Maximum reasoning",
+};
+const LIST_LAYOUT = { minPrimaryColumnWidth: 12, maxPrimaryColumnWidth: 32 };
+
+export interface ThinkingSelectorComponent extends Container {
+  focused: boolean;
+  handleInput(data: string): void;
+  getSelectList(): SelectList;
+}
+
+export const ThinkingSelectorComponent: new (
+  currentLevel: string,
+  availableLevels: string[],
+  onSelect: (level: any) => void,
+  onCancel: () => void,
+  onSelectAsDefault?: (level: any) => void,
+  defaultThinkingLevel?: string,
+) => ThinkingSelectorComponent = lazyClass("ThinkingSelectorComponent", () => {
+  const { Container: PiContainer, Input: PiInput, SelectList: PiSelectList, Spacer, fuzzyFilter } = piTui();
+  class ThinkingSelector extends PiContainer {
+    private readonly search = new PiInput();
+    private list: SelectList;
+    private readonly listIndex: number;
+    private readonly items: SelectItem[];
+    private _focused = false;
+
+    constructor(
+      currentLevel: string,
+      availableLevels: string[],
+      private readonly onSelect: (level: any) => void,
+      private readonly onCancel: () => void,
+      private readonly onSelectAsDefault?: (level: any) => void,
+      defaultThinkingLevel?: string,
+    ) {
+      super();
+      if (!Array.isArray(availableLevels)) throw new TypeError("ThinkingSelectorComponent: availableLevels must be a list of thinking levels");
+      this.items = availableLevels.map((level) => ({
+        value: level,
+        label: `${level === currentLevel ? "✓ " : "  "}${level}`,
+        description: (LEVEL_TEXT[level] ?? level) + (level === defaultThinkingLevel ? " · default" : ""),
+      }));
+      const t = theme();
+      this.addChild(new DynamicBorder());
+      this.addChild(new Spacer(1));
+      this.addChild(row("Thinking Level"));
+      this.addChild(new Spacer(1));
+      this.addChild(row(`${keyText("app.thinking.cycle")} cycles thinking levels in-session`));
+      this.addChild(new Spacer(1));
+      this.search.onSubmit = () => this.list.handleInput("\r");
+      this.addChild(this.search);
+      this.addChild(new Spacer(1));
+      this.list = this.makeList(this.items, currentLevel);
+      this.listIndex = this.children.length;
+      this.addChild(this.list);
+      this.addChild(new Spacer(1));
+      const save = onSelectAsDefault ? ` · ${keyText("app.thinking.save")} to set as default` : "";
+      this.addChild(row(t.fg("dim", `  ${keyText("tui.select.confirm")} to select${save} · ${keyText("tui.select.cancel")} to cancel`)));
+      this.addChild(new DynamicBorder());
+    }
+
+    get focused(): boolean {
+      return this._focused;
+    }
+    set focused(v: boolean) {
+      this._focused = v;
+      this.search.focused = v;
+    }
+
+    private makeList(items: SelectItem[], preselect: string | undefined): SelectList {
+      const list = new PiSelectList(items, Math.max(1, items.length), getSelectListTheme(), LIST_LAYOUT);
+      const i = items.findIndex((x) => x.value === preselect);
+      if (i >= 0) list.setSelectedIndex(i);
+      list.onSelect = (item) => this.onSelect(item.value);
+      list.onCancel = () => this.onCancel();
+      return list;
+    }
+
+    handleInput(data: string): void {
+      if (this.onSelectAsDefault && keyIs(data, "app.thinking.save")) {
+        const item = this.list.getSelectedItem();
+        if (item) this.onSelectAsDefault(item.value);
+        return;
+      }
+      if (["tui.select.up", "tui.select.down", "tui.select.confirm", "tui.select.cancel"].some((id) => keyIs(data, id))) return this.list.handleInput(data);
+      const before = this.search.getValue();
+      this.search.handleInput(data);
+      const query = this.search.getValue();
+      if (query === before) return;
+      const items = query ? fuzzyFilter(this.items, query, (x) => `${x.value} ${x.description ?? ""}`) : this.items;
+      this.list = this.makeList(items, this.list.getSelectedItem()?.value);
+      this.children[this.listIndex] = this.list;
+    }
+
+    getSelectList(): SelectList {
+      return this.list;
+    }
+  }
+  return ThinkingSelector as never;
+});
+
+// ---- ThemeSelectorComponent and ShowImagesSelectorComponent -------------------------------------
+
+/** The names of the themes the TUI offers: built-in dark and light, then the agent dir's and the project's theme files. */
+export function availableThemeNames(cwd: string = process.cwd(), agentDir: string = getAgentDir()): string[] {
+  return [...discoverThemes({ agentDir, cwd }).themes.keys()];
+}
+
+/** A bordered SelectList (the shape of the theme and show-images selectors). */
+function borderedList(items: SelectItem[], max: number, selectedIndex: number, onSelect: (v: string) => void, onCancel: () => void, onChange?: (v: string) => void) {
+  const { Container: PiContainer, SelectList: PiSelectList } = piTui();
+  const box = new PiContainer();
+  const list = new PiSelectList(items, max, getSelectListTheme(), LIST_LAYOUT);
+  if (selectedIndex >= 0) list.setSelectedIndex(selectedIndex);
+  list.onSelect = (item) => onSelect(item.value);
+  list.onCancel = () => onCancel();
+  if (onChange) list.onSelectionChange = (item) => onChange(item.value);
+  box.addChild(new DynamicBorder());
+  box.addChild(list);
+  box.addChild(new DynamicBorder());
+  return { box, list };
+}
+
+export interface ListSelector extends Container {
+  getSelectList(): SelectList;
+  handleInput(data: string): void;
+}
+
+export const ThemeSelectorComponent: new (currentTheme: string, onSelect: (themeName: string) => void, onCancel: () => void, onPreview: (themeName: string) => void) => ListSelector = lazyClass(
+  "ThemeSelectorComponent",
+  () => {
+    const { Container: PiContainer } = piTui();
+    class ThemeSelector extends PiContainer {
+      private readonly list: SelectList;
+      constructor(currentTheme: string, onSelect: (name: string) => void, onCancel: () => void, onPreview: (name: string) => void) {
+        super();
+        const names = availableThemeNames();
+        const items = names.map((n) => ({ value: n, label: n, description: n === currentTheme ? "(current)" : undefined }));
+        const { box, list } = borderedList(items, 10, names.indexOf(currentTheme), onSelect, onCancel, (v) => onPreview?.(v));
+        this.list = list;
+        for (const c of box.children) this.addChild(c);
+      }
+      handleInput(data: string): void {
+        this.list.handleInput(data);
+      }
+      getSelectList(): SelectList {
+        return this.list;
+      }
+    }
+    return ThemeSelector as never;
+  },
+);
+
+export const ShowImagesSelectorComponent: new (currentValue: boolean, onSelect: (show: boolean) => void, onCancel: () => void) => ListSelector = lazyClass("ShowImagesSelectorComponent", () => {
+  const { Container: PiContainer } = piTui();
+  class ShowImagesSelector extends PiContainer {
+    private readonly list: SelectList;
+    constructor(currentValue: boolean, onSelect: (show: boolean) => void, onCancel: () => void) {
+      super();
+      const items = [
+        { value: "yes", label: "Yes", description: "Show images inline in terminal" },
+        { value: "no", label: "No", description: "Show text placeholder instead" },
+      ];
+      const { box, list } = borderedList(items, 5, currentValue ? 0 : 1, (v) => onSelect(v === "yes"), onCancel);
+      this.list = list;
+      for (const c of box.children) this.addChild(c);
+    }
+    handleInput(data: string): void {
+      this.list.handleInput(data);
+    }
+    getSelectList(): SelectList {
+      return this.list;
+    }
+  }
+  return ShowImagesSelector as never;
+});
+
+// ---- UserMessageSelectorComponent -------------------------------------------------------------
+
+interface UserMessageItem {
+  id: string;
+  text: string;
+  timestamp?: string;
+}
+
+export interface UserMessageList extends Component {
+  readonly capturesViewportInput: boolean;
+  onSelect?: (entryId: string) => void;
+  onCancel?: () => void;
+  handleInput(data: string): void;
+}
+export interface UserMessageSelectorComponent extends Container {
+  getMessageList(): UserMessageList;
+  handleInput(data: string): void;
+}
+
+const MESSAGE_ROWS = 10;
+
+class MessageList implements UserMessageList {
+  readonly capturesViewportInput = true;
+  onSelect?: (entryId: string) => void;
+  onCancel?: () => void;
+  private selected: number;
+  constructor(private readonly messages: UserMessageItem[], initialSelectedId?: string) {
+    const i = initialSelectedId ? messages.findIndex((m) => m.id === initialSelectedId) : -1;
+    this.selected = i >= 0 ? i : Math.max(0, messages.length - 1);
+  }
+  invalidate(): void {}
+  render(width: number): string[] {
+    const t = theme();
+    if (!this.messages.length) return [fit(t.fg("muted", "  No user messages found"), width)];
+    const out: string[] = [];
+    const [start, end] = windowOf(this.selected, this.messages.length, MESSAGE_ROWS);
+    for (let i = start; i < end; i++) {
+      const sel = i === this.selected;
+      const text = fit(this.messages[i]!.text.replace(/\s*\n\s*/g, " ").trim(), width - 2);
+      out.push((sel ? t.fg("accent", "› ") : "  ") + (sel ? t.bold(text) : text), fit(t.fg("muted", `  Message ${i + 1} of ${this.messages.length}`), width), "");
+    }
+    if (start > 0 || end < this.messages.length) out.push(fit(t.fg("muted", `  (${this.selected + 1}/${this.messages.length})`), width));
+    return out;
+  }
+  handleInput(data: string): void {
+    const moved = moveSelection(data, this.selected, this.messages.length, MESSAGE_ROWS);
+    if (moved !== undefined) this.selected = moved;
+    else if (keyIs(data, "tui.select.confirm")) {
+      const m = this.messages[this.selected];
+      if (m) this.onSelect?.(m.id);
+    } else if (keyIs(data, "tui.select.cancel")) this.onCancel?.();
+  }
+}
+
+export const UserMessageSelectorComponent: new (messages: UserMessageItem[], onSelect: (entryId: string) => void, onCancel: () => void, initialSelectedId?: string) => UserMessageSelectorComponent = lazyClass(
+  "UserMessageSelectorComponent",
+  () => {
+    const { Container: PiContainer, Spacer } = piTui();
+    class UserMessageSelector extends PiContainer {
+      private readonly list: MessageList;
+      constructor(messages: UserMessageItem[], onSelect: (entryId: string) => void, onCancel: () => void, initialSelectedId?: string) {
+        super();
+        if (!Array.isArray(messages)) throw new TypeError("UserMessageSelectorComponent: messages must be a list of { id, text }");
+        const t = theme();
+        this.addChild(new Spacer(1));
+        this.addChild(row(" " + t.bold("Fork from Message")));
+        this.addChild(row(" " + t.fg("muted", "Select a user message to copy the active path up to that point into a new session")));
+        this.addChild(new Spacer(1));
+        this.addChild(new DynamicBorder());
+        this.addChild(new Spacer(1));
+        this.list = new MessageList(messages, initialSelectedId);
+        this.list.onSelect = onSelect;
+        this.list.onCancel = onCancel;
+        this.addChild(this.list);
+        this.addChild(new Spacer(1));
+        this.addChild(new DynamicBorder());
+        // nothing to choose from: the selector closes itself
+        if (!messages.length) setTimeout(() => onCancel(), 100);
+      }
+      handleInput(data: string): void {
+        this.list.handleInput(data);
+      }
+      getMessageList(): UserMessageList {
+        return this.list;
+      }
+    }
+    return UserMessageSelector as never;
+  },
+);
