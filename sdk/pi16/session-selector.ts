@@ -410,6 +410,7 @@ export const SessionSelectorComponent: new (
       const current = this.cache[this.scope]?.find((s) => s.path === path)?.name;
       const input = new PiInput();
       input.setValue(current ?? "");
+      input.handleInput("\x05"); // the cursor to the end
       input.focused = this._focused;
       this.renaming = { path, input };
       input.onSubmit = (value) => {

@@ -99,6 +99,7 @@ class EntryTree implements TreeList {
   private query = "";
   private readonly activePath = new Set<string>();
   private readonly tools = new Map<string, { name: string; arguments: unknown }>();
+  private readonly parents = new Map<string, string | null>();
 
   constructor(
     tree: SessionTreeNode[],
@@ -109,7 +110,7 @@ class EntryTree implements TreeList {
   ) {
     if (!Array.isArray(tree)) throw new TypeError("TreeSelectorComponent: tree must be the session's tree (SessionManager.getTree())");
     if (!FILTERS.includes(filter)) throw new TypeError(`TreeSelectorComponent: filter mode must be one of ${FILTERS.join(", ")} (got ${JSON.stringify(filter)})`);
-    const parents = new Map<string, string | null>();
+    const parents = this.parents;
     // depth-first, iteratively (long sessions are deep chains); a chain of single children stays at one indent
     const stack: Array<{ node: SessionTreeNode; indent: number; connector: string; parent: string | null }> = [];
     const pushChildren = (kids: SessionTreeNode[], indent: number, parent: string | null) => {
@@ -161,12 +162,14 @@ class EntryTree implements TreeList {
     return words.every((w) => hay.includes(w));
   }
 
-  /** Re-filter, keeping `keepId` (else the selected entry) selected when it is still shown. */
+  /** Re-filter, keeping `keepId` (else the selected entry) selected, or its nearest shown ancestor. */
   private apply(keepId?: string): void {
     const keep = keepId ?? this.shown[this.selected]?.node.entry.id;
     this.shown = this.rows.filter((r) => this.visible(r));
-    const i = keep ? this.shown.findIndex((r) => r.node.entry.id === keep) : -1;
-    this.selected = i >= 0 ? i : Math.max(0, this.shown.length - 1);
+    const at = new Map(this.shown.map((r, i) => [r.node.entry.id, i]));
+    let i: number | undefined;
+    for (let id: string | null | undefined = keep; id && i === undefined; id = this.parents.get(id)) i = at.get(id);
+    this.selected = i ?? Math.max(0, this.shown.length - 1);
   }
 
   invalidate(): void {}
@@ -328,6 +331,7 @@ export const TreeSelectorComponent: new (
     private editLabel(entryId: string, current: string | undefined): void {
       const input = new PiInput();
       input.setValue(current ?? "");
+      input.handleInput("\x05"); // the cursor to the end
       input.focused = this._focused;
       const close = () => {
         this.labelInput = null;
