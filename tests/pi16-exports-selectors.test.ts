@@ -20,7 +20,9 @@ let p: any;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pi16-selectors-"));
   mkdirSync(join(dir, "agent"), { recursive: true });
-  const env = { ...process.env, PROBE_DIR: dir, PI_CODING_AGENT_DIR: join(dir, "agent") };
+  const env: NodeJS.ProcessEnv = { ...process.env, PROBE_DIR: dir, PI_CODING_AGENT_DIR: join(dir, "agent") };
+  // provider keys of the machine would change the auth statuses shown
+  for (const k of Object.keys(env)) if (/_API_KEY$|_OAUTH_TOKEN$/.test(k)) delete env[k];
   const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((res, rej) => {
     const child = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "pi16-selectors-probe.mjs"), join(ROOT, "dist", "bundle", "index.js")], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "", stderr = "";
@@ -75,6 +77,13 @@ describe("ModelSelectorComponent on our model registry", () => {
     expect(rowsWith(m.scoped, "zeta", "mock-model")).toEqual([true, false]);
     expect(rowsWith(m.all, "zeta", "mock-model", "other-model")).toEqual([true, true, true]);
     expect(m.narrow.every((l: string) => l.length <= 24)).toBe(true);
+  });
+
+  it("pi 0.73.1's form (settings manager, registry): the default comes from our settings and a selection is saved as the default", () => {
+    const m = p.model;
+    expect(m.oldForm.filter((l: string) => /\[(mock|zed)\]/.test(l))).toEqual(["→ ✓ mock-model (Name of mock-model) [mock]", "    zeta (Name of zeta) [zed] · default", "    other-model (Name of other-model) [mock]"]);
+    expect(m.oldSelect).toEqual([["select", "mock/other-model"]]);
+    expect(m.oldSaved).toEqual(["mock", "other-model"]);
   });
 });
 
@@ -182,6 +191,13 @@ describe("OAuthSelectorComponent", () => {
     expect(o.typed).toEqual([["auth", "groq", "api_key"]]);
     expect(o.keys).toEqual([["auth", "openai", "api_key"], ["cancel"]]);
     expect(row(o.none, "No providers logged in. Use /login first.")).toBeDefined();
+  });
+
+  it("pi 0.73.1's form (auth storage, providers): the status comes from our auth storage or getAuthStatus", () => {
+    const o = p.oauth;
+    expect(o.oldForm.filter((l: string) => /configured/.test(l))).toEqual([" → Anthropic [subscription] ✓ configured", "   OpenAI [API key] ✓ configured", "   Groq [API key] • not configured"]);
+    expect(row(o.withEnv, "Groq")).toBe("   Groq [API key] ✓ env: GROQ_API_KEY");
+    expect(o.oldSelect).toEqual([["auth", "anthropic", "oauth"]]);
   });
 });
 

@@ -52,17 +52,42 @@ export interface ModelSelectorComponent extends Container {
 
 const MODEL_ROWS = 10;
 
-export const ModelSelectorComponent: new (
-  tui: TUI,
-  currentModel: ModelLike | undefined,
-  modelRuntime: ModelSource,
-  scopedModels: ReadonlyArray<ScopedModelItem>,
-  onSelect: (model: any) => void,
-  onCancel: () => void,
-  initialSearchInput?: string,
-  onSelectAsDefault?: (model: any) => void,
-  defaultModel?: { provider: string; id: string },
-) => ModelSelectorComponent = lazyClass("ModelSelectorComponent", () => {
+/** What the 0.73.1 form's settings manager offers (ours or pi 0.73.1's): the default model, read and saved. */
+interface DefaultModelSettings {
+  get?(): { defaultProvider?: string; defaultModel?: string };
+  getDefaultProvider?(): string | undefined;
+  getDefaultModel?(): string | undefined;
+  setDefaultModelAndProvider?(provider: string, modelId: string): void;
+  update?(patch: Record<string, unknown>): unknown;
+}
+
+export interface ModelSelectorConstructor {
+  /** pi 1.6. */
+  new (
+    tui: TUI,
+    currentModel: ModelLike | undefined,
+    modelRuntime: ModelSource,
+    scopedModels: ReadonlyArray<ScopedModelItem>,
+    onSelect: (model: any) => void,
+    onCancel: () => void,
+    initialSearchInput?: string,
+    onSelectAsDefault?: (model: any) => void,
+    defaultModel?: { provider: string; id: string },
+  ): ModelSelectorComponent;
+  /** pi 0.73.1: the default model is read from the settings manager, and a selection is saved there as the new default. */
+  new (
+    tui: TUI,
+    currentModel: ModelLike | undefined,
+    settingsManager: DefaultModelSettings,
+    modelRegistry: ModelSource,
+    scopedModels: ReadonlyArray<ScopedModelItem>,
+    onSelect: (model: any) => void,
+    onCancel: () => void,
+    initialSearchInput?: string,
+  ): ModelSelectorComponent;
+}
+
+export const ModelSelectorComponent: ModelSelectorConstructor = lazyClass("ModelSelectorComponent", () => {
   const { Container: PiContainer, Input: PiInput, Spacer, fuzzyFilter } = piTui();
   class ModelSelector extends PiContainer {
     readonly capturesViewportInput = true;
@@ -77,18 +102,38 @@ export const ModelSelectorComponent: new (
     private closed = false;
     private _focused = false;
 
-    constructor(
-      private readonly tui: TUI,
-      private readonly current: ModelLike | undefined,
-      private readonly source: ModelSource,
-      scopedModels: ReadonlyArray<ScopedModelItem>,
-      private readonly onSelect: (model: any) => void,
-      private readonly onCancel: () => void,
-      initialSearchInput?: string,
-      private readonly onSelectAsDefault?: (model: any) => void,
-      private readonly defaultModel?: { provider: string; id: string },
-    ) {
+    private readonly tui: TUI;
+    private readonly current: ModelLike | undefined;
+    private readonly source: ModelSource;
+    private readonly onSelect: (model: any) => void;
+    private readonly onCancel: () => void;
+    private readonly onSelectAsDefault?: (model: any) => void;
+    private readonly defaultModel?: { provider: string; id: string };
+    /** The 0.73.1 form's settings manager: a selection becomes the saved default. */
+    private readonly saveTo?: DefaultModelSettings;
+
+    constructor(...args: any[]) {
       super();
+      // pi 0.73.1 passes (tui, current, settingsManager, modelRegistry, scopedModels, onSelect, onCancel, search)
+      const old = args[3] && typeof args[3] === "object" && !Array.isArray(args[3]) && Array.isArray(args[4]);
+      const [tui, current] = args as [TUI, ModelLike | undefined];
+      const [source, scopedModels, onSelect, onCancel, initialSearchInput] = (old ? args.slice(3, 8) : args.slice(2, 7)) as [ModelSource, ReadonlyArray<ScopedModelItem>, (m: any) => void, () => void, string | undefined];
+      this.tui = tui;
+      this.current = current;
+      this.source = source;
+      this.onSelect = onSelect;
+      this.onCancel = onCancel;
+      if (old) {
+        const sm = args[2] as DefaultModelSettings;
+        this.saveTo = sm;
+        const provider = sm.getDefaultProvider?.() ?? sm.get?.().defaultProvider;
+        const id = sm.getDefaultModel?.() ?? sm.get?.().defaultModel;
+        this.defaultModel = provider && id ? { provider, id } : undefined;
+      } else {
+        this.onSelectAsDefault = args[7];
+        this.defaultModel = args[8];
+      }
+      if (typeof onSelect !== "function" || typeof onCancel !== "function") throw new TypeError("ModelSelectorComponent: onSelect and onCancel must be functions");
       if (!source || typeof source !== "object") throw new TypeError("ModelSelectorComponent: modelRuntime must be a model registry (getAvailable) or model runtime (getAvailableSnapshot)");
       this.scoped = (scopedModels ?? []).map((s) => s.model);
       this.scope = this.scoped.length ? "scoped" : "all";
@@ -112,7 +157,7 @@ export const ModelSelectorComponent: new (
       this.addChild(new Spacer(1));
       this.addChild(rowsBox(() => this.listLines()));
       this.addChild(new Spacer(1));
-      if (onSelectAsDefault) {
+      if (this.onSelectAsDefault) {
         this.addChild(row(t.fg("dim", `  ${keyText("tui.select.confirm")} to select · ${keyText("app.models.save")} to set as default · ${keyText("tui.select.cancel")} to cancel`)));
       }
       this.addChild(new DynamicBorder());
@@ -226,6 +271,8 @@ export const ModelSelectorComponent: new (
       const m = this.shown[this.selected];
       if (!m) return;
       this.dispose();
+      if (this.saveTo?.setDefaultModelAndProvider) this.saveTo.setDefaultModelAndProvider(m.provider, m.id);
+      else this.saveTo?.update?.({ defaultProvider: m.provider, defaultModel: m.id });
       this.onSelect(m);
     }
 
@@ -273,14 +320,46 @@ export interface OAuthSelectorComponent extends Container {
 
 const AUTH_ROWS = 8;
 
-export const OAuthSelectorComponent: new (
-  mode: "login" | "logout",
-  providers: AuthSelectorProvider[],
-  onSelect: (providerId: string, authType: "oauth" | "api_key") => void,
-  onCancel: () => void,
-  initialSearchInput?: string,
-  tui?: TUI,
-) => OAuthSelectorComponent = lazyClass("OAuthSelectorComponent", () => {
+/** What the 0.73.1 form reads the providers' status from (our AuthStorage or pi 0.73.1's). */
+interface AuthStatusSource {
+  get(providerId: string): { type: string } | undefined;
+  getAuthStatus?(providerId: string): AuthStatusLike | Promise<AuthStatusLike>;
+}
+type AuthStatusLike = { configured?: boolean; source?: string; label?: string };
+
+export interface OAuthSelectorConstructor {
+  /** pi 1.6: the providers carry their status. */
+  new (
+    mode: "login" | "logout",
+    providers: AuthSelectorProvider[],
+    onSelect: (providerId: string, authType: "oauth" | "api_key") => void,
+    onCancel: () => void,
+    initialSearchInput?: string,
+    tui?: TUI,
+  ): OAuthSelectorComponent;
+  /** pi 0.73.1: the status comes from the auth storage (or `getAuthStatus`). */
+  new (
+    mode: "login" | "logout",
+    authStorage: AuthStatusSource,
+    providers: AuthSelectorProvider[],
+    onSelect: (providerId: string) => void,
+    onCancel: () => void,
+    getAuthStatus?: (providerId: string) => AuthStatusLike | Promise<AuthStatusLike>,
+  ): OAuthSelectorComponent;
+}
+
+const STATUS_SOURCES: Record<string, string> = { runtime: "runtime API key", fallback: "custom API key", models_json_key: "key in models.json", models_json_command: "command in models.json" };
+
+/** A provider's status the 0.73.1 way: its stored credential, else (API keys) where a key would come from. */
+function statusFrom(auth: AuthStatusSource, p: AuthSelectorProvider, st: AuthStatusLike | undefined): AuthSelectorProvider["status"] {
+  const cred = auth.get(p.id);
+  if (cred?.type === "oauth" || cred?.type === "api_key") return { type: cred.type, source: "stored credential" };
+  if (p.authType !== "api_key" || !st?.configured) return undefined;
+  if (st.source === "environment") return { type: "api_key", source: st.label ?? "environment" };
+  return { type: "api_key", source: STATUS_SOURCES[st.source ?? ""] ?? st.label ?? st.source };
+}
+
+export const OAuthSelectorComponent: OAuthSelectorConstructor = lazyClass("OAuthSelectorComponent", () => {
   const { Container: PiContainer, Input: PiInput, Spacer, fuzzyFilter } = piTui();
   class OAuthSelector extends PiContainer {
     readonly capturesViewportInput = true;
@@ -290,15 +369,32 @@ export const OAuthSelectorComponent: new (
     private readonly labels: boolean;
     private _focused = false;
 
-    constructor(
-      private readonly mode: "login" | "logout",
-      private readonly providers: AuthSelectorProvider[],
-      private readonly onSelect: (providerId: string, authType: "oauth" | "api_key") => void,
-      private readonly onCancel: () => void,
-      initialSearchInput?: string,
-      _tui?: TUI,
-    ) {
+    private readonly mode: "login" | "logout";
+    private readonly providers: AuthSelectorProvider[];
+    private readonly onSelect: (providerId: string, authType: "oauth" | "api_key") => void;
+    private readonly onCancel: () => void;
+
+    constructor(mode: "login" | "logout", ...args: any[]) {
       super();
+      // pi 0.73.1 passes (mode, authStorage, providers, onSelect, onCancel, getAuthStatus?)
+      const old = !Array.isArray(args[0]) && Array.isArray(args[1]);
+      let providers = (old ? args[1] : args[0]) as AuthSelectorProvider[];
+      const initialSearchInput = old ? undefined : (args[3] as string | undefined);
+      this.mode = mode;
+      this.onSelect = old ? args[2] : args[1];
+      this.onCancel = old ? args[3] : args[2];
+      if (old && Array.isArray(providers)) {
+        const auth = args[0] as AuthStatusSource;
+        const ask = (args[4] as ((id: string) => AuthStatusLike | Promise<AuthStatusLike>) | undefined) ?? ((id: string) => auth.getAuthStatus?.(id) ?? {});
+        providers = providers.map((p) => ({ ...p }));
+        for (const p of providers) {
+          const st = auth.get(p.id) || p.authType !== "api_key" ? undefined : ask(p.id);
+          if (st && typeof (st as Promise<AuthStatusLike>).then === "function") void (st as Promise<AuthStatusLike>).then((v) => (p.status = statusFrom(auth, p, v)), () => undefined);
+          else p.status = statusFrom(auth, p, st as AuthStatusLike | undefined);
+        }
+      }
+      this.providers = providers;
+      if (typeof this.onSelect !== "function" || typeof this.onCancel !== "function") throw new TypeError("OAuthSelectorComponent: onSelect and onCancel must be functions");
       if (mode !== "login" && mode !== "logout") throw new TypeError(`OAuthSelectorComponent: mode must be "login" or "logout" (got ${JSON.stringify(mode)})`);
       if (!Array.isArray(providers)) throw new TypeError("OAuthSelectorComponent: providers must be a list");
       this.shown = providers;
