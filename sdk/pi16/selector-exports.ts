@@ -1,17 +1,9 @@
 /**
  * pi 1.6's selector components and InteractiveMode (issue 18, point 2): the package exports of
- * sdk/pi16/{selectors,session-selector,tree-selector,settings-selector,interactive-mode}.ts.
+ * sdk/pi16/{search-selectors,selectors,session-selector,tree-selector,settings-selector,interactive-mode}.ts.
  */
-export {
-  ModelSelectorComponent,
-  OAuthSelectorComponent,
-  ThinkingSelectorComponent,
-  ThemeSelectorComponent,
-  ShowImagesSelectorComponent,
-  UserMessageSelectorComponent,
-  type AuthSelectorProvider,
-  type ModelSource,
-} from "./selectors.js";
+export { ModelSelectorComponent, OAuthSelectorComponent, type AuthSelectorProvider, type ModelSource } from "./search-selectors.js";
+export { ThinkingSelectorComponent, ThemeSelectorComponent, ShowImagesSelectorComponent, UserMessageSelectorComponent } from "./selectors.js";
 export { SessionSelectorComponent } from "./session-selector.js";
 export { TreeSelectorComponent, type FilterMode } from "./tree-selector.js";
 export { SettingsSelectorComponent } from "./settings-selector.js";

@@ -3,6 +3,7 @@
  * when the package is imported), key matching by keybinding id on raw terminal input, the
  * active theme, and the sliding window of a list that shows at most `max` rows.
  */
+import type { Component } from "@earendil-works/pi-tui";
 import { DEFAULT_BINDINGS } from "../../modes/tui/keys.js";
 import { getActiveTheme } from "../../modes/tui/pi-theme.js";
 import { piTui } from "./components.js";
@@ -92,4 +93,14 @@ export function moveSelection(data: string, selected: number, count: number, pag
 /** One line cut to `width` columns (ANSI-aware). */
 export function fit(line: string, width: number): string {
   return piTui().truncateToWidth(line, Math.max(0, width));
+}
+
+/** A one-line (cut to the width) text row. */
+export function row(text: string): Component {
+  return { render: (w: number) => [fit(text, w)], invalidate() {} };
+}
+
+/** Rows computed at render time (each cut to the width). */
+export function rowsBox(fill: (width: number) => string[]): Component {
+  return { render: (w: number) => fill(w).map((l) => fit(l, w)), invalidate() {} };
 }
