@@ -169,10 +169,11 @@ export * from "./pi16-exports.js";
 // ---- pi 1.6 package exports (issue 18, x18): helpers, session/compaction functions, pi-tui components (loaded on first use)
 export * from "./pi16/helpers.js";
 export * from "./pi16/session.js";
-export { Theme } from "./pi16/helpers.js";
+export { Theme } from "./pi16/theme.js";
 export * from "./pi16/stores.js";
 export { CustomEditor, BorderedLoader, type CustomEditorOptions, type KeybindingsLike } from "./pi16/components.js";
 export * from "./pi16/interactive-components.js";
+export * from "./pi16/selector-exports.js";
 // ---- end pi 1.6 package exports
 // pi-tui theme helpers for extensions (#19, TUI):
 export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";

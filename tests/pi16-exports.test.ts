@@ -23,15 +23,6 @@ import { referenceValueExports } from "./helpers/pi-exports.js";
 const LISTS = { "1.6": ["pi-1.6.0.json", process.env.PI16_REF_DTS], "0.73.1": ["pi-0.73.1.json", process.env.PI073_REF_DTS] } as const;
 const ENTRY = join(ROOT, "dist", "bundle", "index.js");
 
-/**
- * Value exports of the references this project does not provide yet (docs/extensions.md lists
- * them): the interactive mode's selector components and InteractiveMode.
- */
-const NOT_YET = new Set([
-  "ModelSelectorComponent", "OAuthSelectorComponent", "SessionSelectorComponent", "SettingsSelectorComponent",
-  "ShowImagesSelectorComponent", "ThemeSelectorComponent", "ThinkingSelectorComponent",
-  "TreeSelectorComponent", "UserMessageSelectorComponent", "InteractiveMode",
-]);
 
 let llm: LlmServer;
 let probe: any;
@@ -64,15 +55,13 @@ afterAll(async () => {
 
 describe("the export lists of the reference packages", () => {
   for (const [label, [file, dts]] of Object.entries(LISTS)) {
-    it(`every value pi ${label} exports is exported, except the documented not-yet list`, () => {
+    it(`every value pi ${label} exports is exported`, () => {
       const names: string[] = JSON.parse(readFileSync(join(ROOT, "tests", "fixtures", "pi-exports", file), "utf8")).values;
       if (dts) expect(names).toEqual(referenceValueExports(dts));
       expect(names.length).toBeGreaterThan(100);
       const ours = new Set(probe.names as string[]);
       const missing = names.filter((n) => !ours.has(n));
-      expect(missing.filter((n) => !NOT_YET.has(n))).toEqual([]);
-      // the not-yet list holds only names still missing (shrink it when one lands)
-      expect([...NOT_YET].filter((n) => ours.has(n))).toEqual([]);
+      expect(missing).toEqual([]);
     });
   }
 });

@@ -14,6 +14,16 @@ import { DeferredUi } from "./deferred-ui.js";
 let active: { pickSession(): Promise<string | undefined> } | undefined;
 /** The "ui" service provided when the mode was chosen, per kernel. */
 const early = new WeakMap<Kernel, DeferredUi>();
+/** The app running for a kernel (the SDK's InteractiveMode.stop() ends it). */
+const running = new WeakMap<Kernel, { quit(code?: number): Promise<void> }>();
+
+/** End the TUI running for this kernel the way /quit does; false when none runs. */
+export function quitInteractive(kernel: Kernel, code = 0): boolean {
+  const app = running.get(kernel);
+  if (!app) return false;
+  void app.quit(code);
+  return true;
+}
 
 export default definePlugin({
   name: "mode-interactive",
@@ -67,6 +77,7 @@ export async function runInteractive(ctx: ModeContext): Promise<number> {
     processHooks: true,
   });
   active = app;
+  running.set(ctx.kernel, app);
   try {
     app.start();
     deferred.attach(app.ui);
@@ -82,6 +93,7 @@ export async function runInteractive(ctx: ModeContext): Promise<number> {
     return 1;
   } finally {
     active = undefined;
+    running.delete(ctx.kernel);
     deferred.detach();
     withdraw();
   }
