@@ -110,7 +110,14 @@ export async function sendDirect(url: string, headers: Record<string, string>, b
             headerList: list,
             body: {
               read: async () => {
-                const n = await it.next();
+                let n: IteratorResult<Buffer>;
+                try {
+                  n = await it.next();
+                } catch (error) {
+                  // As fetch's body: a connection lost mid-body is TypeError "terminated".
+                  if ((error as Error)?.name === "AbortError" || (error as Error)?.message === "terminated") throw error;
+                  throw new TypeError("terminated", { cause: error });
+                }
                 return n.done ? { done: true } : { done: false, value: n.value };
               },
               cancel: () => {
