@@ -98,34 +98,23 @@ export async function sendDirect(url: string, headers: Record<string, string>, b
       cleanup();
       const encoding = String(r.headers["content-encoding"] ?? "").trim().toLowerCase();
       // The body idle timeout applies to the socket from here on.
-      r.socket?.setTimeout(BODY_IDLE_MS, () => r.destroy(new Error("terminated")));
+      const socket = r.socket;
+      const onIdle = () => r.destroy(new Error("terminated"));
+      socket?.setTimeout(BODY_IDLE_MS);
+      socket?.on("timeout", onIdle);
+      r.once("close", () => socket?.removeListener("timeout", onIdle));
       decode(r, encoding).then(
         (stream) => {
-          const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
           const list = headerList(r.rawHeaders);
           resolve({
             status: r.statusCode ?? 0,
             statusText: r.statusMessage ?? "",
             headers: Object.fromEntries(list),
             headerList: list,
-            body: {
-              read: async () => {
-                let n: IteratorResult<Buffer>;
-                try {
-                  n = await it.next();
-                } catch (error) {
-                  // As fetch's body: a connection lost mid-body is TypeError "terminated".
-                  if ((error as Error)?.name === "AbortError" || (error as Error)?.message === "terminated") throw error;
-                  throw new TypeError("terminated", { cause: error });
-                }
-                return n.done ? { done: true } : { done: false, value: n.value };
-              },
-              cancel: () => {
-                signal?.removeEventListener("abort", onAbort);
-                r.destroy();
-                stream.destroy();
-              },
-            },
+            body: chunks(stream, () => {
+              signal?.removeEventListener("abort", onAbort);
+              r.destroy();
+            }),
           });
         },
         (error: unknown) => reject(error instanceof Error ? error : new Error(String(error))),
@@ -138,7 +127,65 @@ export async function sendDirect(url: string, headers: Record<string, string>, b
   });
 }
 
-async function decode(res: IncomingMessage, encoding: string): Promise<NodeJS.ReadableStream & { destroy(e?: Error): void } & AsyncIterable<Buffer>> {
+type BodyStream = NodeJS.ReadableStream & { destroy(e?: Error): void };
+
+/**
+ * The body one network chunk per read, as the socket delivered it ('data' events: no copy, no
+ * joining of buffered chunks), paused while chunks wait to be read (backpressure to the socket).
+ */
+function chunks(stream: BodyStream, drop: () => void): DirectResponse["body"] {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let failed: unknown;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  stream.on("data", (c: Buffer) => {
+    queue.push(c);
+    stream.pause();
+    signal();
+  });
+  stream.on("end", () => {
+    ended = true;
+    signal();
+  });
+  stream.on("error", (e: unknown) => {
+    failed ??= e;
+    signal();
+  });
+  stream.on("close", () => {
+    if (!ended) failed ??= Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+    signal();
+  });
+  return {
+    read: async () => {
+      for (;;) {
+        if (queue.length) {
+          const value = queue.shift()!;
+          if (!queue.length && !ended) stream.resume();
+          return { done: false, value };
+        }
+        if (failed !== undefined) {
+          // As fetch's body: a connection lost mid-body is TypeError "terminated".
+          const e = failed as Error;
+          if (e?.name === "AbortError" || e?.message === "terminated") throw e;
+          throw new TypeError("terminated", { cause: e });
+        }
+        if (ended) return { done: true };
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+    cancel: () => {
+      drop();
+      stream.destroy();
+    },
+  };
+}
+
+async function decode(res: IncomingMessage, encoding: string): Promise<BodyStream> {
   if (!encoding || encoding === "identity") return res;
   const zlib = requireBuiltin("node:zlib") as typeof import("node:zlib");
   const inflate =
