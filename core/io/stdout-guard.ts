@@ -201,7 +201,7 @@ export class StdoutGuard {
     if (this.brokenError || text.length === 0) return RESOLVED;
     this.pending.push(text);
     this.pendingBytes += Buffer.byteLength(text, "utf8");
-    if (this.inflight === null && (this.turn === undefined || this.pendingBytes >= this.highWaterMark)) this.startWrite();
+    if (this.inflight === null) this.startWrite();
     if (this.queuedBytes < this.highWaterMark || this.brokenError) return RESOLVED;
     return new Promise<void>((resolve) => this.waiters.push(resolve));
   }
@@ -263,23 +263,9 @@ export class StdoutGuard {
 
   // ---- the one writer ----------------------------------------------------------------------
 
-  /**
-   * (issue 20) A write opens a window until the end of the current turn of the event loop: the
-   * records queued meanwhile go out together when it closes (a burst of events is one write
-   * instead of one per record), or at once when they reach the high-water mark. A lone record
-   * still goes out at once.
-   */
-  private turn: ReturnType<typeof setImmediate> | undefined;
-
-  private closeTurn = (): void => {
-    this.turn = undefined;
-    this.startWrite();
-  };
-
   /** Moves everything pending into one in-flight chunk and writes it. */
   private startWrite(): void {
     if (this.inflight !== null || this.brokenError || this.pending.length === 0) return;
-    this.turn ??= setImmediate(this.closeTurn);
     this.inflight = this.pending.length === 1 ? this.pending[0]! : this.pending.join("");
     this.inflightBytes = this.pendingBytes;
     this.pending = [];
@@ -321,7 +307,7 @@ export class StdoutGuard {
     this.retryDelay = RETRY_MIN_MS;
     this.inflight = null;
     this.inflightBytes = 0;
-    if (this.turn === undefined || this.pendingBytes >= this.highWaterMark) this.startWrite();
+    this.startWrite();
     this.wakeWaiters();
     if (this.inflight === null && this.pending.length === 0) this.wakeFlushers();
   }
@@ -356,8 +342,6 @@ export class StdoutGuard {
   private fail(error: Error): void {
     if (this.brokenError) return;
     this.brokenError = error;
-    if (this.turn) clearImmediate(this.turn);
-    this.turn = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.pending = [];

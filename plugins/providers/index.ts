@@ -65,6 +65,7 @@ async function withDirectPath(): Promise<StreamFn> {
     return viaPi();
   }
   direct.noteNativeFetch(NATIVE_FETCH);
+  await direct.prepareDirect();
   let pi: Promise<StreamFn> | undefined;
   return direct.createOpenAICompletionsStream(() =>
     (pi ??= viaPi().catch((error: unknown) => {

@@ -20,7 +20,7 @@ import type { AssistantMessage, Model, Api } from "@mariozechner/pi-ai";
 import type { AssistantStream, StreamFn } from "../../../core/kernel.js";
 import { AssistantMessageEventStream, createLazyStream } from "../../../core/models/event-stream.js";
 import { FIRST_FETCH, fastPathApplies, readBody } from "./fast-path.js";
-import { sendDirect, type DirectResponse } from "./http-request.js";
+import { loadTransport, sendDirect, type DirectResponse } from "./http-request.js";
 import { buildOpenAIRequest, directOpenAIApplies, simpleToStreamOptions } from "./openai-request.js";
 import { loadPiAiParts, loadRequestParts } from "./pi-ai-parts.js";
 
@@ -44,6 +44,20 @@ export function directApplies(model: Model<Api>, options: Json): boolean {
   if (process.env.PI_STREAM_DIRECT === "0") return false;
   if (globalThis.fetch !== nativeFetch || PROXY_VARS.some((k) => process.env[k])) return false;
   return directOpenAIApplies(model, options);
+}
+
+/**
+ * Load what the first direct request needs (pi-ai's helpers, node:http), so that a provider
+ * preload (the session's warm-up while a mode waits for input) takes it off that request's path.
+ * Failures are left to the request, which reports them.
+ */
+export async function prepareDirect(): Promise<void> {
+  try {
+    await Promise.all([loadRequestParts(), loadPiAiParts()]);
+    loadTransport();
+  } catch {
+    // reported by the request
+  }
 }
 
 /** The chat-completions stream function: direct when it applies, else `fallback` (pi-ai's path). */

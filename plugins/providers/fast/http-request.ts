@@ -61,9 +61,14 @@ function headerList(raw: string[]): [string, string][] {
  * Send the request; resolves at the response headers, rejects on a connection error, the
  * timeout (an Error whose message says "timed out") or the signal (an AbortError).
  */
+/** node:http and node:https (https loads tls: only when a URL needs it). */
+export function loadTransport(https = false): typeof import("node:http") {
+  return (https ? requireBuiltin("node:https") : requireBuiltin("node:http")) as typeof import("node:http");
+}
+
 export async function sendDirect(url: string, headers: Record<string, string>, body: string, signal: AbortSignal | undefined, timeoutMs: number): Promise<DirectResponse> {
   const u = new URL(url);
-  const lib = (u.protocol === "https:" ? requireBuiltin("node:https") : requireBuiltin("node:http")) as typeof import("node:http");
+  const lib = loadTransport(u.protocol === "https:");
   if (signal?.aborted) throw abortError(signal);
   const payload = Buffer.from(body, "utf8");
   const all: Record<string, string | number> = { ...headers };
