@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
 import { startLlmServer } from "../../../tests/fixtures/llm-server.mjs";
 import type { StreamFn, AssistantStream } from "../../../core/kernel.js";
@@ -51,8 +52,12 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      res.writeHead(200, { "content-type": "text/event-stream", "x-request-id": "r1", "set-cookie": ["a=1", "b=2"], "x-multi": ["1", "2"] });
-      res.end(SSE);
+      const coding = /\/(gzip|deflate|br)\//.exec(req.url ?? "")?.[1];
+      res.writeHead(200, { "content-type": "text/event-stream", "x-request-id": "r1", "set-cookie": ["a=1", "b=2"], "x-multi": ["1", "2"], ...(coding ? { "content-encoding": coding } : {}) });
+      if (coding === "gzip") res.end(gzipSync(SSE));
+      else if (coding === "deflate") res.end(deflateSync(SSE));
+      else if (coding === "br") res.end(brotliCompressSync(SSE));
+      else res.end(SSE);
     });
   });
   await new Promise<void>((r) => recorder.listen(0, "127.0.0.1", () => r()));
@@ -258,6 +263,21 @@ describe("direct path: the answer is pi-ai's", () => {
         out.push({ events: strip(r.events), message: strip(r.message) });
       }
       expect(out[1]).toEqual(out[0]);
+    });
+  }
+});
+
+describe("direct path: compressed bodies", () => {
+  for (const coding of ["gzip", "deflate", "br"]) {
+    it(`a ${coding} body is decoded as fetch decodes it`, async () => {
+      const m = model({ baseUrl: `${recorderUrl}/${coding}/v1` });
+      const hi: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
+      const a = await drain(piStream(m, hi, { apiKey: "sk", maxRetries: 0 } as never));
+      const before = fallbackUsed;
+      const b = await drain(direct(m, hi, { apiKey: "sk", maxRetries: 0 } as never));
+      expect(fallbackUsed).toBe(before);
+      expect(b.message.content).toEqual([{ type: "text", text: "ok" }]);
+      expect({ ...b.message, timestamp: 0 }).toEqual({ ...a.message, timestamp: 0 });
     });
   }
 });
