@@ -129,6 +129,46 @@ describe("createLazyStream", () => {
   });
 });
 
+describe("createLazyStream adopting our own stream (issue 20)", () => {
+  it("forwards events queued before and after, ends with end(result) as done, and passes the reader's pace to the producer", async () => {
+    const inner = new AssistantMessageEventStream();
+    const partial = emptyAssistantMessage(model);
+    inner.push({ type: "start", partial });
+    inner.push({ type: "text_start", contentIndex: 0, partial });
+    const s = createLazyStream(model, async () => inner);
+    const it = s[Symbol.asyncIterator]();
+    expect((await it.next()).value?.type).toBe("start");
+    // The producer now waits for the outer reader: nothing forwards ahead of it.
+    inner.push({ type: "text_delta", contentIndex: 0, delta: "a", partial });
+    let released = false;
+    const waiting = inner.drained().then(() => (released = true));
+    await new Promise<void>((r) => setImmediate(r));
+    expect(released).toBe(false);
+    expect(inner.backlog).toBe(2);
+    expect((await it.next()).value?.type).toBe("text_start");
+    expect((await it.next()).value?.type).toBe("text_delta");
+    await waiting;
+    expect(released).toBe(true);
+    const final = { ...partial, content: [{ type: "text" as const, text: "a" }] };
+    inner.end(final);
+    const rest: string[] = [];
+    for (let r = await it.next(); !r.done; r = await it.next()) rest.push(r.value.type);
+    expect(rest).toEqual(["done"]);
+    expect(await s.result()).toBe(final);
+    expect(await inner.result()).toBe(final);
+  });
+
+  it("a stream a reader left part-way is taken up from where that reader stopped", async () => {
+    const inner = textStream("hi");
+    const reader = inner[Symbol.asyncIterator]();
+    const first = await reader.next();
+    expect(first.value?.type).toBe("start");
+    await reader.return!();
+    const s = createLazyStream(model, () => inner);
+    expect((await collect(s)).map((e) => e.type)).toEqual(["text_start", "text_delta", "text_end", "done"]);
+  });
+});
+
 describe("toAssistantStream", () => {
   it("passes our own streams through and wraps throwing or async stream functions", async () => {
     const own = textStream("x");

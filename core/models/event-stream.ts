@@ -33,6 +33,10 @@ export class AssistantMessageEventStream implements AssistantStream {
     });
   }
 
+  /** Where events go instead of this stream's queue (redirectTo). */
+  private target?: { to: AssistantMessageEventStream; onEnd: (result: AssistantMessage | undefined, last: AssistantMessage | undefined) => void };
+  private lastPartial?: AssistantMessage;
+
   /** True once a terminal event was pushed or end() was called. */
   get isDone(): boolean {
     return this.closed;
@@ -40,8 +44,32 @@ export class AssistantMessageEventStream implements AssistantStream {
 
   /** Events pushed and not yet taken by a reader. */
   get backlog(): number {
-    return this.queue.length - this.head;
+    return this.target ? this.target.to.backlog : this.queue.length - this.head;
   }
+
+  /**
+   * (issue 20) From now on every event pushed here goes straight to `to` (the queued ones first),
+   * and drained()/backlog are `to`'s: one queue between producer and reader instead of two, and
+   * the producer feels the real reader's pace. This stream's result() still settles. When it
+   * ends without a terminal event, `onEnd(result given to end(), last partial)` decides how `to`
+   * ends. For a stream nobody iterates yet (createLazyStream adopting its inner stream).
+   */
+  redirectTo(to: AssistantMessageEventStream, onEnd: (result: AssistantMessage | undefined, last: AssistantMessage | undefined) => void): void {
+    if (this.reading || this.target) throw new Error("redirectTo: the stream is already being read");
+    const queued = this.queue.slice(this.head);
+    this.queue = [];
+    this.head = 0;
+    this.target = { to, onEnd };
+    let terminal = false;
+    for (const ev of queued) {
+      if ("partial" in ev) this.lastPartial = ev.partial;
+      if (isTerminal(ev)) terminal = true;
+      to.push(ev);
+    }
+    if (this.closed && !terminal) onEnd(this.endResult, this.lastPartial);
+  }
+
+  private endResult?: AssistantMessage;
 
   /**
    * Resolves once a reader has taken every queued event: what a producer awaits to go no faster
@@ -49,6 +77,7 @@ export class AssistantMessageEventStream implements AssistantStream {
    * the stream (a caller that only awaits result() must not stall its producer) or once closed.
    */
   drained(): Promise<void> {
+    if (this.target) return this.target.to.drained();
     if (this.backlog === 0 || !this.reading) return Promise.resolve();
     return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
   }
@@ -60,6 +89,11 @@ export class AssistantMessageEventStream implements AssistantStream {
       this.closed = true;
       this.settle(event.type === "done" ? event.message : event.error);
     }
+    if (this.target) {
+      if ("partial" in event) this.lastPartial = event.partial;
+      this.target.to.push(event);
+      return;
+    }
     const w = this.waiters.shift();
     if (w) w({ value: event, done: false });
     else this.queue.push(event);
@@ -68,13 +102,24 @@ export class AssistantMessageEventStream implements AssistantStream {
 
   /** Close the stream; `result` settles result() when no terminal event did. */
   end(result?: AssistantMessage): void {
+    const terminated = this.closed;
     this.closed = true;
     if (result !== undefined) this.settle(result);
+    if (this.target) {
+      if (!terminated) this.target.onEnd(result, this.lastPartial);
+      return;
+    }
+    this.endResult = result;
     this.flushWaiters();
   }
 
   result(): Promise<AssistantMessage> {
     return this.finalResult;
+  }
+
+  /** Whether a reader has started iterating this stream. */
+  get isBeingRead(): boolean {
+    return this.reading;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
@@ -222,6 +267,16 @@ export function createLazyStream(
       inner = await start();
     } catch (error) {
       fail(error);
+      return;
+    }
+    if (inner instanceof AssistantMessageEventStream && !inner.isBeingRead) {
+      // Our own stream: adopt it (one queue, the reader's pace straight to its producer).
+      inner.redirectTo(outer, (result, last) => {
+        if (result && result.stopReason !== "error" && result.stopReason !== "aborted") {
+          outer.push({ type: "done", reason: result.stopReason, message: result });
+          outer.end(result);
+        } else fail(result?.errorMessage ?? "the provider stream ended without a final event", result ?? last);
+      });
       return;
     }
     let last: AssistantMessage | undefined;

@@ -18,8 +18,7 @@ export type StreamLoader = () => Promise<StreamFn>;
 
 // The specifiers are literal so that tsc checks them against pi-ai's exports map and types.
 export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Object.freeze({
-  "openai-completions": async () =>
-    withFastPath("openai-completions", (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions as unknown as StreamFn),
+  "openai-completions": async () => withDirectPath(),
   "openai-responses": async () => (await import("@mariozechner/pi-ai/openai-responses")).streamSimpleOpenAIResponses as unknown as StreamFn,
   "anthropic-messages": async () =>
     withAdaptiveThinking(await withFastPath("anthropic-messages", (await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic as unknown as StreamFn)),
@@ -46,6 +45,34 @@ async function withFastPath(api: "openai-completions" | "anthropic-messages", in
   } catch {
     return inner;
   }
+}
+
+/** Node's own fetch, as it was when the plugins loaded (a replaced one is honoured: fast/direct.ts). */
+const NATIVE_FETCH = globalThis.fetch;
+
+/**
+ * Chat completions: the direct path (fast/direct.ts: the common call built and sent without
+ * pi-ai's provider module, the SDK or undici), pi-ai's module (behind the fast path) loaded only
+ * for the calls it does not serve. If the direct path cannot load, pi-ai's path serves them all.
+ */
+async function withDirectPath(): Promise<StreamFn> {
+  const viaPi = async () =>
+    withFastPath("openai-completions", (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions as unknown as StreamFn);
+  let direct: typeof import("./fast/direct.js");
+  try {
+    direct = await import("./fast/direct.js");
+  } catch {
+    return viaPi();
+  }
+  direct.noteNativeFetch(NATIVE_FETCH);
+  await direct.prepareDirect();
+  let pi: Promise<StreamFn> | undefined;
+  return direct.createOpenAICompletionsStream(() =>
+    (pi ??= viaPi().catch((error: unknown) => {
+      pi = undefined;
+      throw error;
+    })),
+  );
 }
 
 /** The APIs this plugin serves. */

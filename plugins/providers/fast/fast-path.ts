@@ -63,14 +63,24 @@ function isAbortError(err: unknown): boolean {
   return typeof err === "object" && err !== null && (("name" in err && err.name === "AbortError") || ("message" in err && String(err.message).includes("FetchRequestCanceledException")));
 }
 
+/**
+ * An option key (direct.ts): the outcome of a first attempt the direct path already made (an
+ * HTTP error response, a failed connection, a timeout). pi-ai's SDK gets it as the result of its
+ * first fetch, then goes on as it would (error message, retries), its later fetches real ones.
+ */
+export const FIRST_FETCH = Symbol("pi.fast-path.first-fetch");
+
 /** Wrap pi-ai's stream function of `api` with the fast path. */
 export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): StreamFn {
   return (model, context, options) => {
     if (!fastPathApplies(api, options as StreamOptionsLike | undefined)) return inner(model, context, options);
     let taken: Response | undefined;
     const realFetch = globalThis.fetch;
+    let first = (options as { [FIRST_FETCH]?: () => Promise<Response> } | undefined)?.[FIRST_FETCH];
     const intercept: Fetch = async (input, init) => {
-      const res = await providerFetch(realFetch, input, init);
+      const pending = first;
+      first = undefined;
+      const res = await (pending ? pending() : providerFetch(realFetch, input, init));
       if (taken || !res.ok || !res.body || res.status === 204 || res.status === 205) return res;
       taken = res;
       const empty = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
@@ -112,7 +122,9 @@ async function relay(
     }
     const ev = r.value;
     if (ev.type === "start" && body?.body) {
-      await readBody(api, body.body, ev.partial.timestamp, out, model, signal, parts, onRaw);
+      const reader = body.body.getReader();
+      const source: BodySource = { read: () => reader.read(), cancel: () => void reader.cancel().catch(() => undefined) };
+      await readBody(api, source, ev.partial.timestamp, out, model, signal, parts, onRaw);
       return;
     }
     out.push(ev);
@@ -123,9 +135,16 @@ async function relay(
   }
 }
 
-async function readBody(
+/** A successful response's body, one network chunk per read. */
+export interface BodySource {
+  read(): Promise<{ done: boolean; value?: Uint8Array }>;
+  cancel(): void;
+}
+
+/** Read a successful streaming body into `out` (start … done / error), as pi-ai would. */
+export async function readBody(
   api: FastApi,
-  body: ReadableStream<Uint8Array>,
+  reader: BodySource,
   timestamp: number,
   out: AssistantMessageEventStream,
   model: Model<Api>,
@@ -159,7 +178,6 @@ async function readBody(
     }
     asm.onEvent(event, data, raw);
   });
-  const reader = body.getReader();
   try {
     for (;;) {
       if (asm.checkAbortBeforeRead && signal?.aborted) throw new Error("Request was aborted");
@@ -175,7 +193,7 @@ async function readBody(
         if (rawEvents?.length) for (const data of rawEvents.splice(0)) await onRaw!(data, model);
         break;
       }
-      decoder.push(chunk.value);
+      decoder.push(chunk.value!);
       if (rawEvents?.length) for (const data of rawEvents.splice(0)) await onRaw!(data, model);
       // Backpressure: the next read waits until the reader has taken what this chunk produced.
       if (out.backlog > 0) await out.drained();
@@ -184,7 +202,7 @@ async function readBody(
     out.push({ type: "done", reason: output.stopReason as "stop" | "length" | "toolUse", message: output });
     out.end();
   } catch (error) {
-    void reader.cancel().catch(() => undefined);
+    reader.cancel();
     asm.cleanUp();
     output.stopReason = signal?.aborted ? "aborted" : "error";
     output.errorMessage = error instanceof Error ? error.message : JSON.stringify(error);

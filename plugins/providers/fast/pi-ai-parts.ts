@@ -1,11 +1,17 @@
 /**
  * The pieces of pi-ai 0.73.1 the fast path reuses so that its results are pi-ai's by
- * construction: streaming-JSON parsing of tool arguments (partial-json plus pi-ai's repair), the
- * JSON repair Anthropic events go through, and the cost calculation. They are not in pi-ai's
- * exports map, so they are addressed by file URL next to the provider module that is loaded
- * anyway (the same module instances that module uses: no second copy, no extra load time).
+ * construction: streaming-JSON parsing of tool arguments (partial-json plus pi-ai's repair) and
+ * the JSON repair Anthropic events go through; for the direct path (direct.ts) also pi-ai's
+ * message transformation and surrogate clean-up. None of these modules loads an SDK. They are not
+ * in pi-ai's exports map, so they are addressed by file URL next to its provider modules.
+ *
+ * The cost calculation is the one formula of pi-ai's models.js, written out here: that module
+ * loads pi-ai's whole model catalog (models.generated.js, 540 KB of source) when imported.
  */
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import type { Model, Api, Usage } from "@mariozechner/pi-ai";
+import type { RequestParts } from "./openai-request.js";
 
 export interface PiAiParts {
   parseStreamingJson(json: string | undefined): Record<string, unknown>;
@@ -13,21 +19,56 @@ export interface PiAiParts {
   calculateCost(model: Model<Api>, usage: Usage): unknown;
 }
 
+/** pi-ai's calculateCost: per-million prices times tokens, the total their sum (same order). */
+export function calculateCost(model: Model<Api>, usage: Usage): Usage["cost"] {
+  usage.cost.input = (model.cost.input / 1000000) * usage.input;
+  usage.cost.output = (model.cost.output / 1000000) * usage.output;
+  usage.cost.cacheRead = (model.cost.cacheRead / 1000000) * usage.cacheRead;
+  usage.cost.cacheWrite = (model.cost.cacheWrite / 1000000) * usage.cacheWrite;
+  usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite;
+  return usage.cost;
+}
+
+/** A pi-ai module by its path under dist/ (resolved from a subpath export; nothing else loads). */
+function piAiFile(rel: string): string {
+  return new URL(`../${rel}`, import.meta.resolve("@mariozechner/pi-ai/openai-completions")).href;
+}
+
 let parts: Promise<PiAiParts> | undefined;
 
 /** Loaded once; rejects (and is retried next time) when pi-ai's layout is not the expected one. */
 export function loadPiAiParts(): Promise<PiAiParts> {
   parts ??= (async () => {
-    const anchor = import.meta.resolve("@mariozechner/pi-ai/openai-completions");
-    const json = (await import(new URL("../utils/json-parse.js", anchor).href)) as Partial<PiAiParts>;
-    const models = (await import(new URL("../models.js", anchor).href)) as Partial<PiAiParts>;
-    if (typeof json.parseStreamingJson !== "function" || typeof json.parseJsonWithRepair !== "function" || typeof models.calculateCost !== "function") {
-      throw new Error("pi-ai's json-parse.js / models.js do not have the expected exports");
+    const json = (await import(piAiFile("utils/json-parse.js"))) as Partial<PiAiParts>;
+    if (typeof json.parseStreamingJson !== "function" || typeof json.parseJsonWithRepair !== "function") {
+      throw new Error("pi-ai's json-parse.js does not have the expected exports");
     }
-    return { parseStreamingJson: json.parseStreamingJson, parseJsonWithRepair: json.parseJsonWithRepair, calculateCost: models.calculateCost };
+    return { parseStreamingJson: json.parseStreamingJson, parseJsonWithRepair: json.parseJsonWithRepair, calculateCost };
   })().catch((error: unknown) => {
     parts = undefined;
     throw error;
   });
   return parts;
+}
+
+let requestParts: Promise<RequestParts> | undefined;
+
+/** What the direct path needs to build a chat-completions request as pi-ai and the SDK do. */
+export function loadRequestParts(): Promise<RequestParts> {
+  requestParts ??= (async () => {
+    const [tm, su, version] = await Promise.all([
+      import(piAiFile("providers/transform-messages.js")) as Promise<Partial<RequestParts>>,
+      import(piAiFile("utils/sanitize-unicode.js")) as Promise<Partial<RequestParts>>,
+      // The `openai` package pi-ai itself would load (its dependency, not ours).
+      import(pathToFileURL(createRequire(piAiFile("index.js")).resolve("openai/version")).href) as Promise<{ VERSION?: unknown }>,
+    ]);
+    if (typeof tm.transformMessages !== "function" || typeof su.sanitizeSurrogates !== "function" || typeof version.VERSION !== "string") {
+      throw new Error("pi-ai's transform-messages.js / sanitize-unicode.js or openai/version do not have the expected exports");
+    }
+    return { transformMessages: tm.transformMessages, sanitizeSurrogates: su.sanitizeSurrogates, sdkVersion: version.VERSION };
+  })().catch((error: unknown) => {
+    requestParts = undefined;
+    throw error;
+  });
+  return requestParts;
 }
