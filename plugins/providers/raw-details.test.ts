@@ -136,6 +136,10 @@ describe("rawStopReason and usage.reasoning on pi-ai 0.73.1's path", () => {
       expect(got.message.usage.reasoning).toBe(want.reasoning);
       expect(got.terminal).toBe(got.message);
       expect(strip(got.message)).toEqual(strip(plain.message));
+      // without a provider_stream_event listener (records pre-filtered, not all parsed): the same
+      const quiet = await run(withRawDetails(api, pi[api]!), api, body);
+      expect([quiet.message.rawStopReason, quiet.message.usage.reasoning]).toEqual([want.rawStopReason, want.reasoning]);
+      expect(strip(quiet.message)).toEqual(strip(plain.message));
       // every parsed record went to onProviderStreamEvent, in order
       const records = body.split("\n\n").filter((r) => r && !r.includes("[DONE]")).map((r) => JSON.parse(r.slice(r.indexOf("data: ") + 6)));
       expect(raw).toEqual(records);

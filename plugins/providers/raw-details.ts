@@ -79,6 +79,16 @@ export function applyRawDetails(message: AssistantMessage | undefined, d: RawDet
   }
 }
 
+/**
+ * Whether a record's text may hold what noteRawEvent reads (a cheap test, so that without a
+ * provider_stream_event listener most records are not parsed a second time).
+ */
+function mayMatter(api: DetailsApi, data: string): boolean {
+  if (api === "openai-completions") return data.includes('"usage"') || (data.includes('"finish_reason"') && !data.includes('"finish_reason":null'));
+  if (api === "anthropic-messages") return data.includes("message_delta");
+  return data.includes('"response.completed"') || data.includes('"response.incomplete"') || data.includes('"response.failed"');
+}
+
 type Fetch = typeof globalThis.fetch;
 interface OptionsLike {
   onProviderStreamEvent?: (data: unknown, model: unknown) => unknown;
@@ -105,6 +115,7 @@ export function withRawDetails(api: DetailsApi, inner: StreamFn): StreamFn {
           ended = api === "openai-completions"; // the SDK stops reading there
           return;
         }
+        if (!onRaw && !mayMatter(api, data)) return;
         try {
           events.push(JSON.parse(data));
         } catch {
@@ -118,17 +129,29 @@ export function withRawDetails(api: DetailsApi, inner: StreamFn): StreamFn {
         }
       };
       const body = res.body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          async transform(chunk, c) {
-            decoder.push(chunk);
-            await take();
-            c.enqueue(chunk);
-          },
-          async flush() {
-            decoder.end();
-            await take();
-          },
-        }),
+        onRaw
+          ? new TransformStream<Uint8Array, Uint8Array>({
+              async transform(chunk, c) {
+                decoder.push(chunk);
+                await take();
+                c.enqueue(chunk);
+              },
+              async flush() {
+                decoder.end();
+                await take();
+              },
+            })
+          : new TransformStream<Uint8Array, Uint8Array>({
+              transform(chunk, c) {
+                decoder.push(chunk);
+                for (const e of events.splice(0)) noteRawEvent(api, e, d);
+                c.enqueue(chunk);
+              },
+              flush() {
+                decoder.end();
+                for (const e of events.splice(0)) noteRawEvent(api, e, d);
+              },
+            }),
       );
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     };
