@@ -3,7 +3,8 @@
  * tests/fixtures/extensions/pi16-virtual.ts ("vroute/sticky"):
  * - a retryable provider error is followed by a request routed with reason "retry", carrying the
  *   failed response (not in `messages`) and its physical model; the retry may switch models;
- * - `--continue` / `--session` of a session that used the virtual model resume on it (get_state)
+ * - `--continue` / `--session` / RPC switch_session of a session that used the virtual model
+ *   resume on it (get_state)
  *   and keep routing with the router state of the branch; without the extension the session falls
  *   back to the physical model that answered last.
  */
@@ -132,5 +133,17 @@ describe("virtual model: resuming a session", () => {
     expect(plain.state.data.model).toMatchObject({ provider: "mock", id: "mock-model" });
     expect(routes()).toHaveLength(2); // nothing routed
     expect(chats()).toHaveLength(3);
+  });
+
+  it("switch_session to it from another session (RPC) comes back on the virtual model", async () => {
+    const file = await firstRun();
+    const rpc = new RawRpc(e, ["-e", FIXTURE, "--no-session"], ENV());
+    rpcs.push(rpc);
+    rpc.send({ id: "s0", type: "get_state" });
+    expect((await rpc.response("s0")).data.model).toMatchObject({ provider: "mock", id: "mock-model" });
+    rpc.send({ id: "sw", type: "switch_session", sessionPath: file });
+    expect((await rpc.response("sw")).success).toBe(true);
+    rpc.send({ id: "s1", type: "get_state" });
+    expect((await rpc.response("s1")).data.model).toMatchObject({ provider: "vroute", id: "sticky" });
   });
 });
