@@ -15,6 +15,7 @@ import { addEnvSecrets, addProcessSecrets } from "../core/session/redact.js";
 import type { ModelSource } from "../core/session/model-source.js";
 import { AuthStorage } from "../core/models/auth-storage.js";
 import { ModelRegistry } from "../core/models/model-registry.js";
+import { virtualSelection } from "../core/models/virtual-models.js"; // (v18)
 import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelList, resolveModelScopeFromRegistry } from "../core/models/model-resolver.js";
 import type { AnyModel, ThinkingLevel } from "../core/types.js";
 import type { ParsedArgs } from "./args.js";
@@ -279,6 +280,8 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
   const scoped = o.scoped ?? [];
   const restored = o.store.buildSessionContext();
   const continuing = restored.messages.length > 0;
+  const virtual = continuing ? virtualSelection(o.store.getBranch(), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
+  if (virtual) restored.model = { provider: virtual.provider, modelId: virtual.id };
   let model: AnyModel | undefined;
   let thinking: ThinkingLevel | undefined;
   let fallbackMessage: string | undefined;
@@ -364,6 +367,8 @@ export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
     if (previous) sm.onDiagnostic((d) => kernel.diagnostics.report(d));
     const ctx = sm.buildSessionContext();
     const hasMessages = ctx.messages.length > 0;
+    const virtual = previous && hasMessages ? virtualSelection(sm.getBranch(), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
+    if (virtual) ctx.model = { provider: virtual.provider, modelId: virtual.id };
     let sessionModel = previous ? previous.model : spec.model;
     let sessionThinking = previous ? previous.thinkingLevel : spec.thinkingLevel;
     if (previous && hasMessages) {

@@ -28,7 +28,7 @@ import type { Diagnostic } from "../types.js";
 import { AuthStorage, type OAuthProvider } from "./auth-storage.js";
 import { isCommandValue, resolveConfigValue, resolveHeaders } from "./config-value.js";
 import { loadCatalogSync, type CatalogData } from "./builtin-catalog.js";
-import { withVirtualModels } from "./virtual-models.js";
+import { isVirtualModel, withVirtualModels } from "./virtual-models.js";
 
 export type AnyModel = Model<Api>;
 
@@ -482,6 +482,7 @@ export class ModelRegistry {
 
   /** Is a key configured for this model's provider (no command is run)? */
   async hasConfiguredAuth(model: AnyModel): Promise<boolean> {
+    if (isVirtualModel(model) && !this.build().some((x) => x.provider === model.provider)) return true; // (v18) a provider of virtual models only needs no key
     return this.providerHasAuth(model.provider);
   }
 

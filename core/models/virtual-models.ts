@@ -10,7 +10,7 @@
  * these models beside the catalog (a virtual model hides a physical one with the same id).
  */
 import type { Kernel } from "../kernel.js";
-import type { AnyModel, ThinkingLevel } from "../types.js";
+import type { AnyModel, AssistantMessage, ThinkingLevel } from "../types.js";
 
 export const VIRTUAL_MODEL_API = "pi-virtual";
 export const VIRTUAL_MODEL_STATE_ENTRY = "pi.virtual-model-state";
@@ -22,6 +22,8 @@ export interface ModelRouteRequest {
   thinkingLevel: ThinkingLevel;
   reason: ModelRouteReason;
   previous?: { model: AnyModel; thinkingLevel?: ThinkingLevel };
+  /** For "retry": the failed request (no longer in `messages`), its physical model and thinking level. */
+  failed?: { model: AnyModel; thinkingLevel?: ThinkingLevel; message: AssistantMessage };
   state?: unknown;
   messages: readonly unknown[];
   signal?: AbortSignal;
@@ -130,6 +132,23 @@ export function virtualModelState(branch: readonly unknown[], provider: string, 
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i] as { type?: string; customType?: string; data?: { provider?: string; modelId?: string; state?: unknown } };
     if (e?.type === "custom" && e.customType === VIRTUAL_MODEL_STATE_ENTRY && e.data?.provider === provider && e.data?.modelId === modelId) return e.data.state;
+  }
+  return undefined;
+}
+
+/**
+ * The virtual model a session branch selected, if it still holds (pi 1.6's rule): assistant
+ * messages name the physical models a virtual selection routed to, so the latest `model_change`
+ * naming a virtual model holds until the next `model_change` — when that virtual model is
+ * registered now. Otherwise undefined: the branch's model is the one the latest model_change or
+ * response names, as in sessions without virtual models.
+ */
+export function virtualSelection(branch: readonly unknown[], find: (provider: string, modelId: string) => AnyModel | undefined): AnyModel | undefined {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i] as { type?: string; provider?: string; modelId?: string };
+    if (e?.type !== "model_change") continue;
+    const model = find(e.provider ?? "", e.modelId ?? "");
+    return model && isVirtualModel(model) ? model : undefined;
   }
   return undefined;
 }

@@ -42,12 +42,12 @@ export class ProviderGateway {
   }
 
   /** One stream from `model` for `context`. */
-  async openStream(model: AnyModel, context: LlmContext, signal: AbortSignal, extra?: Record<string, unknown>, reason?: ModelRouteReason): Promise<AssistantStream> {
+  async openStream(model: AnyModel, context: LlmContext, signal: AbortSignal, extra?: Record<string, unknown>, reason?: ModelRouteReason, failed?: AssistantMessage): Promise<AssistantStream> {
     const { kernel, models, secrets } = this.host;
     let level = this.host.thinkingLevel;
     if (isVirtualModel(model)) {
       // (v18) pi 1.6 virtual model: route this request to a physical model
-      const routed = await routeVirtual(kernel, model, context, level, this.host.sessionManager as never, reason ?? routeReason(context), signal);
+      const routed = await routeVirtual(kernel, model, context, level, this.host.sessionManager as never, reason ?? routeReason(context.messages), signal, failed);
       model = routed.model;
       level = routed.thinkingLevel;
       const key = await models.getApiKey(model);

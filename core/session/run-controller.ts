@@ -12,6 +12,7 @@ import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, Im
 import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
 import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
 import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./pi16-run.js"; // (e18)
+import { routeReason } from "./virtual-route.js"; // (v18)
 
 export class RunController {
   private steeringQueue: AgentMessage[] = [];
@@ -24,6 +25,8 @@ export class RunController {
   private pendingBash: AgentMessage[] = [];
   /** A per-prompt system prompt from before_agent_start. */
   turnSystemPrompt: string | undefined;
+  /** (v18) pi 1.6: the failed response an automatic retry follows; its next request is routed with reason "retry". */
+  private failedResponse: AssistantMessage | undefined;
 
   /** (v18) pi 1.6 turn boundaries (turn_end's drafts and continue). */
   private readonly turns: TurnBoundaries;
@@ -142,6 +145,7 @@ export class RunController {
     let attempt = 0;
     let pendingPrompts = prompts;
     let compacted = false;
+    this.failedResponse = undefined; // (v18)
     for (;;) {
       const ac = new AbortController();
       this.abortController = ac;
@@ -179,6 +183,7 @@ export class RunController {
         compacted = true;
         const next = await this.compactAfterOverflow(last!);
         if (next === "retry") {
+          this.failedResponse = last; // (v18)
           pendingPrompts = [];
           continue;
         }
@@ -194,6 +199,7 @@ export class RunController {
           await s.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
           return true;
         }
+        this.failedResponse = last; // (v18)
         pendingPrompts = [];
         continue;
       }
@@ -301,7 +307,11 @@ export class RunController {
         return s.getActiveTools();
       },
       toolExecution: "parallel",
-      stream: (m, ctx, signal) => s.gateway.openStream(m, ctx, signal),
+      stream: (m, ctx, signal) => {
+        const failed = this.failedResponse; // (v18: pi 1.6 routes the request after a failed one with reason "retry")
+        this.failedResponse = undefined;
+        return s.gateway.openStream(m, ctx, signal, undefined, failed ? "retry" : routeReason(s.transcript), failed);
+      },
       buildContext: async (messages, base) => {
         let msgs = messages;
         if (hooks.context.isUsed()) {

@@ -1,15 +1,16 @@
 /**
  * Routing a request for a virtual model (core/models/virtual-models.ts) to a physical one: the
  * registrant's route() gets the virtual model, the thinking level, why the request is made, the
- * latest successful response's model, the router state stored on the branch and the conversation
- * (system prompt first); it answers the physical model and thinking level, and maybe a new state,
+ * latest successful response's model, for a "retry" the failed response (no longer in the
+ * conversation) with its physical model, the router state stored on the branch and the
+ * conversation (system prompt first); it answers the physical model and thinking level, and maybe a new state,
  * which is appended to the branch as a "pi.virtual-model-state" custom entry (not for "direct"
  * requests). A router that throws, or answers something that is not a physical model of the
  * catalog, fails the request with a message naming the virtual model.
  */
 import type { Kernel } from "../kernel.js";
 import type { LlmContext } from "../agent/loop.js";
-import type { AnyModel, ThinkingLevel } from "../types.js";
+import type { AnyModel, AssistantMessage, ThinkingLevel } from "../types.js";
 import { isVirtualModel, VIRTUAL_MODEL_STATE_ENTRY, virtualModelState, type ModelRouteReason } from "../models/virtual-models.js";
 
 interface StoreLike {
@@ -25,6 +26,7 @@ export async function routeVirtual(
   store: StoreLike | undefined,
   reason: ModelRouteReason,
   signal: AbortSignal | undefined,
+  failed?: AssistantMessage,
 ): Promise<{ model: AnyModel; thinkingLevel: ThinkingLevel }> {
   const name = `${model.provider}/${model.id}`;
   const entry = kernel.service("virtual-models")?.get(model.provider, model.id);
@@ -36,13 +38,17 @@ export async function routeVirtual(
     branch = [];
   }
   const state = reason === "direct" ? undefined : virtualModelState(branch, model.provider, model.id);
-  let previous: { model: AnyModel } | undefined;
-  for (let i = context.messages.length - 1; i >= 0 && !previous; i--) {
-    const m = context.messages[i] as { role?: string; stopReason?: string; provider?: string; model?: string };
-    if (m.role !== "assistant" || m.stopReason === "error" || m.stopReason === "aborted") continue;
-    const found = kernel.service("model-registry")?.find(m.provider ?? "", m.model ?? "");
-    if (found && !isVirtualModel(found)) previous = { model: found };
-  }
+  // As pi 1.6: the latest successful response names `previous` (when its model is a physical one of
+  // the catalog); a retry's failed response names `failed` (absent when routing itself failed).
+  const physical = (m: { provider?: string; model?: string } | undefined): AnyModel | undefined => {
+    const found = m ? kernel.service("model-registry")?.find(m.provider ?? "", m.model ?? "") : undefined;
+    return found && !isVirtualModel(found) ? found : undefined;
+  };
+  type Sent = { role?: string; stopReason?: string; provider?: string; model?: string; thinkingLevel?: ThinkingLevel };
+  const latest = [...context.messages].reverse().find((m) => (m as Sent).role === "assistant" && (m as Sent).stopReason !== "error" && (m as Sent).stopReason !== "aborted") as Sent | undefined;
+  const previousModel = physical(latest);
+  const previous = previousModel ? { model: previousModel, thinkingLevel: latest?.thinkingLevel } : undefined;
+  const failedModel = reason === "retry" ? physical(failed as Sent | undefined) : undefined;
   let route;
   try {
     route = await entry.def.route({
@@ -50,6 +56,7 @@ export async function routeVirtual(
       thinkingLevel,
       reason,
       ...(previous ? { previous } : {}),
+      ...(failedModel && failed ? { failed: { model: failedModel, thinkingLevel: (failed as Sent).thinkingLevel, message: failed } } : {}),
       ...(state !== undefined ? { state } : {}),
       messages: [{ role: "system", content: context.systemPrompt, timestamp: Date.now() }, ...context.messages],
       signal,
@@ -68,8 +75,18 @@ export async function routeVirtual(
   return { model: target, thinkingLevel: (route.thinkingLevel as ThinkingLevel) ?? thinkingLevel };
 }
 
-/** Why the loop makes this request: after a user message, or to continue (tool results, custom messages). */
-export function routeReason(context: LlmContext): ModelRouteReason {
-  const last = context.messages[context.messages.length - 1] as { role?: string } | undefined;
-  return last?.role === "user" ? "user" : "continuation";
+/**
+ * Why the loop makes this request (as pi 1.6): "user" when a message the user wrote follows the
+ * latest response (extension messages may come after it), else "continuation" (tool results,
+ * custom messages): on the session's messages, where an extension's message is still "custom". A
+ * retry is named by the caller.
+ */
+export function routeReason(messages: readonly unknown[]): ModelRouteReason {
+  const msgs = messages as readonly { role?: string }[];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const role = msgs[i]?.role;
+    if (role === "assistant") return "continuation";
+    if (role === "user") return "user";
+  }
+  return "continuation";
 }

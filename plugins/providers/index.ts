@@ -19,7 +19,8 @@ export type StreamLoader = () => Promise<StreamFn>;
 // The specifiers are literal so that tsc checks them against pi-ai's exports map and types.
 export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Object.freeze({
   "openai-completions": async () => withDirectPath(),
-  "openai-responses": async () => (await import("@mariozechner/pi-ai/openai-responses")).streamSimpleOpenAIResponses as unknown as StreamFn,
+  "openai-responses": async () =>
+    withRawDetails("openai-responses", (await import("@mariozechner/pi-ai/openai-responses")).streamSimpleOpenAIResponses as unknown as StreamFn), // (p18)
   "anthropic-messages": async () =>
     withAdaptiveThinking(await withFastPath("anthropic-messages", (await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic as unknown as StreamFn)),
   "google-generative-ai": async () => (await import("@mariozechner/pi-ai/google")).streamSimpleGoogle as unknown as StreamFn,
@@ -36,12 +37,24 @@ export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Obje
 /**
  * pi-ai's stream function of a chat-completions / Anthropic API behind the streaming fast path
  * (fast/fast-path.ts: our SSE reading of a successful response, pi-ai for everything else). If
- * the fast path cannot load, pi-ai's function is used as it is.
+ * the fast path cannot load, or does not serve a request, pi-ai's function is used with pi 1.6's
+ * rawStopReason / usage.reasoning read from the body (raw-details.ts; the fast path sets them itself).
  */
 async function withFastPath(api: "openai-completions" | "anthropic-messages", inner: StreamFn): Promise<StreamFn> {
+  const observed = await withRawDetails(api, inner); // (p18)
   try {
     const fast = await import("./fast/fast-path.js");
-    return fast.withFastPath(api, inner, await fast.loadPiAiParts());
+    const viaFast = fast.withFastPath(api, inner, await fast.loadPiAiParts());
+    return (model, context, options) => (fast.fastPathApplies(api, options as never) ? viaFast : observed)(model, context, options); // (p18)
+  } catch {
+    return observed;
+  }
+}
+
+/** (p18) pi-ai's stream function with pi 1.6's rawStopReason / usage.reasoning (raw-details.ts, loaded with the provider module). */
+async function withRawDetails(api: "openai-completions" | "openai-responses" | "anthropic-messages", inner: StreamFn): Promise<StreamFn> {
+  try {
+    return (await import("./raw-details.js")).withRawDetails(api, inner);
   } catch {
     return inner;
   }

@@ -116,12 +116,14 @@ export function createAnthropicAssembler(model: Model<Api>, output: AssistantMes
         }
       }
     } else if (event.type === "message_delta") {
+      if (event.delta.stop_reason) (output as { rawStopReason?: string }).rawStopReason = event.delta.stop_reason; // (p18: pi 1.6 rawStopReason)
       if (event.delta.stop_reason) output.stopReason = mapStopReason(event.delta.stop_reason);
       const u = event.usage;
       if (u.input_tokens != null) output.usage.input = u.input_tokens;
       if (u.output_tokens != null) output.usage.output = u.output_tokens;
       if (u.cache_read_input_tokens != null) output.usage.cacheRead = u.cache_read_input_tokens;
       if (u.cache_creation_input_tokens != null) output.usage.cacheWrite = u.cache_creation_input_tokens;
+      if (u.output_tokens_details?.thinking_tokens != null) (output.usage as { reasoning?: number }).reasoning = u.output_tokens_details.thinking_tokens; // (p18: pi 1.6 usage.reasoning)
       output.usage.totalTokens = output.usage.input + output.usage.output + output.usage.cacheRead + output.usage.cacheWrite;
       parts.calculateCost(model, output.usage);
     }

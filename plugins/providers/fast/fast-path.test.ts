@@ -2,7 +2,9 @@
  * The streaming fast path against pi-ai 0.73.1 itself: the same recorded bytes, split into
  * network chunks in every way tried, go through pi-ai's stream function and through the fast
  * path; the events (without the shared `partial`) and the final message (byte for byte as JSON,
- * and deep-equal) must be the same.
+ * and deep-equal) must be the same — apart from the two fields of pi 1.6 that pi-ai 0.73.1 does
+ * not set and the fast path adds (`rawStopReason`, `usage.reasoning`): they are taken off the fast
+ * path's results before the comparison and asserted on their own.
  *
  * Streams are recorded from the scripted LLM server (text, thinking, several tool calls with
  * arguments split, usage, stop reasons, a cut, a malformed record) or written here (mid-stream
@@ -64,10 +66,23 @@ interface Outcome {
   events: string[];
   final: string;
   message: AssistantMessage;
+  /** pi 1.6's fields on the final message (only the fast path sets them). */
+  added: { rawStopReason?: string; reasoning?: number };
 }
 
-/** JSON of an event without the shared, still-changing `partial`, timestamps zeroed. */
-const snap = (v: unknown) => JSON.stringify(v, (k, x) => (k === "partial" ? undefined : k === "timestamp" ? 0 : x));
+/** Whether `k` of `holder` is one of pi 1.6's fields the fast path adds (message.rawStopReason, usage.reasoning). */
+const isAdded = (holder: Record<string, unknown>, k: string) => (k === "rawStopReason" && holder.role === "assistant") || (k === "reasoning" && "totalTokens" in holder);
+
+/** JSON of an event without the shared, still-changing `partial` and the added fields, timestamps zeroed. */
+const snap = (v: unknown) =>
+  JSON.stringify(v, function (this: Record<string, unknown>, k, x) {
+    return k === "partial" || isAdded(this, k) ? undefined : k === "timestamp" ? 0 : x;
+  });
+
+/** The message without the added fields (a copy; key order kept). */
+const withoutAdded = <T>(v: T): T => JSON.parse(JSON.stringify(v, function (this: Record<string, unknown>, k, x) {
+  return isAdded(this, k) ? undefined : x;
+})) as T;
 
 async function collect(fn: StreamFn, api: FastApi, fetchImpl: typeof fetch, extra: Record<string, unknown> = {}): Promise<Outcome> {
   const saved = globalThis.fetch;
@@ -80,8 +95,12 @@ async function collect(fn: StreamFn, api: FastApi, fetchImpl: typeof fetch, extr
   }
   const events: string[] = [];
   for await (const e of s as AsyncIterable<AssistantMessageEvent>) events.push(snap(e));
-  const message = await s.result();
-  return { events, final: snap(message), message: { ...message, timestamp: 0 } };
+  const message = (await s.result()) as AssistantMessage & { rawStopReason?: string; usage: { reasoning?: number } };
+  const added = {
+    ...(message.rawStopReason !== undefined ? { rawStopReason: message.rawStopReason } : {}),
+    ...(message.usage.reasoning !== undefined ? { reasoning: message.usage.reasoning } : {}),
+  };
+  return { events, final: snap(message), message: { ...withoutAdded(message), timestamp: 0 }, added };
 }
 
 let piOpenAI: StreamFn;
@@ -96,6 +115,7 @@ async function expectSame(api: FastApi, pieces: Pieces, opts: { failWith?: Error
   const { pi, fast } = fns(api);
   const a = await collect(pi, api, fakeFetch(pieces, opts), opts.extra?.());
   const b = await collect(fast, api, fakeFetch(pieces, opts), opts.extra?.());
+  expect(a.added).toEqual({}); // pi-ai 0.73.1 sets neither
   expect(b.events).toEqual(a.events);
   expect(b.final).toBe(a.final);
   expect(b.message).toStrictEqual(a.message);
@@ -151,7 +171,7 @@ beforeAll(async () => {
       { name: "bash", arguments: { command: "echo \"ü\" && ls -la" } },
     ],
     chunkSize: 3,
-    usage: { input: 120, output: 40, cacheRead: 30, cacheWrite: 5 },
+    usage: { input: 120, output: 40, cacheRead: 30, cacheWrite: 5, reasoning: 12 },
   };
   for (const api of ["openai-completions", "anthropic-messages"] as const) {
     const p = api === "openai-completions" ? "oa" : "an";
@@ -178,6 +198,8 @@ describe("fast path = pi-ai 0.73.1, recorded streams", () => {
       expect(first.message.content.map((c) => c.type)).toEqual(["thinking", "text", "toolCall", "toolCall"]);
       expect(first.message.stopReason).toBe("toolUse");
       expect(first.message.usage.cacheRead).toBe(30);
+      // pi 1.6's fields, from the provider's own finish reason and reasoning-token count
+      expect(first.added).toEqual({ rawStopReason: api === "openai-completions" ? "tool_calls" : "tool_use", reasoning: 12 });
       for (let i = 1; i < bytes.length; i++) await expectSame(api, splitAt(bytes, i));
     });
 
@@ -205,6 +227,12 @@ describe("fast path = pi-ai 0.73.1, recorded streams", () => {
       expect(cut.message.stopReason).toBe("error");
       const length = await expectSame(api, whole(recorded[`${p}-text`]!));
       expect(length.message.stopReason).toBe("length");
+      // OpenAI always reports a reasoning count with its usage (0 here); Anthropic only when it has one (pi 1.6 likewise)
+      expect(length.added).toEqual(api === "openai-completions" ? { rawStopReason: "length", reasoning: 0 } : { rawStopReason: "max_tokens" });
+      const odd = await expectSame(api, whole(recorded[`${p}-odd-stop`]!));
+      expect(odd.message.stopReason).toBe("error");
+      expect(odd.added.rawStopReason).toBe("content_filter");
+      expect(cut.added.rawStopReason).toBeUndefined();
     });
 
     it(`${api}: aborted before the body is read`, async () => {

@@ -44,11 +44,12 @@ function chunkUsage(raw: Json, model: Model<Api>, parts: PiAiParts): Usage {
   const cacheRead = cacheWrite > 0 ? Math.max(0, reportedCached - cacheWrite) : reportedCached;
   const input = Math.max(0, promptTokens - cacheRead - cacheWrite);
   const output = raw.completion_tokens || 0;
-  const usage: Usage = {
+  const usage: Usage & { reasoning?: number } = {
     input,
     output,
     cacheRead,
     cacheWrite,
+    reasoning: raw.completion_tokens_details?.reasoning_tokens || raw.reasoning_tokens || 0, // (p18: pi 1.6 usage.reasoning)
     totalTokens: input + output + cacheRead + cacheWrite,
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
   };
@@ -95,6 +96,7 @@ export function createOpenAICompletionsAssembler(model: Model<Api>, output: Assi
     if (!choice) return;
     if (!chunk.usage && choice.usage) output.usage = chunkUsage(choice.usage, model, parts);
     if (choice.finish_reason) {
+      (output as { rawStopReason?: string }).rawStopReason = choice.finish_reason; // (p18: pi 1.6 rawStopReason)
       const r = mapStopReason(choice.finish_reason);
       output.stopReason = r.stopReason;
       if (r.errorMessage) output.errorMessage = r.errorMessage;
