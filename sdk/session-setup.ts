@@ -273,6 +273,22 @@ export interface StartModel {
  * else the first scoped model, else a provider default with a key. The faux provider is never
  * picked implicitly.
  */
+/**
+ * The branch's latest model_change entry, as a one-entry list for virtualSelection, walking up
+ * from the leaf and stopping there (issue 20: building the whole branch of a 10,000-entry
+ * session for this cost ~9 ms of its start-up). Guarded against a cyclic parent chain.
+ */
+function latestModelChange(store: SessionManager): unknown[] {
+  let id = store.getLeafId();
+  for (let steps = store.getEntries().length; id && steps >= 0; steps--) {
+    const e = store.getEntry(id);
+    if (!e) break;
+    if (e.type === "model_change") return [e];
+    id = e.parentId;
+  }
+  return [];
+}
+
 export async function resolveStartModel(o: StartModelOptions): Promise<StartModel> {
   const { kernel, registry } = o;
   const settings = kernel.settings.get();
@@ -280,7 +296,7 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
   const scoped = o.scoped ?? [];
   const restored = o.store.buildSessionContext();
   const continuing = restored.messages.length > 0;
-  const virtual = continuing ? virtualSelection(o.store.getBranch(), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
+  const virtual = continuing ? virtualSelection(latestModelChange(o.store), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
   if (virtual) restored.model = { provider: virtual.provider, modelId: virtual.id };
   let model: AnyModel | undefined;
   let thinking: ThinkingLevel | undefined;

@@ -9,6 +9,7 @@
  *   diagnostic. Loading never writes.
  * - The one rewrite is the migration of version 1/2 files (see writeFileAtomic).
  */
+import { isAscii } from "node:buffer";
 import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { writeFileAtomic as writeFileAtomicIn } from "../fs-utils.js";
 import type { Diagnostic } from "../types.js";
@@ -55,7 +56,9 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   const size = buf.length;
   const needsNewline = size > 0 && buf[size - 1] !== 0x0a;
-  const text = buf.toString("utf8");
+  // (issue 20) A file of plain ASCII is decoded as latin1 (the same text, copied without UTF-8
+  // decoding: ~5 ms less on a 5 MB session); any other byte takes the UTF-8 path.
+  const text = isAscii(buf) ? buf.toString("latin1") : buf.toString("utf8");
   const lines = text.split("\n");
   const diagnostics: Diagnostic[] = [];
   const raw: Record<string, unknown>[] = [];
