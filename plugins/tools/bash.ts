@@ -71,8 +71,9 @@ export interface ShellConfig {
   args: string[];
 }
 
-function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+/** The first regular file `name` in a folder of PATH (`Path` on Windows), or undefined. */
+export function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? process.env.Path ?? "").split(delimiter)) {
     if (!dir) continue;
     const p = join(dir, name);
     try {

@@ -8,8 +8,8 @@
  * then `powershell.exe` on PATH, then `%SystemRoot%\System32\WindowsPowerShell\v1.0\powershell.exe`
  * (as 1.6). Elsewhere `pwsh` on PATH (PowerShell 7 runs on Linux and macOS; 1.6 refuses there).
  */
-import { existsSync, statSync } from "node:fs";
-import { delimiter, join, win32 } from "node:path";
+import { existsSync } from "node:fs";
+import { join, win32 } from "node:path";
 import type { ToolDefinition } from "../../core/types.js";
 import {
   createLocalShellOperations,
@@ -20,6 +20,7 @@ import {
   type BashToolDetails,
   type BashToolInput,
   type ShellConfig,
+  findOnPath,
 } from "./bash.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "./truncate.js";
 
@@ -39,33 +40,21 @@ export interface PowerShellToolOptions {
 /** Arguments before the command: no profile, no prompts, scripts allowed, then `-Command`. */
 export const POWERSHELL_ARGS = ["-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-Command"] as const;
 
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? process.env.Path ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, name);
-    try {
-      if (statSync(p).isFile()) return p;
-    } catch {
-      /* next */
-    }
-  }
-  return undefined;
-}
 
 /** The PowerShell executable and its arguments (see the file comment for the search order). */
 export function getPowerShellConfig(): ShellConfig {
   let shell: string | undefined;
   if (process.platform === "win32") {
-    shell = onPath("pwsh.exe");
+    shell = findOnPath("pwsh.exe");
     const programFiles = process.env.ProgramFiles;
     if (!shell && programFiles && existsSync(win32.join(programFiles, "PowerShell", "7", "pwsh.exe"))) shell = win32.join(programFiles, "PowerShell", "7", "pwsh.exe");
-    shell ??= onPath("powershell.exe");
+    shell ??= findOnPath("powershell.exe");
     const systemRoot = process.env.SystemRoot;
     const legacy = systemRoot && win32.join(systemRoot, "System32", "WindowsPowerShell", "v1.0", "powershell.exe");
     if (!shell && legacy && existsSync(legacy)) shell = legacy;
     if (!shell) throw new Error("No PowerShell found: install PowerShell 7 (pwsh.exe) or put powershell.exe on PATH.");
   } else {
-    shell = onPath("pwsh");
+    shell = findOnPath("pwsh");
     if (!shell) throw new Error("No PowerShell found: install PowerShell 7 and put pwsh on PATH.");
   }
   return { shell, args: [...POWERSHELL_ARGS] };

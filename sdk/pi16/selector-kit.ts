@@ -6,35 +6,10 @@
 import type { Component } from "@earendil-works/pi-tui";
 import { DEFAULT_BINDINGS } from "../../modes/tui/keys.js";
 import { getActiveTheme } from "../../modes/tui/pi-theme.js";
-import { piTui } from "./components.js";
+import { lazyClass, piTui } from "./components.js";
 
-export { piTui };
+export { lazyClass, piTui };
 export const theme = () => getActiveTheme();
-
-/** A class whose definition (and pi-tui) is built on first use: construct, subclass, instanceof, statics. */
-export function lazyClass<C extends abstract new (...args: any[]) => unknown>(name: string, build: () => C): C {
-  let real: C | undefined;
-  const get = () => (real ??= build());
-  const stand = function () {} as unknown as C;
-  Object.defineProperty(stand, "name", { value: name });
-  const proxy: C = new Proxy(stand, {
-    construct(_t, args, newTarget) {
-      const R = get() as unknown as new (...a: unknown[]) => object;
-      return Reflect.construct(R, args, newTarget === proxy ? R : newTarget);
-    },
-    get(_t, key) {
-      if (key === Symbol.hasInstance) return (x: unknown) => x instanceof (get() as unknown as Function);
-      return Reflect.get(get(), key);
-    },
-    set(_t, key, value) {
-      return Reflect.set(get(), key, value);
-    },
-    has(_t, key) {
-      return Reflect.has(get(), key);
-    },
-  });
-  return proxy;
-}
 
 /** pi 1.6's bindings of the selector actions the TUI's own table does not have. */
 const SELECTOR_BINDINGS: Record<string, string[]> = {
