@@ -18,7 +18,7 @@ let testDir: string | undefined;
 
 const remove = (dir: string) => {
   try {
-    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   } catch {
     /* a file still held open by a dying child: left for the OS */
   }
