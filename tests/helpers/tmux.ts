@@ -26,7 +26,10 @@ export interface TmuxDriver {
  */
 export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog: () => string): TmuxDriver {
   requireProgram("tmux", "tmux", ["-V"]);
-  const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8", env: env() });
+  // Without Node 22's compile cache: a TUI still exiting after kill() would be writing it into the
+  // test's agent dir while the test removes that folder (ENOTEMPTY on fresh-clone CI runs).
+  // tests/compile-cache.e2e.test.ts tests the cache itself.
+  const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8", env: { ...env(), NODE_DISABLE_COMPILE_CACHE: "1" } });
   const capture = () => tmux("capture-pane", "-p", "-t", "t");
   const readErr = () => (existsSync(errLog()) ? readFileSync(errLog(), "utf8") : "");
   return {
