@@ -58,19 +58,31 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
   const needsNewline = size > 0 && buf[size - 1] !== 0x0a;
   // (issue 20) A file of plain ASCII is decoded as latin1 (the same text, copied without UTF-8
   // decoding: ~5 ms less on a 5 MB session); any other byte takes the UTF-8 path.
-  const text = isAscii(buf) ? buf.toString("latin1") : buf.toString("utf8");
+  const ascii = isAscii(buf);
+  const text = ascii ? buf.toString("latin1") : buf.toString("utf8");
   const lines = text.split("\n");
   const diagnostics: Diagnostic[] = [];
   const raw: Record<string, unknown>[] = [];
   const rawLine: number[] = []; // the line number of each raw value (for RawMessageJson)
+  const rawSpan: number[] = []; // per raw value: start and end of its message's bytes, or -1, -1
   const last = lines.length - 1;
+  let lineStart = 0; // of line i, in characters: in bytes too when the file is ASCII
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    const at = lineStart;
+    lineStart += line.length + 1;
     if (!line.trim()) continue;
     const unterminated = i === last && needsNewline;
     let value: unknown;
+    let span = -1;
     try {
-      value = JSON.parse(line);
+      // (issue 20) A message entry as this program and pi write it is parsed in two parts, its
+      // header members (read by a regular expression) and its message; a message that parses
+      // alone is exactly the bytes get_messages copies, so their range is known from here on.
+      const head = ascii ? MESSAGE_HEAD.exec(line) : null;
+      if (head && line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.charCodeAt(line.length - 2) === CLOSE_BRACE) value = splitMessageEntry(line, head);
+      if (value !== undefined) span = at + head![0].length;
+      else value = JSON.parse(line);
     } catch {
       diagnostics.push(
         warn(
@@ -88,6 +100,7 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
     }
     raw.push(value as Record<string, unknown>);
     rawLine.push(i);
+    rawSpan.push(span, span < 0 ? -1 : at + line.length - 1);
   }
 
   const parsedLines = raw.length;
@@ -125,9 +138,37 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
     ids.add(e.id);
     entries.push(e as unknown as SessionEntry);
     const message = e.message;
-    if (rawMessages && e.type === "message" && message !== null && typeof message === "object") rawMessages.add(message, rawLine[i]!);
+    if (rawMessages && e.type === "message" && message !== null && typeof message === "object") {
+      const start = rawSpan[2 * i]!;
+      if (start >= 0) rawMessages.addSpan(message, start, rawSpan[2 * i + 1]!);
+      else rawMessages.add(message, rawLine[i]!);
+    }
   }
   return { header, entries, diagnostics, size, needsNewline, migratedFrom, parsedLines, rawMessages };
+}
+
+/**
+ * The members before the message of a message entry line, in the order this program and pi write
+ * them; strings without escapes or control characters only (their text is then their value).
+ * The message must follow as an object.
+ */
+const MESSAGE_HEAD = /^\{"type":"message","id":"([^"\\\x00-\x1f]*)","parentId":(?:null|"([^"\\\x00-\x1f]*)"),"timestamp":"([^"\\\x00-\x1f]*)","message":(?=\{)/;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * The entry of a line whose head MESSAGE_HEAD matched and which ends with "}}": the same object
+ * JSON.parse(line) gives, when the text between the head and the last brace parses as one object
+ * (so the message is the line's last member); undefined otherwise (the caller parses the line).
+ */
+function splitMessageEntry(line: string, head: RegExpExecArray): Record<string, unknown> | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(line.slice(head[0].length, -1));
+  } catch {
+    return undefined;
+  }
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
+  return { type: "message", id: head[1], parentId: head[2] ?? null, timestamp: head[3], message };
 }
 
 /** Read and parse a session file (throws the fs error when it cannot be read). */
