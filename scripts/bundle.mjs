@@ -10,8 +10,8 @@
  * model catalog (scripts/model-catalog.mjs).
  */
 import { build } from "esbuild";
-import { existsSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -57,8 +57,44 @@ const result = await build({
     "@jitl/quickjs-wasmfile-release-sync",
   ],
 });
+requireBuiltins(Object.keys(result.metafile.outputs).map((f) => resolve(f)));
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
 console.log(`bundle: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB → dist/bundle/`);
 // The built-in model catalog (dist/model-catalog/), from the installed pi-ai's public API.
 const catalog = await (await import("./model-catalog.mjs")).writeModelCatalog();
 console.log(`model catalog: ${catalog.models} models of ${catalog.providers} providers from ${catalog.source} → dist/model-catalog/`);
+
+/**
+ * Node's built-in modules are required, not imported: an ESM import of a built-in builds its
+ * module facade by reading every export, which runs the lazy getters some of them have (node:fs
+ * loads its streams, node:crypto webcrypto, node:util …, node:http undici). Measured on Node 22:
+ * `import("node:crypto")` 5 ms, `require("node:crypto")` 0.1 ms. esbuild writes each import of a
+ * built-in as one `import { a, b as c } from "node:x";` line at the top of a file; it becomes
+ * `const { a, b: c } = require("node:x");` (the banner's require), which reads only the names
+ * used. (Rewriting the output, not the imports: a plugin making built-ins CommonJS modules
+ * splits the bundle into more files, which costs more at start-up than it saves.)
+ */
+function requireBuiltins(files) {
+  const line = /^import \{([^}]*)\} from "(node:[a-z_/]+)";$/gm;
+  const star = /^import \* as ([A-Za-z_$][\w$]*) from "(node:[a-z_/]+)";$/gm;
+  for (const file of files) {
+    if (!file.endsWith(".js")) continue;
+    const text = readFileSync(file, "utf8");
+    const out = text
+      .replace(line, (all, names, mod) => {
+        if (names.includes("__piCreateRequire")) return all;
+        const binds = names
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean)
+          .map((n) => {
+            const m = /^([\w$]+) as ([\w$]+)$/.exec(n);
+            if (m && m[1] === "default") throw new Error(`${file}: default import of ${mod}`);
+            return m ? `${m[1]}: ${m[2]}` : n;
+          });
+        return `const { ${binds.join(", ")} } = require(${JSON.stringify(mod)});`;
+      })
+      .replace(star, (_all, name, mod) => `const ${name} = require(${JSON.stringify(mod)});`);
+    if (out !== text) writeFileSync(file, out);
+  }
+}
