@@ -78,6 +78,9 @@ describe("start-up loads only what the path needs", () => {
     const otherApis = /^(anthropic|google|google-vertex|mistral|amazon-bedrock|azure-openai-responses|openai-responses|openai-codex-responses)\.js$/;
     expect(providers.filter((p) => otherApis.test(p))).toEqual([]);
     expect(r.modules.filter((m) => /node_modules\/(@anthropic-ai|@google|@mistralai|@aws-sdk)\//.test(m))).toEqual([]);
+    // The bundle requires Node's built-ins (scripts/bundle.mjs): an ESM import would build each
+    // one's facade, running its lazy getters. These are imported by our code only.
+    expect(r.modules.filter((m) => /^node:(child_process|os|crypto|readline|worker_threads|string_decoder)$/.test(m))).toEqual([]);
   });
 
   it("print: only the one provider API module it streams with; no blessed, no MCP SDK", async () => {

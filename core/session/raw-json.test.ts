@@ -115,6 +115,39 @@ describe("loaded messages keep their file bytes", () => {
     expect(JSON.stringify(m)).toBe(JSON.stringify(messages[0]));
   });
 
+  it("a message line is parsed in two parts only when that gives JSON.parse's entry; any other line is parsed whole", () => {
+    const m = { role: "user", content: "x", timestamp: 1 };
+    const mj = JSON.stringify(m);
+    const lines = [
+      header,
+      `{"type":"message","id":"a","parentId":null,"timestamp":"t","message":${mj}}`, // split
+      `{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"user","content":"y \\\" }} z","timestamp":2}}`, // split; braces inside a string
+      `{"type":"message","id":"c\\"q","parentId":"b","timestamp":"t","message":${mj}}`, // an escape in the head: whole
+      `{"type":"message","id":"d","parentId":"c\\"q","timestamp":"t","message":${mj} }`, // a space before the last brace: whole, no bytes
+      `{"type":"message","id":"e","parentId":"d","timestamp":"t","message":${mj},"message":{"role":"user","content":"later"}}`, // duplicate: whole
+      `{"type":"message","id":"f","parentId":"e","timestamp":"t","message":${mj},"extra":{"a":1}}`, // a member after it: whole, no bytes
+      `{"type":"message","id":"g","parentId":"f","timestamp":"t","message":[1]}`, // not an object: whole
+    ];
+    const p = parseSessionData(lines.join("\n") + "\n", "t.jsonl");
+    expect(p.diagnostics).toEqual([]);
+    const expected = lines.slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(p.entries).toEqual(expected);
+    for (const [i, e] of p.entries.entries()) expect(Object.keys(e)).toEqual(Object.keys(expected[i]!));
+    const bytes = p.entries.map((e) => {
+      const msg = (e as { message: unknown }).message;
+      return msg && typeof msg === "object" && !Array.isArray(msg) ? p.rawMessages!.get(msg)?.toString("utf8") : undefined;
+    });
+    expect(bytes).toEqual([
+      mj,
+      JSON.stringify(expected[1]!.message),
+      mj,
+      undefined,
+      '{"role":"user","content":"later"}',
+      undefined,
+      undefined,
+    ]);
+  });
+
   it("a version 2 file (migrated in memory) keeps no bytes", () => {
     const v2 = JSON.stringify({ type: "session", version: 2, id: "s2", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" });
     const line = JSON.stringify({ type: "message", id: "a1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "hookMessage", customType: "x", content: "c", display: true, timestamp: 1 } });
