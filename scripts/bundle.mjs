@@ -58,6 +58,8 @@ const result = await build({
   ],
 });
 requireBuiltins(Object.keys(result.metafile.outputs).map((f) => resolve(f)));
+// PI_BUNDLE_META=<file>: esbuild's metafile (which module went into which file), for size work.
+if (process.env.PI_BUNDLE_META) writeFileSync(process.env.PI_BUNDLE_META, JSON.stringify(result.metafile));
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
 console.log(`bundle: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB → dist/bundle/`);
 // The built-in model catalog (dist/model-catalog/), from the installed pi-ai's public API.
