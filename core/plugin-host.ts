@@ -4,7 +4,7 @@
  * diagnostic naming the plugin and the reason, everything it registered undone, the CLI
  * still starts.
  */
-import { checkManifest, type PluginManifest } from "./plugin.js";
+import { checkManifest, isVerifiedManifest, loadSemver, type PluginManifest } from "./plugin.js";
 import type { Kernel, PluginApi } from "./kernel.js";
 import type { ModuleLoader } from "./loader.js";
 
@@ -39,6 +39,7 @@ export class PluginHost {
   async load(candidates: PluginCandidate[]): Promise<void> {
     const accepted: PluginCandidate[] = [];
     const names = new Set<string>(this.loaded.keys());
+    if (candidates.some((c) => !isVerifiedManifest(c.manifest))) await loadSemver();
     for (const c of candidates) {
       const m = c.manifest as Partial<PluginManifest> | undefined;
       const name = typeof m?.name === "string" && m.name ? m.name : c.origin;

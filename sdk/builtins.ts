@@ -1,7 +1,7 @@
 /**
  * The built-in plugins `pi` is made of. A custom CLI may take this list, drop or add plugins.
  */
-import type { PluginManifest } from "../core/plugin.js";
+import { markVerifiedManifests, type PluginManifest } from "../core/plugin.js";
 import providers from "../plugins/providers/index.js";
 import faux from "../plugins/faux/index.js";
 import tools from "../plugins/tools/index.js";
@@ -25,5 +25,7 @@ import retry from "../plugins/retry/index.js";
 import network from "../plugins/network/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  return [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry, network];
+  const all = [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry, network];
+  markVerifiedManifests(all); // their versions are checked by tests/builtin-manifests.test.ts
+  return all;
 }

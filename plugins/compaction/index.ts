@@ -32,10 +32,14 @@ import {
   usageTokens,
   type CompactionSettings,
 } from "./prepare.js";
-import { SummaryAborted, summarizeBranch, summarizeForCompaction } from "./summarize.js";
+// summarize.js is imported by the first summary, not at start-up.
+type Summarize = typeof import("./summarize.js");
+let summarize: Summarize | undefined;
+const loadSummarize = async (): Promise<Summarize> => (summarize ??= await import("./summarize.js"));
+/** An error is a SummaryAborted only if summarize.js was loaded to throw it. */
+const isSummaryAborted = (error: unknown): boolean => summarize !== undefined && error instanceof summarize.SummaryAborted;
 
 export * from "./prepare.js";
-export { serializeConversation, formatFileLists, SUMMARIZER_SYSTEM_PROMPT } from "./summarize.js";
 
 function num(v: unknown, fallback: number): number {
   return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fallback;
@@ -97,7 +101,7 @@ export function createCompactor(kernel: Kernel): Compactor {
           }
         }
         if (!result) {
-          const s = await summarizeForCompaction(session, prep, signal, customInstructions);
+          const s = await (await loadSummarize()).summarizeForCompaction(session, prep, signal, customInstructions);
           result = { summary: s.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: s.details, ...(s.usage ? { usage: s.usage } : {}) };
         }
         if (signal.aborted) throw new Cancelled();
@@ -112,7 +116,7 @@ export function createCompactor(kernel: Kernel): Compactor {
         await session.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: !!willRetry });
         return result;
       } catch (error) {
-        const aborted = error instanceof Cancelled || error instanceof SummaryAborted || signal.aborted;
+        const aborted = error instanceof Cancelled || isSummaryAborted(error) || signal.aborted;
         const msg = error instanceof Error ? error.message : String(error);
         // pi 1.6: session_compact_failed tells extensions a compaction failed or was cancelled
         if (kernel.hooks.session_compact_failed.taps.length) {
@@ -170,10 +174,10 @@ export function createBranchSummarizer(kernel: Kernel): BranchSummarizer {
   return async (session, entries, opts) => {
     const reserveTokens = num((kernel.settings.get().branchSummary as { reserveTokens?: unknown } | undefined)?.reserveTokens, 16384);
     try {
-      const r = await summarizeBranch(session, entries, { ...opts, reserveTokens });
+      const r = await (await loadSummarize()).summarizeBranch(session, entries, { ...opts, reserveTokens });
       return { summary: r.summary, details: r.details };
     } catch (error) {
-      if (error instanceof SummaryAborted || opts.signal.aborted) return { aborted: true };
+      if (isSummaryAborted(error) || opts.signal.aborted) return { aborted: true };
       throw error;
     }
   };

@@ -7,7 +7,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import { dumpDom } from "../../tests/helpers/chromium.js";
-import exportHtml, { escapeHtml, type ExportHtml, type ExportSession } from "./index.js";
+import exportHtml, { type ExportHtml, type ExportSession } from "./index.js";
+import { escapeHtml } from "./render.js";
 import type { SessionManager } from "../../core/session/session-manager.js";
 import type { ToolDefinition } from "../../core/types.js";
 

@@ -17,9 +17,10 @@ import type { AgentSession } from "../../core/session/agent-session.js";
 import { readSessionFile } from "../../core/session/session-file.js";
 import type { SessionEntry } from "../../core/session/session-entries.js";
 import { asTreeStore } from "../../core/session/store.js";
-import { renderSessionHtml } from "./render.js";
+// render.js (~14 KB) is imported by the export itself, not at start-up.
+const loadRender = () => import("./render.js");
 
-export { renderSessionHtml, escapeHtml, activeBranch, type ExportData } from "./render.js";
+export type { ExportData } from "./render.js";
 
 export type { ExportHtml, ExportSession } from "../../core/services.js";
 import type { ExportHtml, ExportSession } from "../../core/services.js";
@@ -52,6 +53,7 @@ export function createExporters(kernel: Kernel): { exportHtml: ExportHtml; expor
       throw new Error(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (!parsed.header) throw new Error(`${file} is not a session file (its first line is not a session header)`);
+    const { renderSessionHtml } = await loadRender();
     const html = renderSessionHtml({ header: parsed.header, entries: parsed.entries, name: sessionName(parsed.entries), generator });
     return write(outputPath ? resolve(kernel.cwd, outputPath) : defaultOut(kernel.cwd, basename(file, ".jsonl")), html);
   };
@@ -61,6 +63,7 @@ export function createExporters(kernel: Kernel): { exportHtml: ExportHtml; expor
     const entries = store.getEntries();
     if (!entries.some((e) => e.type === "message")) throw new Error("nothing to export yet: the session has no messages");
     const file = store.getSessionFile();
+    const { renderSessionHtml } = await loadRender();
     const html = renderSessionHtml({
       header: store.getHeader(),
       entries,

@@ -11,8 +11,16 @@
  * the path relative to the base folder, the file name and the absolute path; for a SKILL.md also
  * against its folder (so "-skills/foo" disables the skill in skills/foo/SKILL.md).
  */
-import picomatch from "picomatch";
+import { createRequire } from "node:module";
 import { basename, dirname, relative, sep } from "node:path";
+
+type Picomatch = typeof import("picomatch");
+/**
+ * picomatch, loaded on the first glob: most starts have no pattern in these settings, and its
+ * ~57 KB would otherwise be compiled at every start (Node 20 has no compile cache).
+ */
+let picomatch: Picomatch | undefined;
+const loadPicomatch = (): Picomatch => (picomatch ??= createRequire(import.meta.url)("picomatch") as Picomatch);
 
 const toPosix = (p: string) => p.split(sep).join("/");
 
@@ -21,7 +29,7 @@ const globCache = new Map<string, RegExp>();
 /** A glob as a RegExp (picomatch: `*` and `?` stay in one segment, `**` spans folders, dotfiles match). */
 export function globToRegExp(glob: string): RegExp {
   let re = globCache.get(glob);
-  if (!re) globCache.set(glob, (re = picomatch.makeRe(glob, { dot: true })));
+  if (!re) globCache.set(glob, (re = loadPicomatch().makeRe(glob, { dot: true })));
   return re;
 }
 
