@@ -11,6 +11,7 @@
  */
 import { build } from "esbuild";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,6 +21,19 @@ rmSync(outdir, { recursive: true, force: true });
 
 const entryPoints = { cli: join(root, "sdk/cli.ts") };
 if (existsSync(join(root, "sdk/index.ts"))) entryPoints.index = join(root, "sdk/index.ts");
+
+/**
+ * Built-ins whose functions the code calls only when it does something (runs a command, reads
+ * a file, starts a worker): required on the first call instead of when the file loads, ~5 ms of
+ * start-up for child_process, fs/promises, readline and worker_threads (Node 20 and 22,
+ * measured). Only when every imported name is a function (classes are constructed through it).
+ */
+const LAZY_BUILTINS = new Set(["node:child_process", "node:crypto", "node:fs/promises", "node:readline", "node:worker_threads"]);
+const nodeRequire = createRequire(import.meta.url);
+const LAZY_HELPER =
+  "function __piLazy(m, names) { const o = {}; for (const n of names) o[n] = function (...a) { const f = require(m)[n]; return new.target ? Reflect.construct(f, a) : f.apply(this, a); }; return o; }";
+
+const BANNER = 'import { createRequire as __piCreateRequire } from "node:module"; const require = __piCreateRequire(import.meta.url);';
 
 const result = await build({
   entryPoints,
@@ -31,11 +45,13 @@ const result = await build({
   target: "node20",
   sourcemap: false,
   legalComments: "none",
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: "warning",
   metafile: true,
   chunkNames: "chunks/[name]-[hash]",
   // CommonJS dependencies (tapable, yargs-parser, semver) call require().
-  banner: { js: 'import { createRequire as __piCreateRequire } from "node:module"; const require = __piCreateRequire(import.meta.url);' },
+  banner: { js: BANNER },
   external: [
     "@mariozechner/pi-ai",
     "@mariozechner/pi-ai/*",
@@ -77,12 +93,13 @@ console.log(`model catalog: ${catalog.models} models of ${catalog.providers} pro
  * splits the bundle into more files, which costs more at start-up than it saves.)
  */
 function requireBuiltins(files) {
-  const line = /^import \{([^}]*)\} from "(node:[a-z_/]+)";$/gm;
-  const star = /^import \* as ([A-Za-z_$][\w$]*) from "(node:[a-z_/]+)";$/gm;
+  const line = /\bimport ?\{([^}]*)\} ?from ?"(node:[a-z_/]+)";/g;
+  const star = /\bimport ?\* ?as ([A-Za-z_$][\w$]*) ?from ?"(node:[a-z_/]+)";/g;
   for (const file of files) {
     if (!file.endsWith(".js")) continue;
     const text = readFileSync(file, "utf8");
-    const out = text
+    let needsLazy = false;
+    let out = text
       .replace(line, (all, names, mod) => {
         if (names.includes("__piCreateRequire")) return all;
         const binds = names
@@ -94,9 +111,15 @@ function requireBuiltins(files) {
             if (m && m[1] === "default") throw new Error(`${file}: default import of ${mod}`);
             return m ? `${m[1]}: ${m[2]}` : n;
           });
+        const imported = binds.map((b) => b.split(":")[0].trim());
+        if (LAZY_BUILTINS.has(mod) && imported.every((n) => typeof nodeRequire(mod)[n] === "function")) {
+          if (!text.includes("function __piLazy(")) needsLazy = true;
+          return `const { ${binds.join(", ")} } = __piLazy(${JSON.stringify(mod)}, ${JSON.stringify(imported)});`;
+        }
         return `const { ${binds.join(", ")} } = require(${JSON.stringify(mod)});`;
       })
       .replace(star, (_all, name, mod) => `const ${name} = require(${JSON.stringify(mod)});`);
+    if (needsLazy) out = out.replace(BANNER, `${BANNER}\n${LAZY_HELPER}`);
     if (out !== text) writeFileSync(file, out);
   }
 }
