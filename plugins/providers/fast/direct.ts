@@ -22,7 +22,7 @@ import { AssistantMessageEventStream, createLazyStream } from "../../../core/mod
 import { FIRST_FETCH, fastPathApplies, readBody } from "./fast-path.js";
 import { loadTransport, sendDirect, type DirectResponse } from "./http-request.js";
 import { buildOpenAIRequest, directOpenAIApplies, simpleToStreamOptions } from "./openai-request.js";
-import { loadPiAiParts, loadRequestParts } from "./pi-ai-parts.js";
+import { loadPiAiParts, loadRequestParts, type PiAiParts } from "./pi-ai-parts.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- pi-ai's option bag */
 type Json = any;
@@ -79,7 +79,11 @@ async function runDirect(model: Model<Api>, context: Json, options: Json, out: A
   let payload: unknown;
   let res: DirectResponse;
   try {
-    const [rp, parts] = await Promise.all([loadRequestParts(), loadPiAiParts()]);
+    // pi-ai's streaming-JSON helpers are needed only to read the answer: they load while the
+    // server works on the request (~8 ms of module loading on the first prompt, Node 22).
+    const rp = await loadRequestParts();
+    let partsLoad: Promise<PiAiParts> | undefined;
+    const loadParts = () => (partsLoad ??= loadPiAiParts());
     const req = buildOpenAIRequest(model, context, so, rp);
     payload = req.params;
     const next = await so.onPayload?.(payload, model);
@@ -89,7 +93,7 @@ async function runDirect(model: Model<Api>, context: Json, options: Json, out: A
     const handOver = (first: () => Promise<Response>) => forward(viaPi({ ...options, onPayload: async () => sent, [FIRST_FETCH]: first }), out);
     if (signal?.aborted) return handOver(() => Promise.reject(new Error("aborted")));
     try {
-      res = await sendDirect(req.url, req.headers, JSON.stringify(payload), signal, req.timeoutMs);
+      res = await sendDirect(req.url, req.headers, JSON.stringify(payload), signal, req.timeoutMs, () => void loadParts().catch(() => {}));
     } catch (error) {
       // The SDK's view of a failed fetch: undici's TypeError, or the timeout it recognises.
       const e = error instanceof Error ? error : new Error(String(error));
@@ -103,6 +107,13 @@ async function runDirect(model: Model<Api>, context: Json, options: Json, out: A
     }
     try {
       await so.onResponse?.({ status: res.status, headers: { ...res.headers } }, model);
+    } catch (error) {
+      res.body.cancel();
+      throw error;
+    }
+    let parts: PiAiParts;
+    try {
+      parts = await loadParts();
     } catch (error) {
       res.body.cancel();
       throw error;

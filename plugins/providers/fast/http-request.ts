@@ -66,7 +66,15 @@ export function loadTransport(https = false): typeof import("node:http") {
   return (https ? requireBuiltin("node:https") : requireBuiltin("node:http")) as typeof import("node:http");
 }
 
-export async function sendDirect(url: string, headers: Record<string, string>, body: string, signal: AbortSignal | undefined, timeoutMs: number): Promise<DirectResponse> {
+export async function sendDirect(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  /** Called once the request has been handed to the socket (the server is working from then on). */
+  onSent?: () => void,
+): Promise<DirectResponse> {
   const u = new URL(url);
   const lib = loadTransport(u.protocol === "https:");
   if (signal?.aborted) throw abortError(signal);
@@ -127,6 +135,7 @@ export async function sendDirect(url: string, headers: Record<string, string>, b
       r.once("close", () => signal?.removeEventListener("abort", onAbort));
     });
     req.on("error", (e) => fail(e));
+    if (onSent) req.once("finish", onSent);
     signal?.addEventListener("abort", onAbort, { once: true });
     req.end(payload);
   });
