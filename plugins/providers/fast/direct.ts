@@ -47,13 +47,15 @@ export function directApplies(model: Model<Api>, options: Json): boolean {
 }
 
 /**
- * Load what the first direct request needs (pi-ai's helpers, node:http), so that a provider
- * preload (the session's warm-up while a mode waits for input) takes it off that request's path.
- * Failures are left to the request, which reports them.
+ * Load what building and sending the first direct request needs (pi-ai's message helpers,
+ * node:http), so that a provider preload (the session's warm-up while a mode waits for input)
+ * takes it off that request's path. Not the helpers that read the answer: this also runs on the
+ * first prompt's own path, and those load while the server works (runDirect). Failures are left
+ * to the request, which reports them.
  */
 export async function prepareDirect(): Promise<void> {
   try {
-    await Promise.all([loadRequestParts(), loadPiAiParts()]);
+    await loadRequestParts();
     loadTransport();
   } catch {
     // reported by the request
