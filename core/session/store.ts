@@ -22,6 +22,11 @@ export interface SessionStore {
   buildSessionContext(): SessionContextSnapshot;
   /** (issue 20) The JSON text a loaded message was parsed from, when the store kept it. */
   rawMessageJson?(message: object): Uint8Array | undefined;
+  /**
+   * (issue 20) `prefix` + the messages as a JSON array + `suffix`, as UTF-8 bytes, the loaded
+   * messages copied from the file's bytes (see raw-json.ts messagesRecord).
+   */
+  messagesRecord?(prefix: string, messages: readonly unknown[], suffix: string): Uint8Array;
 }
 
 // (added for sessions: tree operations, compaction, export)

@@ -230,9 +230,11 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       // same one JSON line success() would write.
       const s = session();
       const store = s.sessionManager;
-      const raw = store.rawMessageJson ? (m: object) => store.rawMessageJson!(m) : () => undefined;
-      const head = JSON.stringify({ id, type: "response", command: "get_messages", success: true, data: { messages: [] } });
-      void out.guard.write(messagesRecord(head.slice(0, -"]}}".length), s.messages, raw, "]}}\n"));
+      const head = JSON.stringify({ id, type: "response", command: "get_messages", success: true, data: { messages: [] } }).slice(0, -"]}}".length);
+      const record = store.messagesRecord
+        ? store.messagesRecord(head, s.messages, "]}}\n")
+        : messagesRecord(head, s.messages, store.rawMessageJson ? (m: object) => store.rawMessageJson!(m) : () => undefined, "]}}\n");
+      void out.guard.write(record);
       warmUp();
       return NO_RESPONSE;
     },
