@@ -113,7 +113,7 @@ function requireBuiltins(files) {
           });
         const imported = binds.map((b) => b.split(":")[0].trim());
         if (LAZY_BUILTINS.has(mod) && imported.every((n) => typeof nodeRequire(mod)[n] === "function")) {
-          if (!text.includes("function __piLazy(")) needsLazy = true;
+          needsLazy = true;
           return `const { ${binds.join(", ")} } = __piLazy(${JSON.stringify(mod)}, ${JSON.stringify(imported)});`;
         }
         return `const { ${binds.join(", ")} } = require(${JSON.stringify(mod)});`;

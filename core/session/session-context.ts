@@ -4,6 +4,7 @@
  */
 import type { AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage } from "../types.js";
 import type { CompactionEntry, ContextEditEntry, SessionContext, SessionEntry } from "./session-entries.js";
+import { pathToRoot } from "./session-paths.js";
 
 function toMillis(isoTimestamp: string): number {
   return new Date(isoTimestamp).getTime();
@@ -68,29 +69,6 @@ export function getLatestCompactionEntry(entries: readonly SessionEntry[]): Comp
  * of the kept range are dropped; the latest `context_edit` of each entry is applied (see
  * applyContextEdit); `usage`, `custom`, `label` and unknown entry types give no message.
  */
-/**
- * The entries from the root to `leaf` (up the parent ids; a loop ends the walk at the first entry
- * met twice). Steps are counted instead of ids kept in a set: a walk longer than the index is a
- * loop, and only then is it walked again with a set.
- */
-function pathToRoot(leaf: SessionEntry, index: ReadonlyMap<string, SessionEntry>): SessionEntry[] {
-  const path: SessionEntry[] = [];
-  const limit = index.size + 1;
-  for (let cur: SessionEntry | undefined = leaf; cur; cur = cur.parentId ? index.get(cur.parentId) : undefined) {
-    if (path.length === limit) {
-      path.length = 0;
-      const seen = new Set<string>();
-      for (let c: SessionEntry | undefined = leaf; c && !seen.has(c.id); c = c.parentId ? index.get(c.parentId) : undefined) {
-        seen.add(c.id);
-        path.push(c);
-      }
-      break;
-    }
-    path.push(cur);
-  }
-  return path.reverse();
-}
-
 export function buildSessionContext(
   entries: readonly SessionEntry[],
   leafId?: string | null,

@@ -222,30 +222,30 @@ let pool: Buffer | undefined;
 let poolAt = 0;
 let noUrandom = false;
 function randomBytes(n: number): Buffer {
-  if (!noUrandom) {
-    if (!pool || poolAt + n > pool.length) {
-      try {
-        const fd = openSync("/dev/urandom", "r");
-        try {
-          const fresh = Buffer.allocUnsafe(4096);
-          if (readSync(fd, fresh, 0, fresh.length, null) !== fresh.length) throw new Error("short read");
-          pool = fresh;
-          poolAt = 0;
-        } finally {
-          closeSync(fd);
-        }
-      } catch {
-        noUrandom = true;
-      }
-    }
-    if (!noUrandom && pool) {
-      const out = Buffer.from(pool.subarray(poolAt, poolAt + n));
-      pool.fill(0, poolAt, poolAt + n); // handed out once
-      poolAt += n;
-      return out;
+  if (!noUrandom && (!pool || poolAt + n > pool.length)) {
+    try {
+      pool = readUrandom(4096);
+      poolAt = 0;
+    } catch {
+      noUrandom = true;
     }
   }
-  return (createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto")).randomBytes(n);
+  if (noUrandom || !pool) return (createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto")).randomBytes(n);
+  const out = Buffer.from(pool.subarray(poolAt, poolAt + n));
+  pool.fill(0, poolAt, poolAt + n); // handed out once
+  poolAt += n;
+  return out;
+}
+
+function readUrandom(size: number): Buffer {
+  const fd = openSync("/dev/urandom", "r");
+  try {
+    const bytes = Buffer.allocUnsafe(size);
+    if (readSync(fd, bytes, 0, size, null) !== size) throw new Error("short read from /dev/urandom");
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** An 8-hex-character entry id not yet in `taken` (falls back to a full uuid after 100 collisions). */

@@ -157,6 +157,7 @@ describe("SessionManager", () => {
     it.each([
       ["a missing parent", (ids: string[]) => ({ [ids[2]!]: "deadbeef" }), "not in the file"],
       ["a parent that is itself", (ids: string[]) => ({ [ids[3]!]: ids[3]! }), "loops"],
+      ["a loop through earlier entries", (ids: string[]) => ({ [ids[1]!]: ids[3]! }), "loops at entry"],
     ])("open() reports a leaf with %s and what was recovered (issue 21)", (_name, rewire, why) => {
       const sm = SessionManager.create("/orig", tmp.dir);
       sm.appendMessage(userMsg("q1"));

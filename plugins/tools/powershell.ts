@@ -40,7 +40,6 @@ export interface PowerShellToolOptions {
 /** Arguments before the command: no profile, no prompts, scripts allowed, then `-Command`. */
 export const POWERSHELL_ARGS = ["-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-Command"] as const;
 
-
 /** The PowerShell executable and its arguments (see the file comment for the search order). */
 export function getPowerShellConfig(): ShellConfig {
   let shell: string | undefined;
