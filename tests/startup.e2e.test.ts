@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { makeE2eEnv, ROOT, type E2eEnv } from "./helpers/e2e.js";
@@ -65,6 +65,18 @@ describe("start-up loads only what the path needs", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("claude-opus-5-5");
     expect(r.modules).toEqual(expect.arrayContaining([expect.stringMatching(/^read:.*model-catalog\/models\.json$/)]));
+  });
+
+  it("a built-in default model: only its provider's part of the catalog is read, not the whole models.json", async () => {
+    const agentDir = join(e.root, "agent-anthropic-default");
+    mkdirSync(agentDir, { recursive: true });
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "anthropic", defaultModel: "claude-opus-5-5", quietStartup: true }));
+    const r = await traced(["--mode", "rpc", "--no-session"], JSON.stringify({ id: "1", type: "get_state" }) + "\n", { PI_CODING_AGENT_DIR: agentDir, ANTHROPIC_API_KEY: "test-key" });
+    expect(r.status).toBe(0);
+    const state = JSON.parse(r.stdout.split("\n").find((l) => l.includes('"command":"get_state"'))!);
+    expect(state.data.model).toMatchObject({ provider: "anthropic", id: "claude-opus-5-5" });
+    expect(r.modules).toEqual(expect.arrayContaining([expect.stringMatching(/^read:.*model-catalog\/providers\.json$/)]));
+    expect(r.modules.filter((m) => /^read:.*model-catalog\/models\.json$/.test(m))).toEqual([]);
   });
 
   // After answering, RPC warms the current model's provider module (pi-ai's provider modules import

@@ -3,9 +3,10 @@
  * writes from @earendil-works/pi-ai's public API (scripts/model-catalog.mjs →
  * dist/model-catalog/{models,env-keys}.json). No pi-ai module is loaded at run time for either:
  *
- * - models.json (≈ 1 MB, 1,698 models of pi 1.6's catalog) is read and parsed synchronously on
- *   the first lookup that needs a built-in model (the registry's lookups are synchronous, like
- *   the reference's), never at start-up. Importing pi-ai's `./providers/all` entry instead costs
+ * - models.json (≈ 1 MB, 1,698 models of pi 1.6's catalog) is read and parsed synchronously
+ *   when the whole list is needed (listing, availability); finding one model reads only its
+ *   provider's part (≈ 12 KB for anthropic), located by providers.json. The registry's lookups are
+ *   synchronous, like the reference's. Importing pi-ai's `./providers/all` entry instead costs
  *   ≈ 4× as long (it loads every provider factory) and is asynchronous only.
  * - env-keys.json (≈ 5 KB) maps a provider to the environment variables that configure it; the
  *   two providers with ambient credentials (Amazon Bedrock, Google Vertex) are checked here as
@@ -14,7 +15,7 @@
  * The files are found from this module's own location, walking up to the package root (the same
  * code runs from sources under jest, from dist/ and from dist/bundle/chunks/).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,6 +72,36 @@ export function loadedCatalogSource(): string | undefined {
 
 export function isCatalogLoaded(): boolean {
   return catalog !== undefined;
+}
+
+let spans: Record<string, [number, number]> | undefined;
+const providerParts = new Map<string, Record<string, Model<Api>> | undefined>();
+
+/**
+ * One provider's built-in models (undefined when the catalog has no such provider), reading only
+ * that provider's bytes of models.json, which providers.json locates. Once the whole catalog is
+ * loaded, it answers. Throws, like loadCatalogSync, when the files cannot be read or parsed.
+ */
+export function loadCatalogProviderSync(provider: string): Record<string, Model<Api>> | undefined {
+  if (catalog) return Object.hasOwn(catalog, provider) ? catalog[provider] : undefined;
+  if (providerParts.has(provider)) return providerParts.get(provider);
+  spans ??= readJson("providers.json").providers as Record<string, [number, number]>;
+  const span = Object.hasOwn(spans, provider) ? spans[provider] : undefined;
+  let models: Record<string, Model<Api>> | undefined;
+  if (span) {
+    const [start, end] = span;
+    const file = join(catalogDir(), "models.json");
+    const buf = Buffer.allocUnsafe(end - start);
+    const fd = openSync(file, "r");
+    try {
+      if (readSync(fd, buf, 0, buf.length, start) !== buf.length) throw new Error(`${file}: shorter than providers.json says; run \`npm run build\``);
+    } finally {
+      closeSync(fd);
+    }
+    models = JSON.parse(buf.toString("utf8")) as Record<string, Model<Api>>;
+  }
+  providerParts.set(provider, models);
+  return models;
 }
 
 interface EnvEntry {

@@ -2,8 +2,8 @@
  * The model registry: every model the CLI can use, and the key and headers to call it with.
  *
  * Models come from three layers, applied in this order (the reference's):
- *   1. pi-ai's built-in catalog, loaded lazily (only when a lookup cannot be answered from the
- *      other layers, or when listing) — see builtin-catalog.ts;
+ *   1. pi-ai's built-in catalog, loaded lazily: to find a model, only its provider's part;
+ *      whole only for listing and availability — see builtin-catalog.ts;
  *   2. `<agentDir>/models.json`: a provider entry with only `baseUrl` / `compat` overrides the
  *      built-in provider's models; `modelOverrides` patch built-in models; `models` are upserted
  *      by id (a custom id equal to a built-in id replaces that model);
@@ -27,8 +27,9 @@ import { jsonErrorPosition } from "../settings.js";
 import type { Diagnostic } from "../types.js";
 import { AuthStorage, type OAuthProvider } from "./auth-storage.js";
 import { isCommandValue, resolveConfigValue, resolveHeaders } from "./config-value.js";
-import { loadCatalogSync, type CatalogData } from "./builtin-catalog.js";
+import { loadCatalogProviderSync, loadCatalogSync, type CatalogData } from "./builtin-catalog.js";
 import { isVirtualModel, withVirtualModels } from "./virtual-models.js";
+import { isObj, validateProvider } from "./models-json-check.js";
 
 export type AnyModel = Model<Api>;
 
@@ -94,6 +95,8 @@ export interface ModelRegistryOptions {
   providers?: Registry<ApiProvider>;
   /** The built-in catalog; default: pi-ai's generated catalog, loaded on first need. */
   catalog?: () => CatalogData;
+  /** One provider's part of it (for find()); default: read alone from the generated catalog, or taken from `catalog` when that is given. */
+  catalogPart?: (provider: string) => CatalogData[string] | undefined;
   /** Providers that need no key, besides those registered with `keyless: true`. */
   keylessProviders?: Iterable<string>;
   /** Also told about each new diagnostic (the kernel's log). */
@@ -101,7 +104,6 @@ export interface ModelRegistryOptions {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
 
 export class ModelRegistry {
   readonly authStorage: AuthStorage;
@@ -109,6 +111,7 @@ export class ModelRegistry {
   private readonly registry: Registry<ProviderModels>;
   private readonly providers: Registry<ApiProvider> | undefined;
   private readonly catalogLoader: () => CatalogData;
+  private readonly catalogPart: (provider: string) => CatalogData[string] | undefined;
   private readonly keyless: Set<string>;
   private readonly reportFn?: (d: Diagnostic) => void;
 
@@ -127,6 +130,7 @@ export class ModelRegistry {
     this.registry = opts.models ?? new Registry<ProviderModels>("model provider", (d) => this.report(d));
     this.providers = opts.providers;
     this.catalogLoader = opts.catalog ?? loadCatalogSync;
+    this.catalogPart = opts.catalogPart ?? (opts.catalog ? (p) => this.loadCatalog()[p] : loadCatalogProviderSync);
     this.keyless = new Set(opts.keylessProviders ?? []);
     this.reportFn = opts.report;
     this.registry.onChange(() => this.invalidate());
@@ -294,9 +298,20 @@ export class ModelRegistry {
   private build(): AnyModel[] {
     if (this.built) return this.built;
     this.buildDiagnostics = this.buildDiagnostics.filter((d) => d.source === "model catalog");
-    const catalog = this.loadCatalog();
+    // 4. OAuth providers may adjust their models (e.g. an enterprise base URL)
+    this.built = this.applyOAuthModifications(this.assemble(this.loadCatalog()));
+    return this.built;
+  }
+
+  /**
+   * Steps 1–3 of the model list over `catalog`: built-ins with their overrides, models.json's
+   * custom models, plugin providers. With `only`, just that provider's models (the catalog then
+   * holds that provider alone): the same models the full list has for it.
+   */
+  private assemble(catalog: CatalogData, only?: string): AnyModel[] {
     const jsonProviders = this.json?.providers ?? {};
     const warn = (source: string, message: string) => {
+      if (this.buildDiagnostics.some((d) => d.source === source && d.message === message)) return; // one provider assembled before
       const d: Diagnostic = { level: "warning", source, message };
       this.buildDiagnostics.push(d);
       this.report(d);
@@ -318,7 +333,7 @@ export class ModelRegistry {
     // 2. models.json custom models, upserted by provider + id
     const jsonSource = this.modelsJsonPath ?? "models.json";
     for (const [provider, j] of Object.entries(jsonProviders)) {
-      if (!j.models?.length) continue;
+      if (!j.models?.length || (only !== undefined && provider !== only)) continue;
       const builtIn = catalog[provider] ? Object.values(catalog[provider]!)[0] : undefined;
       if (!builtIn && !j.apiKey) warn(jsonSource, `provider "${provider}" defines models but no "apiKey"; they are usable only with a key from auth.json, the environment or --api-key`);
       for (const def of j.models) {
@@ -338,6 +353,7 @@ export class ModelRegistry {
 
     // 3. plugin / extension providers
     for (const p of this.pluginProviders()) {
+      if (only !== undefined && p.name !== only) continue;
       const source = this.registry.entry(p.name)?.source ?? "plugin";
       if (p.models?.length) {
         const kept = models.filter((m) => m.provider !== p.name);
@@ -363,9 +379,7 @@ export class ModelRegistry {
       }
     }
 
-    // 4. OAuth providers may adjust their models (e.g. an enterprise base URL)
-    this.built = this.applyOAuthModifications(models);
-    return this.built;
+    return models;
   }
 
   private applyOAuthModifications(models: AnyModel[]): AnyModel[] {
@@ -441,12 +455,29 @@ export class ModelRegistry {
     if (this.built) return this.built.find((m) => m.provider === provider && m.id === modelId);
     const key = `${provider}\u0000${modelId}`;
     if (this.quick.has(key)) return this.quick.get(key);
-    const fast = this.findWithoutCatalog(provider, modelId);
+    let fast = this.findWithoutCatalog(provider, modelId);
+    if (fast === "unknown") fast = this.findInProvider(provider, modelId);
     if (fast !== "unknown") {
       this.quick.set(key, fast);
       return fast;
     }
     return this.build().find((m) => m.provider === provider && m.id === modelId);
+  }
+
+  /**
+   * A model found from its provider's part of the catalog alone (a start-up with a built-in
+   * default model parses ~12 KB instead of ~1 MB); "unknown" when OAuth credentials could adjust
+   * the list or the part cannot be read (the full list then answers, and reports why).
+   */
+  private findInProvider(provider: string, modelId: string): AnyModel | undefined | "unknown" {
+    if (this.authStorage.oauthProviderIds().length) return "unknown";
+    let part: CatalogData[string] | undefined;
+    try {
+      part = this.catalogPart(provider);
+    } catch {
+      return "unknown";
+    }
+    return this.assemble(part ? { [provider]: part } : {}, provider).find((m) => m.id === modelId);
   }
 
   /** "unknown" when the answer needs the catalog. */
@@ -700,78 +731,3 @@ export function stripJsonComments(input: string): string {
   }
   return out;
 }
-
-// ---- validation (hand-written: typebox's compiler would cost ≈ 200 ms of start-up) -------------
-
-const PROVIDER_KEYS = new Set(["name", "baseUrl", "api", "apiKey", "headers", "authHeader", "compat", "models", "modelOverrides"]);
-const MODEL_KEYS = new Set(["id", "name", "api", "baseUrl", "reasoning", "thinkingLevelMap", "input", "cost", "contextWindow", "maxTokens", "headers", "compat"]);
-const OVERRIDE_KEYS = new Set(["name", "reasoning", "thinkingLevelMap", "input", "cost", "contextWindow", "maxTokens", "headers", "compat"]);
-
-/** Problems that make a provider entry unusable; unknown fields only go to `warnings`. */
-function validateProvider(name: string, raw: unknown, warnings: string[]): string[] {
-  const errs: string[] = [];
-  const at = (p: string) => `providers.${name}${p}`;
-  if (!isObj(raw)) return [`${at("")}: must be an object`];
-  for (const k of Object.keys(raw)) if (!PROVIDER_KEYS.has(k)) warnings.push(`${at("." + k)}: unknown field, ignored`);
-  for (const k of ["name", "baseUrl", "api", "apiKey"]) {
-    if (raw[k] !== undefined && (typeof raw[k] !== "string" || !raw[k])) errs.push(`${at("." + k)}: must be a non-empty string`);
-  }
-  if (raw.authHeader !== undefined && typeof raw.authHeader !== "boolean") errs.push(`${at(".authHeader")}: must be true or false`);
-  checkHeaders(raw.headers, at(".headers"), errs);
-  if (raw.compat !== undefined && !isObj(raw.compat)) errs.push(`${at(".compat")}: must be an object`);
-  if (raw.models !== undefined) {
-    if (!Array.isArray(raw.models)) errs.push(`${at(".models")}: must be an array`);
-    else raw.models.forEach((m, i) => checkModel(m, at(`.models[${i}]`), MODEL_KEYS, true, errs, warnings));
-  }
-  if (raw.modelOverrides !== undefined) {
-    if (!isObj(raw.modelOverrides)) errs.push(`${at(".modelOverrides")}: must be an object`);
-    else for (const [id, o] of Object.entries(raw.modelOverrides)) checkModel(o, at(`.modelOverrides.${id}`), OVERRIDE_KEYS, false, errs, warnings);
-  }
-  const hasModels = Array.isArray(raw.models) && raw.models.length > 0;
-  const hasOverrides = isObj(raw.modelOverrides) && Object.keys(raw.modelOverrides).length > 0;
-  if (!errs.length && !hasModels && !raw.baseUrl && !raw.headers && !raw.compat && !hasOverrides && raw.apiKey === undefined) {
-    errs.push(`${at("")}: needs "baseUrl", "headers", "compat", "modelOverrides" or "models"`);
-  }
-  return errs;
-}
-
-function checkHeaders(v: unknown, path: string, errs: string[]) {
-  if (v === undefined) return;
-  if (!isObj(v)) return void errs.push(`${path}: must be an object of strings`);
-  for (const [k, x] of Object.entries(v)) if (typeof x !== "string") errs.push(`${path}.${k}: must be a string`);
-}
-
-function checkModel(m: unknown, path: string, keys: Set<string>, full: boolean, errs: string[], warnings: string[]) {
-  if (!isObj(m)) return void errs.push(`${path}: must be an object`);
-  for (const k of Object.keys(m)) if (!keys.has(k)) warnings.push(`${path}.${k}: unknown field, ignored`);
-  if (full && (typeof m.id !== "string" || !m.id)) errs.push(`${path}.id: required, a non-empty string`);
-  for (const k of ["name", "api", "baseUrl"]) {
-    if (m[k] !== undefined && (typeof m[k] !== "string" || !m[k])) errs.push(`${path}.${k}: must be a non-empty string`);
-  }
-  if (m.reasoning !== undefined && typeof m.reasoning !== "boolean") errs.push(`${path}.reasoning: must be true or false`);
-  if (m.input !== undefined && (!Array.isArray(m.input) || m.input.some((x) => x !== "text" && x !== "image"))) {
-    errs.push(`${path}.input: must be an array of "text" and "image"`);
-  }
-  for (const k of ["contextWindow", "maxTokens"]) {
-    if (m[k] !== undefined && (typeof m[k] !== "number" || !(Number(m[k]) > 0))) errs.push(`${path}.${k}: must be a positive number`);
-  }
-  if (m.cost !== undefined) {
-    if (!isObj(m.cost)) errs.push(`${path}.cost: must be an object`);
-    else
-      for (const k of ["input", "output", "cacheRead", "cacheWrite"]) {
-        const v = m.cost[k];
-        if (v === undefined ? full : typeof v !== "number") errs.push(`${path}.cost.${k}: ${full ? "required, " : "must be "}a number`);
-      }
-  }
-  if (m.thinkingLevelMap !== undefined) {
-    if (!isObj(m.thinkingLevelMap)) errs.push(`${path}.thinkingLevelMap: must be an object`);
-    else
-      for (const [k, v] of Object.entries(m.thinkingLevelMap)) {
-        if (!["off", "minimal", "low", "medium", "high", "xhigh"].includes(k)) errs.push(`${path}.thinkingLevelMap.${k}: unknown thinking level`);
-        else if (v !== null && typeof v !== "string") errs.push(`${path}.thinkingLevelMap.${k}: must be a string or null`);
-      }
-  }
-  checkHeaders(m.headers, `${path}.headers`, errs);
-  if (m.compat !== undefined && !isObj(m.compat)) errs.push(`${path}.compat: must be an object`);
-}
-
