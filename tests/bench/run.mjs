@@ -249,6 +249,23 @@ const cases = [
     },
   },
   {
+    // As most pi users start: a built-in model as the default (settings.json) and its key set.
+    name: "rpc, spawn → get_state, catalog model",
+    rpc: true,
+    run: async (cli, ctx) => {
+      const agentDir = join(ctx.root, `builtin-default-${basename(dirname(ctx.env.PI_CODING_AGENT_DIR ?? "x"))}-${basename(ctx.env.PI_CODING_AGENT_DIR ?? "x")}`);
+      if (!existsSync(agentDir)) {
+        mkdirSync(agentDir, { recursive: true });
+        writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "anthropic", defaultModel: "claude-sonnet-4-5", quietStartup: true }));
+      }
+      const s = rpcSession(cli, { ...ctx, env: { ...ctx.env, PI_CODING_AGENT_DIR: agentDir, ANTHROPIC_API_KEY: "bench-key" } });
+      s.send({ id: "1", type: "get_state" });
+      const t = await s.wait((r) => r.type === "response" && r.id === "1");
+      const rss = await s.close();
+      return { "first response ms": t - s.t0, "peak RSS MiB": rss / 1024 };
+    },
+  },
+  {
     name: "rpc, 5,000-chunk answer",
     rpc: true,
     script: { default: { text: "word ", repeat: 5000, chunkSize: 5 } },
