@@ -189,6 +189,15 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/** RPC: spawn, ask get_state, time its answer. */
+async function firstGetState(cli, ctx) {
+  const s = rpcSession(cli, ctx);
+  s.send({ id: "1", type: "get_state" });
+  const t = await s.wait((r) => r.type === "response" && r.id === "1");
+  const rss = await s.close();
+  return { "first response ms": t - s.t0, "peak RSS MiB": rss / 1024 };
+}
+
 // ---- cases -------------------------------------------------------------------------------------
 /**
  * A case returns { metric: value } per run. Metrics: "wall ms", "peak RSS MiB", "stdout KiB",
@@ -240,29 +249,19 @@ const cases = [
   {
     name: "rpc, spawn → first get_state",
     rpc: true,
-    run: async (cli, ctx) => {
-      const s = rpcSession(cli, ctx);
-      s.send({ id: "1", type: "get_state" });
-      const t = await s.wait((r) => r.type === "response" && r.id === "1");
-      const rss = await s.close();
-      return { "first response ms": t - s.t0, "peak RSS MiB": rss / 1024 };
-    },
+    run: firstGetState,
   },
   {
     // As most pi users start: a built-in model as the default (settings.json) and its key set.
     name: "rpc, spawn → get_state, catalog model",
     rpc: true,
     run: async (cli, ctx) => {
-      const agentDir = join(ctx.root, `builtin-default-${basename(dirname(ctx.env.PI_CODING_AGENT_DIR ?? "x"))}-${basename(ctx.env.PI_CODING_AGENT_DIR ?? "x")}`);
+      const agentDir = `${ctx.env.PI_CODING_AGENT_DIR}-builtin-default`; // one per CLI
       if (!existsSync(agentDir)) {
         mkdirSync(agentDir, { recursive: true });
         writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "anthropic", defaultModel: "claude-sonnet-4-5", quietStartup: true }));
       }
-      const s = rpcSession(cli, { ...ctx, env: { ...ctx.env, PI_CODING_AGENT_DIR: agentDir, ANTHROPIC_API_KEY: "bench-key" } });
-      s.send({ id: "1", type: "get_state" });
-      const t = await s.wait((r) => r.type === "response" && r.id === "1");
-      const rss = await s.close();
-      return { "first response ms": t - s.t0, "peak RSS MiB": rss / 1024 };
+      return firstGetState(cli, { ...ctx, env: { ...ctx.env, PI_CODING_AGENT_DIR: agentDir, ANTHROPIC_API_KEY: "bench-key" } });
     },
   },
   {
@@ -561,14 +560,21 @@ function refName(cli) {
 
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 let headerPrinted = false;
+/** A metric's median in this run's results: get(case name, CLI label, metric), or undefined. */
+const medianOf = (results) => (name, label, metric) => {
+  const v = results.find((r) => r.name === name)?.per.get(label)?.get(metric);
+  return v ? median(v) : undefined;
+};
+
 /** pi 0.73.1 (or another 0.x pi) among the references; never our own cli.js run as one. */
-const oldRefLabel = () => REFS.filter((r) => r.cli !== OURS).map(refLabel).find((l) => /@0\./.test(l));
+const oldRef = () => REFS.find((r) => r.cli !== OURS && /@0\./.test(refLabel(r)));
+const oldRefLabel = () => (oldRef() ? refLabel(oldRef()) : undefined);
 /**
  * Ours as measured beside pi 0.73.1: `--vs dist/bundle/cli.js --vs-node <that Node>` runs our
  * own CLI as one more column, on the Node pi 0.73.1 runs on; without it, ours.
  */
 function oursBesideOld() {
-  const old = REFS.find((r) => r.cli !== OURS && /@0\./.test(refLabel(r)));
+  const old = oldRef();
   const twin = old && REFS.find((r) => r.cli === OURS && r.node === old.node);
   return twin ? refLabel(twin) : "ours";
 }
@@ -580,10 +586,7 @@ function oursBesideOld() {
  * depend on how fast the host is today.
  */
 function budgets(results) {
-  const get = (name, label, metric) => {
-    const v = results.find((r) => r.name === name)?.per.get(label)?.get(metric);
-    return v ? median(v) : undefined;
-  };
+  const get = medianOf(results);
   const old = oldRefLabel();
   const us = oursBesideOld();
   const rows = [
@@ -612,8 +615,9 @@ function budgets(results) {
   const free = get("rpc, 5,000-chunk answer", us, "peak RSS MiB");
   const above = paused !== undefined && free !== undefined ? paused - free : undefined;
   out.splice(5, 0, `| 5,000-chunk answer, reader paused 3 s: peak RSS above the unpaused run (RPC) | ${above === undefined ? "not measured" : `${fmt(above)} MiB`} | ≤ 96 MiB | ${verdict(above, above <= 96)} | | | |`);
-  const gIn = get("grep 50,000 files / 200 MB: in-process", us, "wall ms");
-  const gRg = get("grep 50,000 files / 200 MB: ripgrep", us, "wall ms");
+  // the grep cases run ours only (oursOnly), on the benchmark's own Node
+  const gIn = get("grep 50,000 files / 200 MB: in-process", "ours", "wall ms");
+  const gRg = get("grep 50,000 files / 200 MB: ripgrep", "ours", "wall ms");
   out.push(`| grep without ripgrep vs ripgrep, 50,000 files / 200 MB | ${gIn && gRg ? `${fmt(gIn)} ms vs ${fmt(gRg)} ms (${(gIn / gRg).toFixed(2)}x)` : "not measured"} | ≤ 3x (issue 7) | ${gIn && gRg ? (gIn / gRg <= 3 ? "met" : "**missed**") : "–"} | | | |`);
   const ours = get("rpc, 5,000-chunk answer", us, "events/s");
   const theirs = old ? get("rpc, 5,000-chunk answer", old, "events/s") : undefined;
@@ -623,10 +627,7 @@ function budgets(results) {
 
 /** The host's floor and what pi 0.73.1 takes on it today, beside the figures the budgets were set with. */
 function hostLine(results) {
-  const get = (name, label, metric) => {
-    const v = results.find((r) => r.name === name)?.per.get(label)?.get(metric);
-    return v ? median(v) : undefined;
-  };
+  const get = medianOf(results);
   const us = oursBesideOld();
   const floor = get("node alone (node -e 0)", us, "wall ms");
   const old = oldRefLabel();
@@ -642,10 +643,7 @@ function hostLine(results) {
 function ratioBudgets(results) {
   const ref = refLabels().find((l) => /@1\./.test(l));
   if (!ref) return ["| (needs --vs with pi 1.6's cli.js) | | | |"];
-  const get = (name, label, metric) => {
-    const v = results.find((r) => r.name === name)?.per.get(label)?.get(metric);
-    return v ? median(v) : undefined;
-  };
+  const get = medianOf(results);
   const rows = [
     ["`--version` wall", "--version", "wall ms", 0.15],
     ["RPC spawn → first `get_state`", "rpc, spawn → first get_state", "first response ms", 0.2],
