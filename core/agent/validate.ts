@@ -1,25 +1,19 @@
 /**
- * Tool-call argument validation against the tool's TypeBox (JSON Schema) parameters.
+ * Tool-call argument validation against the tool's JSON Schema parameters.
  *
- * Uses pi-ai's validator (TypeBox Compile + Convert, with the same coercions and error text
- * as the reference) loaded on the first tool call only: it pulls in typebox/compile, which is
- * too heavy for start-up.
+ * Uses the provider library's validator (`@earendil-works/pi-ai/utils/validation`: one compiled
+ * pi-schema validator per schema object, with coercion of the values models often send as
+ * strings, and the error text models are used to reading). It is imported on the first tool
+ * call only, and the bundle inlines it into one lazily loaded chunk, so the first call reads one
+ * file instead of hundreds of schema-library modules.
  */
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ToolCall, ToolDefinition } from "../types.js";
 
 type ValidateFn = (tool: { name: string; parameters: unknown }, toolCall: ToolCall) => Record<string, unknown>;
 let validator: Promise<ValidateFn> | undefined;
 
 function load(): Promise<ValidateFn> {
-  validator ??= (async () => {
-    const root = dirname(fileURLToPath(import.meta.resolve("@mariozechner/pi-ai")));
-    const mod = (await import(pathToFileURL(join(root, "utils", "validation.js")).href)) as {
-      validateToolArguments: ValidateFn;
-    };
-    return mod.validateToolArguments;
-  })();
+  validator ??= import("@earendil-works/pi-ai/utils/validation").then((m) => m.validateToolArguments as unknown as ValidateFn);
   return validator;
 }
 
