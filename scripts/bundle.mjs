@@ -19,7 +19,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "dist", "bundle");
 rmSync(outdir, { recursive: true, force: true });
 
-const entryPoints = { cli: join(root, "sdk/cli.ts") };
+// binary: the start-up path a custom CLI's bin imports first (`pi-kernel/binary`, sdk/binary.ts).
+const entryPoints = { cli: join(root, "sdk/cli.ts"), binary: join(root, "sdk/binary.ts") };
 if (existsSync(join(root, "sdk/index.ts"))) entryPoints.index = join(root, "sdk/index.ts");
 
 /**

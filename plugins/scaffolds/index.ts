@@ -119,10 +119,44 @@ export interface TemplateSpec {
   next(rel: string, name: string, app: string): string[];
 }
 
+/** Where this package came from, which decides how a scaffold depends on it. */
+export interface HostOrigin {
+  /** "checkout": a local folder (not under node_modules); "installed": from a registry or a packed tarball. */
+  kind: "checkout" | "installed";
+  /** The dependency spec for a scaffold's package.json: `file:<root>` for a checkout, `^<version>` otherwise. */
+  spec: string;
+  /** An installed package's source when it was a tarball file (from npm's lock file), to install the same one. */
+  tarball?: string;
+}
+
+/**
+ * A checkout is depended on by its path (works offline, moves with nothing); an installed package
+ * by a version range, so the scaffold survives the host being moved, updated or reinstalled. For a
+ * tarball install, npm's hidden lock file (`node_modules/.package-lock.json`) names the tarball.
+ */
+export function hostOrigin(root: string, version: string): HostOrigin {
+  const parent = dirname(root);
+  const nodeModules = basename(parent) === "node_modules" ? parent : basename(dirname(parent)) === "node_modules" ? dirname(parent) : undefined;
+  if (!nodeModules) return { kind: "checkout", spec: `file:${root}` };
+  const origin: HostOrigin = { kind: "installed", spec: `^${version}` };
+  try {
+    const lock = JSON.parse(readFileSync(join(nodeModules, ".package-lock.json"), "utf8")) as { packages?: Record<string, { resolved?: string }> };
+    const key = relative(dirname(nodeModules), root).split("\\").join("/");
+    const resolved = lock.packages?.[key]?.resolved;
+    if (resolved?.startsWith("file:") && resolved.endsWith(".tgz")) {
+      const file = resolve(dirname(nodeModules), resolved.slice("file:".length));
+      if (existsSync(file)) origin.tarball = file;
+    }
+  } catch {
+    /* no lock file: a registry install as far as we can tell */
+  }
+  return origin;
+}
+
 /**
  * A scaffold copying templates/<template>. Placeholders: NAME (package name from the folder),
- * HOST_NAME / HOST_VERSION (this package), HOST_SPEC (a `file:` path to this package, so
- * `npm install` works offline), APP (the running CLI's name).
+ * HOST_NAME / HOST_VERSION (this package), HOST_SPEC (how the scaffold depends on this package:
+ * see hostOrigin()), APP (the running CLI's name).
  */
 export function templateScaffold(kernel: Kernel, spec: TemplateSpec): Scaffold {
   return {
@@ -137,15 +171,19 @@ export function templateScaffold(kernel: Kernel, spec: TemplateSpec): Scaffold {
       }
       const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; version: string };
       const name = packageNameFor(dir);
+      const origin = hostOrigin(root, pkg.version);
       const files = copyTemplate(template, dir, {
         NAME: name,
         HOST_NAME: pkg.name,
         HOST_VERSION: pkg.version,
-        HOST_SPEC: `file:${root}`,
+        HOST_SPEC: origin.spec,
         APP: kernel.app.name,
       });
       const rel = relative(ctx.cwd, dir) || ".";
-      ctx.stdout(`Created the ${spec.what} "${name}" in ${rel} (${files.length} files).\n\nNext:\n${spec.next(rel, name, kernel.app.name).map((l) => `  ${l}\n`).join("")}`);
+      // Installed from a tarball: the range cannot come from a registry, so install that tarball first.
+      const next = spec.next(rel, name, kernel.app.name).map((l) => (origin.tarball && l.startsWith("npm install && ") ? `npm install ${origin.tarball} && ${l.slice("npm install && ".length)}` : l));
+      const dep = origin.kind === "checkout" ? `${pkg.name} is a file: dependency on this checkout (${root})` : `${pkg.name} is a dependency as ${origin.spec}`;
+      ctx.stdout(`Created the ${spec.what} "${name}" in ${rel} (${files.length} files); ${dep}.\n\nNext:\n${next.map((l) => `  ${l}\n`).join("")}`);
       return 0;
     },
   };
