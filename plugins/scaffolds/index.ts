@@ -125,32 +125,16 @@ export interface HostOrigin {
   kind: "checkout" | "installed";
   /** The dependency spec for a scaffold's package.json: `file:<root>` for a checkout, `^<version>` otherwise. */
   spec: string;
-  /** An installed package's source when it was a tarball file (from npm's lock file), to install the same one. */
-  tarball?: string;
 }
 
 /**
- * A checkout is depended on by its path (works offline, moves with nothing); an installed package
- * by a version range, so the scaffold survives the host being moved, updated or reinstalled. For a
- * tarball install, npm's hidden lock file (`node_modules/.package-lock.json`) names the tarball.
+ * A checkout is depended on by its path (works offline); an installed package by a version
+ * range, so the scaffold survives the host being moved, updated or reinstalled.
  */
 export function hostOrigin(root: string, version: string): HostOrigin {
   const parent = dirname(root);
-  const nodeModules = basename(parent) === "node_modules" ? parent : basename(dirname(parent)) === "node_modules" ? dirname(parent) : undefined;
-  if (!nodeModules) return { kind: "checkout", spec: `file:${root}` };
-  const origin: HostOrigin = { kind: "installed", spec: `^${version}` };
-  try {
-    const lock = JSON.parse(readFileSync(join(nodeModules, ".package-lock.json"), "utf8")) as { packages?: Record<string, { resolved?: string }> };
-    const key = relative(dirname(nodeModules), root).split("\\").join("/");
-    const resolved = lock.packages?.[key]?.resolved;
-    if (resolved?.startsWith("file:") && resolved.endsWith(".tgz")) {
-      const file = resolve(dirname(nodeModules), resolved.slice("file:".length));
-      if (existsSync(file)) origin.tarball = file;
-    }
-  } catch {
-    /* no lock file: a registry install as far as we can tell */
-  }
-  return origin;
+  const installed = basename(parent) === "node_modules" || basename(dirname(parent)) === "node_modules";
+  return installed ? { kind: "installed", spec: `^${version}` } : { kind: "checkout", spec: `file:${root}` };
 }
 
 /**
@@ -180,8 +164,9 @@ export function templateScaffold(kernel: Kernel, spec: TemplateSpec): Scaffold {
         APP: kernel.app.name,
       });
       const rel = relative(ctx.cwd, dir) || ".";
-      // Installed from a tarball: the range cannot come from a registry, so install that tarball first.
-      const next = spec.next(rel, name, kernel.app.name).map((l) => (origin.tarball && l.startsWith("npm install && ") ? `npm install ${origin.tarball} && ${l.slice("npm install && ".length)}` : l));
+      const next = spec.next(rel, name, kernel.app.name);
+      // Installed from a packed tarball rather than a registry: the range cannot be fetched.
+      if (origin.kind === "installed") next.splice(1, 0, `# ${pkg.name} is not on your registry? first: npm install <the ${pkg.name}-${pkg.version}.tgz you installed>`);
       const dep = origin.kind === "checkout" ? `${pkg.name} is a file: dependency on this checkout (${root})` : `${pkg.name} is a dependency as ${origin.spec}`;
       ctx.stdout(`Created the ${spec.what} "${name}" in ${rel} (${files.length} files); ${dep}.\n\nNext:\n${next.map((l) => `  ${l}\n`).join("")}`);
       return 0;
