@@ -2,7 +2,8 @@
 /**
  * Installs this package the way users install a CLI and runs the installed commands:
  *
- *   1. `npm pack` (of the current build: run `npm run build` first) into a throwaway folder;
+ *   1. `npm pack` of the current build (run `npm run build` first; the check skips the package's
+ *      prepack, which builds) into a throwaway folder;
  *   2. `npm install -g --prefix <tmp>/prefix <tarball>`: no build step, no dev dependencies;
  *   3. `pi --version` and `pi-kernel --version`; `pi -p` and `pi --mode json` with an extension
  *      importing the package against the scripted model server (tests/fixtures/llm-server.mjs);
@@ -83,7 +84,7 @@ async function main() {
   console.log(`node ${process.version}, npm ${execFileSync("npm", ["--version"], { encoding: "utf8" }).trim()}, in ${tmp}`);
 
   step("npm pack");
-  const packed = JSON.parse((await sh("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: ROOT })).stdout)[0];
+  const packed = JSON.parse((await sh("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], { cwd: ROOT })).stdout)[0];
   const tarball = join(tmp, packed.filename);
   console.log(`${packed.filename}: ${mb(packed.size)} packed, ${mb(packed.unpackedSize)} unpacked, ${packed.entryCount} files`);
 
