@@ -165,7 +165,7 @@ export function templateScaffold(kernel: Kernel, spec: TemplateSpec): Scaffold {
       });
       const rel = relative(ctx.cwd, dir) || ".";
       const next = spec.next(rel, name, kernel.app.name);
-      // Installed from a packed tarball rather than a registry: the range cannot be fetched.
+      // Installed from a tarball that no registry has, the range cannot be fetched: say what to do first.
       if (origin.kind === "installed") next.splice(1, 0, `# ${pkg.name} is not on your registry? first: npm install <the ${pkg.name}-${pkg.version}.tgz you installed>`);
       const dep = origin.kind === "checkout" ? `${pkg.name} is a file: dependency on this checkout (${root})` : `${pkg.name} is a dependency as ${origin.spec}`;
       ctx.stdout(`Created the ${spec.what} "${name}" in ${rel} (${files.length} files); ${dep}.\n\nNext:\n${next.map((l) => `  ${l}\n`).join("")}`);
