@@ -17,9 +17,13 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "dist", "bundle");
+// The stamp of the inputs as they are now (written last: a failed build leaves no stamp).
+const { sourceHash, writeStamp } = await import("./build-stamp.mjs");
+const inputs = sourceHash();
 rmSync(outdir, { recursive: true, force: true });
 
-const entryPoints = { cli: join(root, "sdk/cli.ts") };
+// binary: the start-up path a custom CLI's bin imports first (`pi-kernel/binary`, sdk/binary.ts).
+const entryPoints = { cli: join(root, "sdk/cli.ts"), binary: join(root, "sdk/binary.ts") };
 if (existsSync(join(root, "sdk/index.ts"))) entryPoints.index = join(root, "sdk/index.ts");
 
 /**
@@ -81,6 +85,7 @@ console.log(`bundle: ${Object.keys(result.metafile.outputs).length} files, ${(by
 // The built-in model catalog (dist/model-catalog/), from the installed pi-ai's public API.
 const catalog = await (await import("./model-catalog.mjs")).writeModelCatalog();
 console.log(`model catalog: ${catalog.models} models of ${catalog.providers} providers from ${catalog.source} → dist/model-catalog/`);
+writeStamp(inputs);
 
 /**
  * Node's built-in modules are required, not imported: an ESM import of a built-in builds its

@@ -7,6 +7,8 @@
 #   program   Debian package   used by
 #   tmux      tmux             tests/tui*.e2e.test.ts (the interactive mode in a real terminal)
 #   rg        ripgrep          the grep tool's ripgrep path (tests/tools.e2e.test.ts, the benchmark)
+#   fdfind    fd-find          the find tool's fd engine (plugins/tools/find.test.ts runs every case with
+#                              it too; Debian 12's fd 8.6 lacks --no-require-git, see find.ts)
 #   chromium  chromium         the HTML export test (headless DOM after the page's scripts ran)
 #   bwrap     bubblewrap       the OS sandbox plugin's tests
 set -u
@@ -14,6 +16,7 @@ set -u
 need=()
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 command -v rg >/dev/null 2>&1 || need+=(ripgrep)
+command -v fd >/dev/null 2>&1 || command -v fdfind >/dev/null 2>&1 || need+=(fd-find)
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 

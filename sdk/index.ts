@@ -157,6 +157,7 @@ export { AuthStorage, type AuthCredential, type ApiKeyCredential, type OAuthCred
 export { ModelRegistry } from "../core/models/model-registry.js";
 export type { AnyModel, AgentEvent, AgentSessionEvent, AgentSessionEventType, Diagnostic, SessionEvent, ToolDefinition as KernelToolDefinition } from "../core/types.js";
 export { createCli, type CliOptions, type Cli, type CliIo } from "./main.js";
+export { runBinary, type BinaryOptions } from "./binary.js";
 export { builtinPlugins } from "./builtins.js";
 export { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
 

@@ -2,7 +2,7 @@
  * `pi` itself: a CLI built with createCli() from the built-in plugins, exactly as a team
  * would build its own.
  */
-import { createCli } from "./main.js";
+import { createCli, type Cli } from "./main.js";
 import { builtinPlugins } from "./builtins.js";
 import { packageInfo } from "./package-info.js";
 
@@ -10,7 +10,6 @@ export function piVersion(): string {
   return packageInfo().version;
 }
 
-export async function runPiCli(argv: string[]): Promise<number> {
-  const cli = createCli({ name: "pi", version: piVersion(), configDir: ".pi", plugins: builtinPlugins() });
-  return cli.run(argv);
+export function piCli(): Cli {
+  return createCli({ name: "pi", version: piVersion(), configDir: ".pi", plugins: builtinPlugins() });
 }

@@ -37,7 +37,7 @@ describe("docs", () => {
   it("docs/sdk.md names every SDK function and class of the package entry", async () => {
     const sdk = readFileSync(join(ROOT, "docs", "sdk.md"), "utf8");
     const entry = await import("../sdk/index.js");
-    const names = ["createAgentSession", "createAgentSessionServices", "createAgentSessionFromServices", "createAgentSessionRuntime", "runPrintMode", "runRpcMode", "runInteractiveMode", "createCli", "builtinPlugins", "SdkSessionRuntime", "SdkAgentSession", "SessionManager", "SettingsManager", "AuthStorage", "ModelRegistry", "RpcClient", "getAgentDir", "createExtensionHarness", "FauxModel", "createFauxPlugin"];
+    const names = ["createAgentSession", "createAgentSessionServices", "createAgentSessionFromServices", "createAgentSessionRuntime", "runPrintMode", "runRpcMode", "runInteractiveMode", "createCli", "runBinary", "builtinPlugins", "SdkSessionRuntime", "SdkAgentSession", "SessionManager", "SettingsManager", "AuthStorage", "ModelRegistry", "RpcClient", "getAgentDir", "createExtensionHarness", "FauxModel", "createFauxPlugin"];
     for (const n of names) expect(typeof (entry as Record<string, unknown>)[n]).toBe("function");
     expect(names.filter((n) => !sdk.includes(n))).toEqual([]);
   });

@@ -84,9 +84,14 @@ function pluginManifestOf(mod: unknown): { name: string; setup: unknown; kernel:
   return undefined;
 }
 
-/** The package entry extensions import (`@mariozechner/pi-coding-agent` → our sdk), when built. */
+/**
+ * The package entry extensions import (`@mariozechner/pi-coding-agent` → our sdk), when built: the
+ * bundle's index when this code runs from the bundle (dist/bundle/chunks/; the package ships no
+ * other JavaScript), else dist/sdk/index.js.
+ */
 function defaultHostAliases(kernel: Kernel): Record<string, string> {
-  const entry = fileURLToPath(new URL("../../sdk/index.js", import.meta.url));
+  const here = fileURLToPath(import.meta.url);
+  const entry = fileURLToPath(new URL(/[\\/]dist[\\/]bundle[\\/]/.test(here) ? "../index.js" : "../../sdk/index.js", import.meta.url));
   if (!existsSync(entry)) return {};
   const out: Record<string, string> = {};
   for (const n of kernel.app.hostPackageNames) out[n] = entry;

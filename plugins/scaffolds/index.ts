@@ -119,10 +119,28 @@ export interface TemplateSpec {
   next(rel: string, name: string, app: string): string[];
 }
 
+/** Where this package came from, which decides how a scaffold depends on it. */
+export interface HostOrigin {
+  /** "checkout": a local folder (not under node_modules); "installed": from a registry or a packed tarball. */
+  kind: "checkout" | "installed";
+  /** The dependency spec for a scaffold's package.json: `file:<root>` for a checkout, `^<version>` otherwise. */
+  spec: string;
+}
+
+/**
+ * A checkout is depended on by its path (works offline); an installed package by a version
+ * range, so the scaffold survives the host being moved, updated or reinstalled.
+ */
+export function hostOrigin(root: string, version: string): HostOrigin {
+  const parent = dirname(root);
+  const installed = basename(parent) === "node_modules" || basename(dirname(parent)) === "node_modules";
+  return installed ? { kind: "installed", spec: `^${version}` } : { kind: "checkout", spec: `file:${root}` };
+}
+
 /**
  * A scaffold copying templates/<template>. Placeholders: NAME (package name from the folder),
- * HOST_NAME / HOST_VERSION (this package), HOST_SPEC (a `file:` path to this package, so
- * `npm install` works offline), APP (the running CLI's name).
+ * HOST_NAME / HOST_VERSION (this package), HOST_SPEC (how the scaffold depends on this package:
+ * see hostOrigin()), APP (the running CLI's name).
  */
 export function templateScaffold(kernel: Kernel, spec: TemplateSpec): Scaffold {
   return {
@@ -137,15 +155,20 @@ export function templateScaffold(kernel: Kernel, spec: TemplateSpec): Scaffold {
       }
       const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; version: string };
       const name = packageNameFor(dir);
+      const origin = hostOrigin(root, pkg.version);
       const files = copyTemplate(template, dir, {
         NAME: name,
         HOST_NAME: pkg.name,
         HOST_VERSION: pkg.version,
-        HOST_SPEC: `file:${root}`,
+        HOST_SPEC: origin.spec,
         APP: kernel.app.name,
       });
       const rel = relative(ctx.cwd, dir) || ".";
-      ctx.stdout(`Created the ${spec.what} "${name}" in ${rel} (${files.length} files).\n\nNext:\n${spec.next(rel, name, kernel.app.name).map((l) => `  ${l}\n`).join("")}`);
+      const next = spec.next(rel, name, kernel.app.name);
+      // Installed from a tarball that no registry has, the range cannot be fetched: say what to do first.
+      if (origin.kind === "installed") next.splice(1, 0, `# ${pkg.name} is not on your registry? first: npm install <the ${pkg.name}-${pkg.version}.tgz you installed>`);
+      const dep = origin.kind === "checkout" ? `${pkg.name} is a file: dependency on this checkout (${root})` : `${pkg.name} is a dependency as ${origin.spec}`;
+      ctx.stdout(`Created the ${spec.what} "${name}" in ${rel} (${files.length} files); ${dep}.\n\nNext:\n${next.map((l) => `  ${l}\n`).join("")}`);
       return 0;
     },
   };

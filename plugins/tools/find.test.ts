@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fdPath } from "./external-tools.js";
-import { createFindTool, type FindOperations } from "./find.js";
+import { clearExecutableCache, fdPath, helpText } from "./external-tools.js";
+import { createFindTool, fdHonoursGitignore, insideGitRepository, localFind, type FindOperations } from "./find.js";
 import type { SearchBackend } from "./grep.js";
 
 /** Every engine available here: the in-process walker, and fd when installed. */
@@ -102,5 +102,62 @@ describe("find operations", () => {
     const r = await createFindTool("/remote/p", { operations: ops }).execute("id", { pattern: "*.ts", limit: 5 }, undefined, undefined, undefined);
     expect(text(r)).toBe("a.ts\nsub/b.ts");
     expect(seen).toEqual([{ pattern: "*.ts", cwd: "/remote/p", options: { ignore: ["**/node_modules/**", "**/.git/**"], limit: 5, signal: undefined } }]);
+  });
+});
+
+describe("outside a git repository: the same results with fd (old or current) and without it", () => {
+  let plain: string;
+  let fakeBin: string;
+  const savedPath = process.env.PATH;
+  beforeAll(() => {
+    plain = mkdtempSync(join(tmpdir(), "pi-find-nogit-"));
+    for (const [rel, content] of [[".gitignore", "ignored/\n*.log\n"], ["src/a.ts", ""], ["ignored/secret.ts", ""], ["debug.log", ""], ["src/keep.txt", ""]]) {
+      mkdirSync(join(plain, rel!, ".."), { recursive: true });
+      writeFileSync(join(plain, rel!), content!);
+    }
+    // A stand-in for a current fd: only its --help is read (whether it has --no-require-git).
+    fakeBin = mkdtempSync(join(tmpdir(), "pi-find-fakefd-"));
+    writeFileSync(join(fakeBin, "fd"), '#!/bin/sh\necho "    --no-require-git   Do not require a git repository to respect gitignores"\n', { mode: 0o755 });
+  });
+  afterAll(() => {
+    process.env.PATH = savedPath;
+    clearExecutableCache();
+    rmSync(plain, { recursive: true, force: true });
+    rmSync(fakeBin, { recursive: true, force: true });
+  });
+  const expected = [".gitignore", "src/", "src/a.ts", "src/keep.txt"];
+  const run = (backend: SearchBackend) => localFind("*", plain, { ignore: ["**/.git/**"], limit: 100 }, backend).then((r) => r.sort());
+
+  it("the in-process walker, and the default engine with whatever fd this machine has", async () => {
+    expect(insideGitRepository(plain)).toBe(false);
+    expect(await run("builtin")).toEqual(expected);
+    expect(await run("auto")).toEqual(expected);
+  });
+
+  it("fd is used only when it honours .gitignore here; an fd without --no-require-git is not", async () => {
+    const fd = fdPath();
+    if (fd) {
+      const current = helpText(fd).includes("--no-require-git");
+      expect(fdHonoursGitignore(fd, plain)).toBe(current);
+      if (current) expect(await run("external")).toEqual(expected);
+      else await expect(run("external")).rejects.toThrow(/no --no-require-git .*outside a git repository/);
+      // Inside a git repository even an old fd reads .gitignore.
+      expect(fdHonoursGitignore(fd, root)).toBe(true);
+    }
+    // A current fd (its --help lists --no-require-git) is trusted anywhere.
+    expect(fdHonoursGitignore(join(fakeBin, "fd"), plain)).toBe(true);
+  });
+
+  it("no fd on PATH: the default engine is the in-process walker; external says fd is missing", async () => {
+    process.env.PATH = join(plain, "no-such-bin");
+    clearExecutableCache();
+    try {
+      expect(fdPath()).toBeUndefined();
+      expect(await run("auto")).toEqual(expected);
+      await expect(run("external")).rejects.toThrow("fd is not on PATH");
+    } finally {
+      process.env.PATH = savedPath;
+      clearExecutableCache();
+    }
   });
 });

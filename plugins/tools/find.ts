@@ -1,11 +1,12 @@
 /**
  * find: list files and folders whose name (or, for a pattern with "/", path) matches a glob.
- * fd when it is on PATH (also as Debian's `fdfind`), otherwise the in-process walker; both
- * include hidden entries, skip .git, honour .gitignore and do not follow symbolic links.
+ * fd when it is on PATH (also as Debian's `fdfind`) and honours .gitignore where it searches,
+ * otherwise the in-process walker; both include hidden entries, skip .git, honour .gitignore and
+ * do not follow symbolic links.
  */
 import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
-import { relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { createInterface } from "node:readline";
 import { Type, type Static } from "typebox";
 import type { ToolDefinition } from "../../core/types.js";
@@ -124,11 +125,37 @@ export function findWithFd(fd: string, pattern: string, root: string, options: F
   });
 }
 
+/** A folder inside a git work tree: it or a parent holds `.git` (a folder, or a file for a worktree). */
+export function insideGitRepository(dir: string): boolean {
+  for (let d = dir; ; ) {
+    if (existsSync(join(d, ".git"))) return true;
+    const up = dirname(d);
+    if (up === d) return false;
+    d = up;
+  }
+}
+
+/**
+ * Whether fd gives the same results as the in-process walker below `root`. fd before 8.7
+ * (Debian 12's fd-find 8.6) has no `--no-require-git` and reads .gitignore files only inside a
+ * git repository; elsewhere it would list ignored files, so the in-process walker answers.
+ */
+export function fdHonoursGitignore(fd: string, root: string): boolean {
+  return helpText(fd).includes("--no-require-git") || insideGitRepository(root);
+}
+
+/**
+ * The local find: fd when it is on PATH and honours .gitignore below `root` (see
+ * fdHonoursGitignore), else the in-process walker; the results are the same either way.
+ * "external" requires fd and says why it cannot be used.
+ */
 export async function localFind(pattern: string, root: string, options: FindGlobOptions, backend: SearchBackend = "auto"): Promise<string[]> {
   if (backend !== "builtin") {
     const fd = fdPath();
-    if (fd) return findWithFd(fd, pattern, root, options);
-    if (backend === "external") throw new Error("fd is not on PATH");
+    if (fd && fdHonoursGitignore(fd, root)) return findWithFd(fd, pattern, root, options);
+    if (backend === "external") {
+      throw new Error(fd ? `${fd} has no --no-require-git (fd older than 8.7), so it would ignore .gitignore outside a git repository` : "fd is not on PATH");
+    }
   }
   return findInProcess(pattern, root, options);
 }

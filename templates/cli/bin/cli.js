@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// The {{NAME}} binary. `--version` answers before the agent loads; everything else runs the CLI
-// that src/cli.js builds.
+// The {{NAME}} binary. runBinary() is the start-up path `{{APP}}` itself uses: `--version` answers
+// before the agent loads; in `--mode json` / `--mode rpc` stdout carries only the protocol from the
+// first byte (anything else written to stdout goes to stderr); a reader that goes away (`| head`)
+// is a normal end; the exit code is the CLI's. Then it runs the CLI that src/cli.js builds.
 import { readFileSync } from "node:fs";
+import { runBinary } from "{{HOST_NAME}}/binary";
+import { app } from "../src/app.js";
 
-const argv = process.argv.slice(2);
-if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-  process.stdout.write(`${pkg.version}\n`);
-} else {
-  const { createTeamCli } = await import("../src/cli.js");
-  process.exitCode = await createTeamCli().run(argv);
-}
+await runBinary({
+  ...app,
+  version: () => JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version,
+  load: async () => (await import("../src/cli.js")).createTeamCli(),
+});

@@ -12,15 +12,16 @@
  */
 import { readFileSync } from "node:fs";
 import { builtinPlugins, createCli } from "{{HOST_NAME}}";
+import { app } from "./app.js";
 import teamExtension from "./extension.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 export function createTeamCli() {
   return createCli({
-    name: "{{NAME}}",
+    name: app.name,
     version: pkg.version,
-    configDir: ".{{NAME}}",
+    configDir: app.configDir,
     plugins: builtinPlugins(),
     extensionFactories: [teamExtension],
   });
