@@ -105,7 +105,7 @@ export const SETTINGS_CATALOG: SettingEntry[] = [
   choice("steering-mode", "steeringMode", "Steering mode", "Messages typed while the agent works: one-at-a-time hands over one per turn, all hands them over together", ["one-at-a-time", "all"], "one-at-a-time"),
   choice("follow-up-mode", "followUpMode", "Follow-up mode", "Follow-up messages queued until the agent stops: one-at-a-time or all together", ["one-at-a-time", "all"], "one-at-a-time"),
   choice("transport", "transport", "Transport", "How to talk to providers that offer more than one transport", ["sse", "websocket", "websocket-cached", "auto"], "sse"),
-  choice("share-destination", "sessionShareDestination", "Session share destination", "Where /share uploads a session: auto, a GitHub gist, or Radius", ["auto", "gist", "radius"], "auto"),
+  choice("share-destination", "sessionShareDestination", "Session share destination", "Where /share uploads a session: auto, a GitHub gist, or Radius", ["auto", "gist", "radius"], "auto", { noEffect: true }),
   {
     id: "http-idle-timeout",
     key: "httpIdleTimeoutMs",
@@ -201,13 +201,16 @@ export function nextValue(entry: SettingEntry, settings: Obj): string | undefine
   return values[(i + 1) % values.length];
 }
 
-/** `pi config`'s printed list: every entry, its value and whether it acts here. */
-export function formatSettingsList(settings: Obj, setKeys: (key: string) => boolean): string[] {
+/** `pi config`'s printed list: every entry, its value and whether it acts here; `layer` is the file shown. */
+export function formatSettingsList(settings: Obj, layer: Obj): string[] {
   const w = Math.max(...SETTINGS_CATALOG.map((e) => e.key.length));
-  const lines = ["Settings (Enter/Space changes one in a terminal; * = set in a settings file):"];
+  const v = Math.max(...SETTINGS_CATALOG.map((e) => e.current(settings).length));
+  const lines = ["Settings (* = set in this settings file):"];
   for (const e of SETTINGS_CATALOG) {
-    const mark = setKeys(e.key) ? "*" : " ";
-    lines.push(`  ${mark} ${e.key.padEnd(w)}  ${e.current(settings).padEnd(14)}${e.noEffect ? "  (no effect here)" : ""}  ${e.label}`);
+    const mark = getPath(layer, e.key) !== undefined ? "*" : " ";
+    lines.push(`  ${mark} ${e.key.padEnd(w)}  ${e.current(settings).padEnd(v)}  ${e.label}${e.noEffect ? "  (no effect here)" : ""}`);
   }
+  const silent = SILENT_PI16_KEYS.filter((k) => getPath(layer, k) !== undefined);
+  if (silent.length) lines.push(`  Also set, accepted without effect here: ${silent.join(", ")}`);
   return lines;
 }
