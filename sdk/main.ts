@@ -194,6 +194,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
           flags: allFlags,
           subcommands: uniqueSubcommands(kernel),
           envVar: app.agentDirEnv,
+          providerEnv: (await import("../core/models/builtin-catalog.js")).providerEnvVars(),
         }),
       );
       return 0;

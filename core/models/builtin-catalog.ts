@@ -161,6 +161,20 @@ export const envKeys: EnvKeysModule = {
   },
 };
 
+/** Every environment variable a built-in provider reads, with the provider's name (for --help). */
+export function providerEnvVars(): Array<{ name: string; provider: string }> {
+  const out: Array<{ name: string; provider: string }> = [];
+  const seen = new Set<string>();
+  try {
+    for (const [provider, e] of Object.entries(table())) {
+      for (const v of e.vars) if (!seen.has(v)) (seen.add(v), out.push({ name: v, provider }));
+    }
+  } catch {
+    // no catalogue next to the bundle: --help lists only the app's own variables
+  }
+  return out;
+}
+
 /** The environment-key table (kept async for the auth storage's lazy path). */
 export async function loadEnvKeys(): Promise<EnvKeysModule> {
   table();
