@@ -229,6 +229,7 @@ export async function renderHelp(opts: {
     [opts.envVar, `agent folder (default ~/.${n}/agent)`],
     ["PI_OFFLINE=1", "no network at start-up (no package or catalogue downloads)"],
     ["PI_TIMING=1", "print where start-up time goes (stderr)"],
+    ["PI_DEBUG=1", "print the stack of an unexpected error"],
     ["HTTP_PROXY, HTTPS_PROXY, NO_PROXY", "proxy for every HTTP request (or httpProxy in settings)"],
     ["VISUAL, EDITOR", "the external editor (Ctrl+G)"],
   ];

@@ -290,7 +290,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       err(`${app.name}: ${e.message}`);
       return 1;
     }
-    err(`${app.name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    // One line naming what failed; the stack only when PI_DEBUG asks for it.
+    const message = e instanceof Error ? e.message.replace(/^Error: /, "") : String(e);
+    err(`${app.name}: ${process.env.PI_DEBUG && e instanceof Error && e.stack ? e.stack : message.split("\n")[0]}`);
     return 1;
   } finally {
     unsubscribeDiag();
