@@ -340,7 +340,21 @@ async function loadProjectLayer(
   } catch (error) {
     const msg = error instanceof Error ? error.message : String(error);
     const file = places.map((p) => join(cwd, p)).find((p) => existsSync(p)) ?? cwd;
-    diagnostics.push({ level: "error", source: file, message: `cannot load project settings: ${msg.split("\n")[0]}` });
+    let detail = msg.split("\n")[0]!;
+    if (file.endsWith(".json")) {
+      // cosmiconfig's message names the file but not the place; JSON.parse's does.
+      try {
+        const text = readFileSync(file, "utf8");
+        try {
+          JSON.parse(text);
+        } catch (e) {
+          detail = `malformed JSON at ${jsonErrorPosition(text, e)}`;
+        }
+      } catch {
+        /* unreadable: keep cosmiconfig's message */
+      }
+    }
+    diagnostics.push({ level: "error", source: file, message: `cannot load project settings: ${detail}; this file is ignored until fixed` });
     return { path: file, data: {}, broken: true };
   }
 }

@@ -59,7 +59,7 @@ export const CORE_FLAGS: CoreFlag[] = [
   { name: "use-theme", type: "string", placeholder: "name[/name]", description: "The interactive theme for this run", group: G_RES },
   { name: "no-themes", type: "boolean", description: "Do not discover themes", group: G_RES },
   { name: "verbose", type: "boolean", description: "Verbose start-up output", group: G_OTHER },
-  { name: "tui-mode", type: "string", placeholder: "fullscreen|regular", description: "Terminal mode of the interactive UI for this run", group: G_OTHER },
+  { name: "tui-mode", type: "string", choices: ["fullscreen", "regular"], placeholder: "fullscreen|regular", description: "Terminal mode of the interactive UI for this run", group: G_OTHER },
   { name: "offline", type: "boolean", description: "No network use at start-up (also PI_OFFLINE=1)", group: G_OTHER },
 ];
 

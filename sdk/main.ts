@@ -200,6 +200,14 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       return 0;
     }
 
+    // A flag with a fixed set of values names the ones it takes.
+    for (const { name, value: flag } of isSubcommand ? [] : kernel.flags.list()) {
+      const v = parsed.flags[name];
+      if (flag.choices?.length && typeof v === "string" && !flag.choices.includes(v)) {
+        throw new UsageError(`--${name} "${v}" is not one of ${flag.choices.join(", ")}`);
+      }
+    }
+
     // Flags whose feature is not installed.
     for (const f of isSubcommand ? [] : (CORE_FLAGS as CoreFlag[])) {
       if (f.requires && parsed.flags[f.name] !== undefined && parsed.flags[f.name] !== false && !kernel.hasService(f.requires)) {

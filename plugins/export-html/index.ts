@@ -96,6 +96,7 @@ export default definePlugin({
       description: "Export a session to a self-contained HTML file and exit",
       group: "Sessions",
       async action(value, { cwd, positionals }) {
+        if (typeof value !== "string" || !value) throw new Error("name the session file to export: --export <session.jsonl> [out.html]");
         const target = await exportHtml(resolve(cwd, String(value)), positionals[0] ? resolve(cwd, positionals[0]) : undefined);
         return `Exported to ${target}\n`;
       },
