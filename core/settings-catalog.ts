@@ -181,6 +181,8 @@ export const SILENT_PI16_KEYS = [
   "deviceId",
   "trackingId",
   "anthropicExtraUsage",
+  "queueMode",
+  "websockets",
 ];
 
 /** Every 1.6 key (dotted) that is accepted here without an effect. */
