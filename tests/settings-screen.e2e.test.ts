@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 import { tmuxDriver } from "./helpers/tmux.js";
+import { RawRpc } from "./helpers/rpc.js";
 
 jest.setTimeout(180_000);
 
@@ -138,6 +139,21 @@ describe("pi 1.6 settings keys", () => {
     for (const args of [["-p", "hi"], ["--mode", "json", "hi"], ["--help"]]) {
       const r = await runCli(args, e);
       expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
+    }
+  });
+
+  it("are accepted silently by --mode rpc", async () => {
+    e = makeE2eEnv(server.url, { settings: PI16_KEYS });
+    const rpc = new RawRpc(e);
+    try {
+      rpc.send({ id: "s", type: "get_state" });
+      const r = await rpc.response("s");
+      expect(r.success).toBe(true);
+      rpc.end();
+      await rpc.closed;
+      expect(rpc.stderr).toBe("");
+    } finally {
+      await rpc.kill();
     }
   });
 });
