@@ -106,18 +106,27 @@ describe("/settings", () => {
 });
 
 describe("pi config", () => {
-  it("in a terminal opens the toggle screen; Space turns a built-in extension off and it is saved", async () => {
+  it("in a terminal opens the toggle screen; Space turns a built-in extension off and it is saved; Tab switches to the project", async () => {
     start(["config"]);
     await waitFor(/── Global configuration/, 120_000);
     typeText("mcp");
     await waitFor(/→ Built-in: mcp\s+true/);
     send("Space");
     await waitFor(/→ Built-in: mcp\s+false/);
+    // Tab: the project's settings (1.6's global/project switch).
+    send("Tab");
+    await waitFor(/── Project configuration: \.pi\/settings\.json/);
+    typeText("codemode");
+    await waitFor(/→ Built-in: codemode\s+true/);
+    send("Enter");
+    await waitFor(/→ Built-in: codemode\s+false/);
     send("Escape");
     send("Escape");
     const after = await waitFor(/EXIT=0/);
     expect(after).toContain("1 change saved to the global settings.");
+    expect(after).toContain("1 change saved to the project settings.");
     expect(saved().extensions).toEqual(["-builtin:mcp"]);
+    expect(JSON.parse(readFileSync(join(e.cwd, ".pi", "settings.json"), "utf8")).extensions).toEqual(["-builtin:codemode"]);
   });
 
   it("without a terminal prints the list, with every setting and the no-effect marks", async () => {

@@ -30,6 +30,8 @@ export interface SettingsScreenOptions {
   open?(entry: ScreenEntry): void;
   close(): void;
   maxVisible?: number;
+  /** The key hint line (default: search, change, close). */
+  hint?: string;
 }
 
 export class SettingsLayer implements Layer {
@@ -115,7 +117,7 @@ export class SettingsLayer implements Layer {
     out.push("");
     for (const d of desc) out.push("  " + t.fg("muted", d));
     out.push("");
-    out.push(t.fg("dim", truncate("Type to search · Enter/Space to change · Esc to close", width)));
+    out.push(t.fg("dim", truncate(this.opts.hint ?? "Type to search · Enter/Space to change · Esc to close", width)));
     return out;
   }
 }

@@ -11,6 +11,9 @@ export interface StandaloneScreenOptions {
   title: string;
   entries: ScreenEntry[];
   change(entry: ScreenEntry, value: string): void;
+  /** Tab: another set of entries (1.6's switch between global and project settings). */
+  switchTab?(): { title: string; entries: ScreenEntry[] };
+  hint?: string;
   input?: NodeJS.ReadStream;
   output?: NodeJS.WriteStream;
 }
@@ -30,15 +33,18 @@ export function runStandaloneScreen(opts: StandaloneScreenOptions): Promise<void
   let done = false;
   let resolve!: () => void;
   const finished = new Promise<void>((r) => (resolve = r));
-  const layer = new SettingsLayer({
-    title: opts.title,
-    entries: opts.entries,
-    change: (e, v) => {
-      opts.change(e, v);
-      draw();
-    },
-    close: () => finish(),
-  });
+  const makeLayer = (title: string, entries: ScreenEntry[]) =>
+    new SettingsLayer({
+      title,
+      entries,
+      hint: opts.hint,
+      change: (e, v) => {
+        opts.change(e, v);
+        draw();
+      },
+      close: () => finish(),
+    });
+  let layer = makeLayer(opts.title, opts.entries);
   function draw(): void {
     if (done) return;
     const rows = output.rows || 24;
@@ -51,6 +57,11 @@ export function runStandaloneScreen(opts: StandaloneScreenOptions): Promise<void
       const id = keyFromData(seq);
       if (!id) continue;
       if (id === "ctrl+c" || id === "ctrl+d") return finish();
+      if (id === "tab" && opts.switchTab) {
+        const next = opts.switchTab();
+        layer = makeLayer(next.title, next.entries);
+        continue;
+      }
       const k: KeyPress = { id, sequence: seq, ...(seq.length === 1 && seq >= " " && seq !== "\x7f" ? { text: seq } : /^[^\x00-\x1f\x7f]+$/u.test(seq) ? { text: seq } : {}) };
       layer.handleKey(k, env);
       if (done) return;

@@ -209,7 +209,8 @@ function renderEntry(e: SessionEntry, results: Map<string, ToolResultLike>, labe
         };
       }
       if (m.role === "system") {
-        return { kind: "hidden", line: "[system prompt]", html: `<details class="system"><summary>System prompt</summary><div class="text">${esc(plain(m.content))}</div></details>` };
+        // Shown collapsed, as a note: it is what the model was told, not part of the conversation.
+        return { kind: "event", line: "[system prompt]", html: `<details class="system"><summary>System prompt</summary><div class="text">${esc(plain(m.content))}</div></details>` };
       }
       if (m.role === "custom") {
         return { kind: m.display === false ? "hidden" : "custom", line: `[${str(m.customType)}]`, html: `${head(`Message: ${str(m.customType)}`, m.timestamp, label)}${blocks(m.content, true)}` };

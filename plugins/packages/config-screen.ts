@@ -26,65 +26,85 @@ function setBuiltin(kernel: Kernel, name: string, on: boolean, scope: "global" |
   s.update({ extensions: [...kept, `${on ? "+" : "-"}${path}`] }, scope);
 }
 
+/**
+ * The screen for `resolved` (every configured package); `local` starts in the project's
+ * settings. Tab switches between the global and the project settings, as in 1.6.
+ */
 export async function runConfigScreen(kernel: Kernel, pm: PackageManager, resolved: ResolvedPackage[], local: boolean): Promise<number> {
   const { runStandaloneScreen } = await import("../../modes/tui/standalone-screen.js");
   const { catalogEntries, saveEntry } = await import("../../modes/tui/settings-screen.js");
   const { findThemes } = await import("../../modes/tui/theme.js");
-  const scope = local ? "project" : "global";
   const s = kernel.settings;
   const bool = ["true", "false"];
-  const builtinOn = (n: string) =>
-    resolveBuiltinExtensions({ global: s.getGlobal().extensions, project: local ? s.getProject().extensions : undefined }).enabled.has(n);
-  type Toggle = { id: string; label: string; description: string; values: string[]; value(): string; set(v: string): void };
-  const toggles: Toggle[] = BUILTIN_EXTENSION_NAMES.map((n) => ({
-    id: `builtin:${n}`,
-    label: `Built-in: ${n}`,
-    description: `The built-in ${n} extension ("${"-"}builtin:${n}" in "extensions" turns it off)`,
-    values: bool,
-    value: () => String(builtinOn(n)),
-    set: (v) => setBuiltin(kernel, n, v === "true", scope),
-  }));
-  for (const r of resolved) {
-    if (r.status !== "ok") continue;
-    for (const x of r.resources) {
-      const rel = x.rel.endsWith("/SKILL.md") ? x.rel.slice(0, -9) : x.rel;
-      let on = x.enabled;
-      toggles.push({
-        id: `${r.source}:${x.rel}`,
-        label: `${r.source}: ${rel}`,
-        description: `${x.type.replace(/s$/, "")} ${rel} of ${r.source} (${r.scope === "project" ? "project" : "global"} package)`,
-        values: bool,
-        value: () => String(on),
-        set: (v) => {
-          pm.setResourceEnabled(r.source, x.rel, v === "true", local ? "project" : undefined);
-          on = v === "true";
-        },
-      });
-    }
-  }
   let themes: string[] = ["dark", "light"];
   try {
     themes = [...new Set([...themes, ...findThemes(kernel).themes.keys()])];
   } catch {
     // themes that do not load are reported by the TUI; the two built-ins remain
   }
-  const settingEntries = catalogEntries(s, scope, themes);
-  let changes = 0;
-  await runStandaloneScreen({
-    title: `${local ? "Project" : "Global"} configuration: ${local ? `${kernel.app.configDir}/settings.json` : "settings.json"}`,
-    entries: [...toggles, ...settingEntries],
-    change: (e, v) => {
-      const t = toggles.find((x) => x.id === e.id);
-      if (t) t.set(v);
-      else {
-        const entry = settingEntries.find((x) => x.id === e.id)?.entry;
-        if (entry) saveEntry(s, entry, v, scope);
+  type Toggle = { id: string; label: string; description: string; values: string[]; value(): string; set(v: string): void };
+  const changed = { global: 0, project: 0 };
+  let current!: { scope: "global" | "project"; change(id: string, v: string): void };
+
+  const build = (isLocal: boolean) => {
+    const scope = isLocal ? "project" : "global";
+    const builtinOn = (n: string) =>
+      resolveBuiltinExtensions({ global: s.getGlobal().extensions, project: isLocal ? s.getProject().extensions : undefined }).enabled.has(n);
+    const toggles: Toggle[] = BUILTIN_EXTENSION_NAMES.map((n) => ({
+      id: `builtin:${n}`,
+      label: `Built-in: ${n}`,
+      description: `The built-in ${n} extension ("-builtin:${n}" in "extensions" turns it off)`,
+      values: bool,
+      value: () => String(builtinOn(n)),
+      set: (v) => setBuiltin(kernel, n, v === "true", scope),
+    }));
+    for (const r of resolved) {
+      if (r.status !== "ok" || (isLocal && r.scope !== "project")) continue;
+      for (const x of r.resources) {
+        const rel = x.rel.endsWith("/SKILL.md") ? x.rel.slice(0, -9) : x.rel;
+        let on = x.enabled;
+        toggles.push({
+          id: `${r.source}:${x.rel}`,
+          label: `${r.source}: ${rel}`,
+          description: `${x.type.replace(/s$/, "")} ${rel} of ${r.source} (${r.scope === "project" ? "project" : "global"} package)`,
+          values: bool,
+          value: () => String(on),
+          set: (v) => {
+            pm.setResourceEnabled(r.source, x.rel, v === "true", isLocal ? "project" : undefined);
+            on = v === "true";
+          },
+        });
       }
-      changes++;
-    },
+    }
+    const settingEntries = catalogEntries(s, scope, themes);
+    current = {
+      scope,
+      change: (id, v) => {
+        const t = toggles.find((x) => x.id === id);
+        if (t) t.set(v);
+        else {
+          const entry = settingEntries.find((x) => x.id === id)?.entry;
+          if (entry) saveEntry(s, entry, v, scope);
+        }
+        changed[scope]++;
+      },
+    };
+    return {
+      title: `${isLocal ? "Project" : "Global"} configuration: ${isLocal ? `${kernel.app.configDir}/settings.json` : "settings.json"}`,
+      entries: [...toggles, ...settingEntries],
+    };
+  };
+
+  const first = build(local);
+  await runStandaloneScreen({
+    ...first,
+    hint: "Type to search · Enter/Space to change · Tab global/project · Esc to close",
+    change: (e, v) => current.change(e.id, v),
+    switchTab: () => build(current.scope === "global"),
   });
   const problems = s.diagnostics.filter((d) => d.level !== "info");
   for (const d of problems) process.stderr.write(`${kernel.app.name} config: ${d.source}: ${d.message}\n`);
-  process.stdout.write(changes ? `${changes} change${changes === 1 ? "" : "s"} saved to the ${local ? "project" : "global"} settings.\n` : "No changes.\n");
+  const said = (["global", "project"] as const).filter((k) => changed[k]).map((k) => `${changed[k]} change${changed[k] === 1 ? "" : "s"} saved to the ${k} settings.`);
+  process.stdout.write(said.length ? `${said.join("\n")}\n` : "No changes.\n");
   return problems.length ? 1 : 0;
 }

@@ -190,9 +190,10 @@ async function runPackageCommand(name: string, args: string[], ctx: SubcommandCo
         if (!verb || verb === "list") {
           const trusted = true; // listing never runs code; show project packages too
           // -l (pi 1.6): the project's overrides only (.pi/settings.json).
-          const resolved = (await pm.resolve({ installMissing: false, trusted })).filter((r) => !a.local || r.scope === "project");
+          const all = await pm.resolve({ installMissing: false, trusted });
+          const resolved = all.filter((r) => !a.local || r.scope === "project");
           // In a terminal (1.6): an interactive toggle screen; otherwise the list.
-          if (!verb && process.stdout.isTTY && process.stdin.isTTY) return (await import("./config-screen.js")).runConfigScreen(kernel, pm, resolved, a.local);
+          if (!verb && process.stdout.isTTY && process.stdin.isTTY) return (await import("./config-screen.js")).runConfigScreen(kernel, pm, all, a.local);
           const settingsList = async () => out("\n" + (await import("./config-screen.js")).settingsListing(kernel, a.local));
           out(listBuiltins(kernel, a.local));
           if (!resolved.length) {
