@@ -15,7 +15,7 @@ jest.setTimeout(180_000);
 const SOCKET = `pi-startup-res-${process.pid}`;
 let server: LlmServer;
 let e: E2eEnv;
-const { tmux, waitFor, kill, capture } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
+const { tmux, waitFor, kill, capture, send } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
 
 beforeAll(async () => {
   server = await startLlmServer({ script: { default: { text: "ok" } } });
@@ -50,6 +50,12 @@ describe("start-up resources", () => {
     expect(s).toMatch(/\[Context\]\n\s+AGENTS\.md\n\n\[Skills\]\n\s+demo-skill\n\n\[Prompts\]\n\s+\/review\n\n\[Extensions\]\n\s+greeter/);
     expect(s).toMatch(/0\.0%\/128k/i);
     expect(s).not.toMatch(/\?\/128k/i);
+
+    // Ctrl+O (as 1.6): full paths under their scope.
+    send("C-o");
+    const full = await waitFor(/\[Skills\]\n\s+user\n\s+\S*skills\/demo-skill\/SKILL\.md/);
+    expect(full).toMatch(/\[Extensions\]\n\s+user\n\s+\S*extensions\/greeter\/index\.ts/);
+    expect(full).toContain(join(e.agentDir, "AGENTS.md").slice(-40));
   });
 
   it("quietStartup true or \"header\" hides the list", async () => {

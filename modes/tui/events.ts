@@ -223,7 +223,7 @@ export class EventProjector {
         ];
         lines.push(...wrapText(t.fg("dim", hints.join(" · ")), width));
       }
-      const loaded = startupResourceLines(this.app.kernel, { heading: (x) => t.fg("mdHeading", x), item: (x) => t.fg("dim", x) });
+      const loaded = startupResourceLines(this.app.kernel, { heading: (x) => t.fg("mdHeading", x), item: (x) => t.fg("dim", x) }, ctx.expandTools);
       if (loaded.length) lines.push("", ...loaded.map((l) => truncate(l, width)));
       return lines;
     });
