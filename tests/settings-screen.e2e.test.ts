@@ -103,6 +103,25 @@ describe("/settings", () => {
     await waitFor(/→ Hide thinking\s+true/);
     expect(saved().hideThinkingBlock).toBe(true);
   });
+
+  it("the per-model thinking level entry picks a model, then a level, and comes back to the screen", async () => {
+    start([]);
+    await waitFor(/mock\/mock-model/, 120_000);
+    typeText("/settings");
+    send("Enter");
+    await waitFor(/── Settings/);
+    typeText("permodel");
+    await waitFor(/→ Default thinking level per model\s+none/);
+    send("Enter");
+    await waitFor(/── Default thinking level for which model\?/);
+    typeText("mock-model");
+    await waitFor(/❯ mock\/mock-model/);
+    send("Enter");
+    await waitFor(/── Thinking level mock\/mock-model starts with/);
+    typeText("4");
+    await waitFor(/→ Default thinking level per model\s+1 model/);
+    expect(saved().modelThinkingLevels).toEqual({ "mock/mock-model": "medium" });
+  });
 });
 
 describe("pi config", () => {
