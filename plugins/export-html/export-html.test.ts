@@ -109,6 +109,8 @@ describe("export-html", () => {
     const html = readFileSync(path, "utf8");
     expect(html).toContain("in-memory answer");
     expect(html).toContain("System prompt");
+    expect(html).toMatch(/Available tools \(\d+\)/);
+    expect(html).toContain("<b>list_files</b> — lists files");
     expect(html).toContain(escapeHtml((await tk.session.getSystemPrompt()).slice(0, 60)));
   });
 

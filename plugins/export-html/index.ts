@@ -70,6 +70,7 @@ export function createExporters(kernel: Kernel): { exportHtml: ExportHtml; expor
       leafId: store.getLeafId(),
       name: store.getSessionName(),
       systemPrompt: await session.getSystemPrompt(),
+      tools: session.getActiveTools().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       generator,
     });
     const stem = file ? basename(file, ".jsonl") : session.sessionId;

@@ -66,6 +66,7 @@ body.hide-thinking .thinking { display: none; }
 .result.error .output, .error-note { color: var(--err); }
 details > summary { cursor: pointer; color: var(--muted); font-size: 0.9em; }
 .thinking .md { color: var(--muted); font-style: italic; }
+.tools-list .tool-def { margin: 4px 0 4px 12px; font-size: 0.9em; }
 .note, .event-text { color: var(--muted); font-size: 0.85em; margin: 6px 0; }
 img { max-width: 100%; border-radius: 4px; }
 button, #download { font: inherit; font-size: 0.8em; padding: 2px 8px; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); cursor: pointer; text-decoration: none; }

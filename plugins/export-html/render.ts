@@ -21,6 +21,8 @@ export interface ExportData {
   name?: string;
   /** The system prompt of a live session. */
   systemPrompt?: string;
+  /** The live session's active tools (name, description, parameters). */
+  tools?: Array<{ name: string; description?: string; parameters?: unknown }>;
   /** Who made the page ("pi 1.2.3"). */
   generator?: string;
 }
@@ -316,6 +318,14 @@ export function renderSessionHtml(data: ExportData): string {
   if (stats.cost) meta.push(["Cost", `$${stats.cost.toFixed(4)}`]);
 
   const system = data.systemPrompt ? `<details class="system"><summary>System prompt</summary><div class="text">${esc(data.systemPrompt)}</div></details>` : "";
+  const tools = data.tools?.length
+    ? `<details class="tools-list"><summary>Available tools (${data.tools.length})</summary>${data.tools
+        .map(
+          (t) =>
+            `<div class="tool-def"><b>${esc(t.name)}</b> — ${esc(t.description ?? "")}${t.parameters ? `<details><summary>parameters</summary><pre>${highlightHtml(JSON.stringify(t.parameters, null, 2), "json")}</pre></details>` : ""}</div>`,
+        )
+        .join("")}</details>`
+    : "";
   const jsonl = [h, ...data.entries].filter(Boolean).map((x) => JSON.stringify(x)).join("\n") + "\n";
   const fileName = `${(h?.id ?? "session").replace(/[^\w.-]/g, "_")}.jsonl`;
   return `<!DOCTYPE html>
@@ -346,6 +356,7 @@ ${nodes.join("\n")}
 <p class="keys">T toggle thinking · O toggle tools · H toggle hidden messages · click an entry in the tree to show its branch</p>
 <dl>${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>
 ${system}
+${tools}
 </header>
 <main id="conversation">
 ${sections.join("\n") || '<p class="note">This session has no entries.</p>'}
