@@ -21,7 +21,7 @@ export interface StandaloneScreenOptions {
 /** Split a chunk of terminal input into key sequences (escape sequences kept whole). */
 export function splitKeys(data: string): string[] {
   const out: string[] = [];
-  const re = /\x1b\[[0-9;?<>]*[A-Za-z~]|\x1bO[A-Za-z]|\x1b[\s\S]?|[\s\S]/gu;
+  const re = /\x1b\[[0-9;?<>]*[A-Za-z~]|\x1bO[A-Za-z]|\x1b[^\x1b]?|[\s\S]/gu;
   for (const m of data.matchAll(re)) out.push(m[0]);
   return out;
 }
