@@ -103,6 +103,7 @@ export class SettingsLayer implements Layer {
     if (this.top > Math.max(0, n - maxVisible)) this.top = Math.max(0, n - maxVisible);
     if (!n) out.push(t.fg("warning", "  (no setting matches)"));
     const labelW = Math.min(Math.max(0, ...this.opts.entries.map((e) => visibleWidth(e.label))) + 2, Math.floor(width * 0.5));
+    const valueW = Math.min(16, Math.max(0, ...this.filtered.slice(this.top, this.top + maxVisible).map((e) => visibleWidth(sanitize(e.value(), false)))));
     for (let i = this.top; i < Math.min(n, this.top + maxVisible); i++) {
       const e = this.filtered[i]!;
       const on = i === this.index;
@@ -110,7 +111,7 @@ export class SettingsLayer implements Layer {
       const label = padToWidth(truncate(e.label, labelW - 1), labelW);
       const value = sanitize(e.value(), false);
       let line = prefix + (on ? t.bold(t.fg("accent", label)) : label) + (on ? t.fg("accent", value) : value);
-      if (e.noEffect) line += t.fg("dim", "  · no effect here");
+      if (e.noEffect) line += " ".repeat(Math.max(0, valueW - visibleWidth(value))) + t.fg("dim", "  · no effect here");
       out.push(truncate(line, width));
     }
     out.push(t.fg("dim", `  (${n ? this.index + 1 : 0}/${n})`));
