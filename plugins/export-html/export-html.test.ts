@@ -5,6 +5,7 @@
 import { describe, it, expect, afterEach } from "@jest/globals";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import { dumpDom } from "../../tests/helpers/chromium.js";
 import exportHtml, { type ExportHtml, type ExportSession } from "./index.js";
@@ -92,6 +93,14 @@ describe("export-html", () => {
     expect(sectionWith("abandoned question")).toMatch(/^<section[^>]*\shidden/);
     expect(sectionWith("Kept answer on the active branch.")).not.toMatch(/^<section[^>]*\shidden/);
     expect(dom).toMatch(/<nav id="tree"[\s\S]*abandoned question[\s\S]*<\/nav>/);
+    // Picking the other branch in the tree (here through the address's #leaf=) shows it instead.
+    const abandonedId = /data-id="([^"]+)"/.exec(sectionWith("abandoned question")!)![1]!;
+    const other = await dumpDom(`${pathToFileURL(out).href}#leaf=${abandonedId}`);
+    const otherSection = (text: string) => [...other.matchAll(/<section[^>]*>[\s\S]*?<\/section>/g)].map((m) => m[0]).find((x) => x.includes(text));
+    expect(otherSection("ABANDONED BRANCH ANSWER")).not.toMatch(/^<section[^>]*\shidden/);
+    expect(otherSection("Kept answer on the active branch.")).toMatch(/^<section[^>]*\shidden/);
+    expect(otherSection("What is in src?")).not.toMatch(/^<section[^>]*\shidden/);
+    expect(other).toMatch(/<body[^>]*data-branch="/);
     // The inline script ran (the CSP allows inline code only) and the payload did not.
     expect(dom).toMatch(/<html[^>]*data-ready="5"/);
     expect(dom).not.toContain("pwned</title>");
