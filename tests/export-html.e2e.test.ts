@@ -93,6 +93,9 @@ describe("--export", () => {
     expect(dom).toMatch(/<span class="diff-del">-2 beta<\/span>/);
     expect(dom).toMatch(/<span class="diff-add">\+2 gamma<\/span>/);
     expect(dom).toContain("Look at the file first.");
+    // The session itself, to download.
+    const href = /<a id="download" download="[^"]+\.jsonl" href="data:application\/x-ndjson;base64,([^"]+)"/.exec(dom)![1]!;
+    expect(Buffer.from(href, "base64").toString("utf8")).toBe(readFileSync(sessionFile, "utf8"));
   });
 
   it("has the session tree in the sidebar, and search and filters work on it", async () => {
