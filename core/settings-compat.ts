@@ -1,66 +1,11 @@
 /**
- * pi 1.6's settings keys as seen from here: the ones that map onto ours (aliases), and the ones
- * this build does not support yet, reported once per file at start-up rather than ignored
- * silently. `$schema` is accepted anywhere. docs/pi-1.6-compat.md has the full table.
+ * pi 1.6's settings keys as seen from here: the ones that map onto ours (aliases). Keys this
+ * build accepts without acting on them are accepted silently and listed by the settings screens
+ * (settings-catalog.ts). `$schema` is accepted anywhere. docs/pi-1.6-compat.md has the full table.
  */
-import type { Diagnostic } from "./types.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
-
-/** 1.6 keys (dotted paths) with no behaviour here yet. */
-export const UNSUPPORTED_PI16_KEYS = [
-  "showCacheMissNotices",
-  "cacheWarming",
-  "externalEditor",
-  "codemode",
-  "sessionShareDestination",
-  "compaction.modelOverrides",
-  "fullscreenExitOutput",
-  "fullscreenScrollbar",
-  "fullscreenCopyOnSelect",
-  "fullscreenWheelScrollLines",
-  "editorPaddingX",
-  "outputPad",
-  "autocompleteMaxVisible",
-  "showHardwareCursor",
-  "terminal.showTerminalProgress",
-  "terminal.hyperlinks",
-  "terminal.images",
-  "terminal.trueColor",
-  "markdown.mermaid",
-  "websocketConnectTimeoutMs",
-  "selfUpdateCommand",
-  "collapseChangelog",
-  "enableInstallTelemetry",
-  "enableAnalytics",
-  "warnings",
-];
-
-function has(data: Obj, path: string): boolean {
-  let cur: unknown = data;
-  for (const part of path.split(".")) {
-    if (!isObj(cur) || !(part in cur)) return false;
-    cur = cur[part];
-  }
-  return true;
-}
-
-/** The unsupported 1.6 keys a settings object sets. */
-export function unsupportedKeys(data: Obj): string[] {
-  return UNSUPPORTED_PI16_KEYS.filter((k) => has(data, k));
-}
-
-/** One warning per file naming every unsupported key it sets (nothing when there are none). */
-export function reportUnsupported(data: Obj, source: string | undefined, diagnostics: Diagnostic[]): void {
-  const keys = unsupportedKeys(data);
-  if (!keys.length || !source) return;
-  diagnostics.push({
-    level: "warning",
-    source,
-    message: `settings key${keys.length === 1 ? "" : "s"} ${keys.map((k) => `"${k}"`).join(", ")} (pi 1.6) ${keys.length === 1 ? "is" : "are"} not supported by this build and ${keys.length === 1 ? "has" : "have"} no effect (see docs/pi-1.6-compat.md)`,
-  });
-}
 
 /** 1.6 names for keys we have under another name, applied to the merged settings. */
 export function applyPi16Aliases(m: Obj): Obj {

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Diagnostic } from "./types.js";
-import { applyPi16Aliases, reportUnsupported } from "./settings-compat.js";
+import { applyPi16Aliases } from "./settings-compat.js";
 import { writeFileAtomic } from "./fs-utils.js";
 
 export interface PermissionRules {
@@ -181,9 +181,6 @@ export class SettingsManager {
     let project: LayerFile = { data: {}, broken: false };
     if (opts.project !== false) project = await loadProjectLayer(opts.cwd, configDir, name, opts.importTs, diagnostics);
     const sm = new SettingsManager(globalPath, project, global, join(opts.cwd, configDir, "settings.json"));
-    // (1.6 compat) pi 1.6 keys this build does not support: one warning per file.
-    reportUnsupported(global.data, global.path, diagnostics);
-    reportUnsupported(project.data, project.path, diagnostics);
     sm.diagnostics.push(...diagnostics);
     return sm;
   }
@@ -343,7 +340,21 @@ async function loadProjectLayer(
   } catch (error) {
     const msg = error instanceof Error ? error.message : String(error);
     const file = places.map((p) => join(cwd, p)).find((p) => existsSync(p)) ?? cwd;
-    diagnostics.push({ level: "error", source: file, message: `cannot load project settings: ${msg.split("\n")[0]}` });
+    let detail = msg.split("\n")[0]!;
+    if (file.endsWith(".json")) {
+      // cosmiconfig's message names the file but not the place; JSON.parse's does.
+      try {
+        const text = readFileSync(file, "utf8");
+        try {
+          JSON.parse(text);
+        } catch (e) {
+          detail = `malformed JSON at ${jsonErrorPosition(text, e)}`;
+        }
+      } catch {
+        /* unreadable: keep cosmiconfig's message */
+      }
+    }
+    diagnostics.push({ level: "error", source: file, message: `cannot load project settings: ${detail}; this file is ignored until fixed` });
     return { path: file, data: {}, broken: true };
   }
 }

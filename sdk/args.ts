@@ -59,7 +59,7 @@ export const CORE_FLAGS: CoreFlag[] = [
   { name: "use-theme", type: "string", placeholder: "name[/name]", description: "The interactive theme for this run", group: G_RES },
   { name: "no-themes", type: "boolean", description: "Do not discover themes", group: G_RES },
   { name: "verbose", type: "boolean", description: "Verbose start-up output", group: G_OTHER },
-  { name: "tui-mode", type: "string", placeholder: "fullscreen|regular", description: "Terminal mode of the interactive UI for this run", group: G_OTHER },
+  { name: "tui-mode", type: "string", choices: ["fullscreen", "regular"], placeholder: "fullscreen|regular", description: "Terminal mode of the interactive UI for this run", group: G_OTHER },
   { name: "offline", type: "boolean", description: "No network use at start-up (also PI_OFFLINE=1)", group: G_OTHER },
 ];
 
@@ -172,6 +172,8 @@ export function camel(s: string): string {
 
 /** Help text from the flag and subcommand registries, laid out by yargs (loaded here only). */
 export async function renderHelp(opts: {
+  /** Provider variables (API keys and settings) to list under Environment. */
+  providerEnv?: Array<{ name: string; provider: string }>;
   name: string;
   version: string;
   flags: Array<CliFlag & { source?: string }>;
@@ -209,11 +211,36 @@ export async function renderHelp(opts: {
     groups.set(g, [...(groups.get(g) ?? []), f.name]);
   }
   for (const [g, names] of groups) y = y.group(names, `${g}:`);
+  const n = opts.name;
+  const examples: Array<[string, string]> = [
+    ["Interactive, with a first message", `${n} "List all .ts files in src/"`],
+    ["Files in the first message", `${n} @prompt.md @image.png "What is in the picture?"`],
+    ["Print the answer and exit", `${n} -p "Summarize README.md"`],
+    ["A message that starts with a dash", `${n} -p -- "- Summarize these points"`],
+    ["Continue the last session of this folder", `${n} --continue "What did we discuss?"`],
+    ["A named session", `${n} --name "Refactor auth module"`],
+    ["Another model (provider prefix, thinking suffix)", `${n} --model openai/gpt-4o:high "Help me refactor this code"`],
+    ["Models Ctrl+P cycles through", `${n} --models "claude-sonnet*,gpt-4o"`],
+    ["Read-only tools", `${n} --tools read,grep,find,ls -p "Review the code in src/"`],
+    ["Export a session file to HTML", `${n} --export session.jsonl out.html`],
+    ["Save an API key", `${n} auth login anthropic --api-key`],
+  ];
+  const own: Array<[string, string]> = [
+    [opts.envVar, `agent folder (default ~/.${n}/agent)`],
+    ["PI_OFFLINE=1", "no network at start-up (no package or catalogue downloads)"],
+    ["PI_TIMING=1", "print where start-up time goes (stderr)"],
+    ["PI_DEBUG=1", "print the stack of an unexpected error"],
+    ["HTTP_PROXY, HTTPS_PROXY, NO_PROXY", "proxy for every HTTP request (or httpProxy in settings)"],
+    ["VISUAL, EDITOR", "the external editor (Ctrl+G)"],
+  ];
+  const vars = [...own, ...(opts.providerEnv ?? []).map((v): [string, string] => [v.name, `${v.provider} provider`])];
+  const w = Math.min(40, Math.max(...vars.map(([k]) => k.length)));
   y = y.epilogue(
     [
+      "Examples:",
+      ...examples.flatMap(([what, cmd]) => [`  # ${what}`, `  ${cmd}`, ""]),
       "Environment:",
-      `  ${opts.envVar.padEnd(30)} agent folder (default ~/.${opts.name}/agent)`,
-      `  ${"PI_TIMING=1".padEnd(30)} print where start-up time goes (stderr)`,
+      ...vars.map(([k, d]) => `  ${k.padEnd(w)}  ${d}`),
     ].join("\n"),
   );
   return (await y.getHelp()) + "\n";

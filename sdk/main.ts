@@ -194,9 +194,18 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
           flags: allFlags,
           subcommands: uniqueSubcommands(kernel),
           envVar: app.agentDirEnv,
+          providerEnv: (await import("../core/models/builtin-catalog.js")).providerEnvVars(),
         }),
       );
       return 0;
+    }
+
+    // A flag with a fixed set of values names the ones it takes.
+    for (const { name, value: flag } of isSubcommand ? [] : kernel.flags.list()) {
+      const v = parsed.flags[name];
+      if (flag.choices?.length && typeof v === "string" && !flag.choices.includes(v)) {
+        throw new UsageError(`--${name} "${v}" is not one of ${flag.choices.join(", ")}`);
+      }
     }
 
     // Flags whose feature is not installed.
@@ -289,7 +298,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       err(`${app.name}: ${e.message}`);
       return 1;
     }
-    err(`${app.name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    // One line naming what failed; the stack only when PI_DEBUG asks for it.
+    const message = e instanceof Error ? e.message.replace(/^Error: /, "") : String(e);
+    err(`${app.name}: ${process.env.PI_DEBUG && e instanceof Error && e.stack ? e.stack : message.split("\n")[0]}`);
     return 1;
   } finally {
     unsubscribeDiag();

@@ -197,8 +197,8 @@ describe("--export", () => {
     const dom = await dumpDom(out);
     expect(dom).toContain("run the echo");
     expect(dom).toContain("bash");
-    expect(dom).toContain("echo exported-tool-output");
-    expect(dom).toMatch(/exported-tool-output\s*<\/div>/); // the tool's output
+    expect(dom.replace(/<[^>]+>/g, "")).toContain("echo exported-tool-output");
+    expect(dom).toMatch(/<pre class="output">exported-tool-output\s*<\/pre>/); // the tool's output
     expect(dom).toContain("It printed exported-tool-output.");
     r = await runCli(["--export", join(e.root, "missing.jsonl")], e);
     expect(r.code).toBe(1);

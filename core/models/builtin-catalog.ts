@@ -161,6 +161,32 @@ export const envKeys: EnvKeysModule = {
   },
 };
 
+/** Every environment variable a built-in provider reads, with the provider's name (for --help). */
+export function providerEnvVars(): Array<{ name: string; provider: string }> {
+  const out: Array<{ name: string; provider: string }> = [];
+  const seen = new Set<string>();
+  try {
+    for (const [provider, e] of Object.entries(table())) {
+      for (const v of e.vars) if (!seen.has(v)) (seen.add(v), out.push({ name: v, provider }));
+    }
+  } catch {
+    // no catalogue next to the bundle: --help lists only the app's own variables
+  }
+  // Credentials found without a key variable (vertexAmbient, bedrockAmbient below).
+  const ambient: Array<[string, string]> = [
+    ["AWS_PROFILE", "amazon-bedrock"],
+    ["AWS_ACCESS_KEY_ID", "amazon-bedrock"],
+    ["AWS_SECRET_ACCESS_KEY", "amazon-bedrock"],
+    ["AWS_BEARER_TOKEN_BEDROCK", "amazon-bedrock"],
+    ["AWS_REGION", "amazon-bedrock"],
+    ["GOOGLE_APPLICATION_CREDENTIALS", "google-vertex"],
+    ["GOOGLE_CLOUD_PROJECT", "google-vertex"],
+    ["GOOGLE_CLOUD_LOCATION", "google-vertex"],
+  ];
+  for (const [name, provider] of ambient) if (!seen.has(name)) (seen.add(name), out.push({ name, provider }));
+  return out;
+}
+
 /** The environment-key table (kept async for the auth storage's lazy path). */
 export async function loadEnvKeys(): Promise<EnvKeysModule> {
   table();

@@ -23,7 +23,7 @@ const notice = (app: Pick<CommandHost, "addNotice">, text: string, level: "info"
 export const BUILTIN_COMMANDS: BuiltinCommand[] = [
   { name: "model", description: "Switch the model (fuzzy search)", run: (app, args) => selectModel(app, args) },
   { name: "thinking", description: "Set the thinking level", run: (app, args) => selectThinking(app, args) },
-  { name: "settings", description: "Thinking, theme, queue modes, compaction, retry…", run: (app) => settingsMenu(app) },
+  { name: "settings", description: "Open settings menu", run: (app) => settingsMenu(app) },
   { name: "new", description: "Start a new session", run: (app) => newSession(app) },
   { name: "resume", description: "Resume a previous session (searchable)", run: (app) => resumeSession(app) },
   { name: "tree", description: "Navigate the session tree: jump, fork, label", run: async (app) => (await import("./tree.js")).openTree(app) },
@@ -131,114 +131,7 @@ async function selectThinking(app: CommandHost, arg: string): Promise<void> {
 // ---- settings -----------------------------------------------------------------------------------
 
 async function settingsMenu(app: CommandHost): Promise<void> {
-  const settings = app.kernel.settings;
-  type Entry = { id: string; label: string; value: () => string; choices: () => string[]; set: (v: string) => void };
-  const onOff = ["on", "off"];
-  const entries: Entry[] = [
-    {
-      id: "thinking",
-      label: "Thinking level",
-      value: () => app.session.thinkingLevel,
-      choices: () => app.session.getAvailableThinkingLevels(),
-      set: (v) => app.session.setThinkingLevel(v),
-    },
-    {
-      id: "theme",
-      label: "Theme",
-      value: () => app.theme.name,
-      choices: () => [...app.themes.keys()],
-      set: (v) => {
-        const t = app.themes.get(v);
-        if (t) app.setTheme(t);
-        settings.update({ theme: v });
-      },
-    },
-    {
-      id: "hideThinking",
-      label: "Hide thinking blocks",
-      value: () => (app.showThinking ? "off" : "on"),
-      choices: () => onOff,
-      set: (v) => {
-        app.setShowThinking(v === "off");
-        settings.update({ hideThinkingBlock: v === "on" });
-      },
-    },
-    {
-      id: "steering",
-      label: "Steering mode",
-      value: () => app.session.steeringMode,
-      choices: () => ["one-at-a-time", "all"],
-      set: (v) => {
-        app.session.steeringMode = v;
-        settings.update({ steeringMode: v });
-      },
-    },
-    {
-      id: "followUp",
-      label: "Follow-up mode",
-      value: () => app.session.followUpMode,
-      choices: () => ["one-at-a-time", "all"],
-      set: (v) => {
-        app.session.followUpMode = v;
-        settings.update({ followUpMode: v });
-      },
-    },
-    {
-      id: "compaction",
-      label: "Auto-compaction",
-      value: () => (app.session.autoCompactionEnabled ? "on" : "off"),
-      choices: () => onOff,
-      set: (v) => {
-        app.session.autoCompactionEnabled = v === "on";
-        settings.update({ compaction: { ...settings.get().compaction, enabled: v === "on" } });
-      },
-    },
-    {
-      id: "retry",
-      label: "Auto-retry",
-      value: () => (app.session.autoRetryEnabled ? "on" : "off"),
-      choices: () => onOff,
-      set: (v) => {
-        app.session.autoRetryEnabled = v === "on";
-        settings.update({ retry: { ...settings.get().retry, enabled: v === "on" } });
-      },
-    },
-    {
-      id: "quiet",
-      label: "Quiet startup",
-      value: () => (settings.get().quietStartup ? "on" : "off"),
-      choices: () => onOff,
-      set: (v) => settings.update({ quietStartup: v === "on" }),
-    },
-    {
-      id: "doubleEscape",
-      label: "Double Escape on an empty editor",
-      value: () => String(settings.get().doubleEscapeAction ?? "tree"),
-      choices: () => ["tree", "fork", "none"],
-      set: (v) => settings.update({ doubleEscapeAction: v }),
-    },
-  ];
-  let index = 0;
-  for (;;) {
-    const items = entries.map((e) => ({ label: e.label, description: e.value(), value: e.id }));
-    const id = await app.select("Settings", items, { initialIndex: index, hint: "↑↓ move · Enter change · Esc close" });
-    if (!id) return;
-    index = entries.findIndex((e) => e.id === id);
-    const e = entries[index]!;
-    const choices = e.choices();
-    const v = await app.select(
-      e.label,
-      choices.map((c) => ({ label: c, value: c, description: c === e.value() ? "✓ current" : undefined })),
-      { initialIndex: Math.max(0, choices.indexOf(e.value())) },
-    );
-    if (v !== undefined) {
-      try {
-        e.set(v);
-      } catch (err) {
-        notice(app, (err as Error).message, "error");
-      }
-    }
-  }
+  await (await import("./settings-menu.js")).openSettings(app);
 }
 
 // ---- sessions -----------------------------------------------------------------------------------

@@ -2,12 +2,13 @@
  * The event projector: session events and the session's transcript become chat blocks
  * (chat.ts). Events only add blocks or mark them dirty; the renderer draws them on its next frame.
  */
+import { startupResourceLines } from "./startup-resources.js";
 import { messageText } from "../../core/agent/messages.js";
 import type { AgentMessage, AgentSessionEvent } from "../../core/types.js";
 import type { TuiApp } from "./app.js";
 import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
 import { findGitBranch } from "./footer.js";
-import { wrapText } from "./text.js";
+import { truncate, wrapText } from "./text.js";
 import { CustomEntryBlock, EntryTracker, type CustomEntry } from "./renderers.js";
 
 export class EventProjector {
@@ -222,6 +223,8 @@ export class EventProjector {
         ];
         lines.push(...wrapText(t.fg("dim", hints.join(" · ")), width));
       }
+      const loaded = startupResourceLines(this.app.kernel, { heading: (x) => t.fg("mdHeading", x), item: (x) => t.fg("dim", x) }, ctx.expandTools);
+      if (loaded.length) lines.push("", ...loaded.map((l) => truncate(l, width)));
       return lines;
     });
   }

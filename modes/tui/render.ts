@@ -244,6 +244,8 @@ export class Renderer {
       if (this.app.footerStats.at !== this.app.statsVersion) this.app.footerStats = { stats: s.getSessionStats(), at: this.app.statsVersion };
       stats = this.app.footerStats.stats as any;
       context = s.getContextUsage();
+      // Nothing sent yet: nothing used (after a compaction the use stays unknown until the next answer).
+      if (context && context.tokens === null && !s.messages?.length) context = { ...context, tokens: 0, percent: 0 };
     } catch {
       /* session disposed mid-switch */
     }

@@ -102,7 +102,12 @@ async function run(args: string[], ctx: SubcommandContext): Promise<number> {
     const oauth = values["api-key"] ? undefined : await auth.getOAuthProvider(provider);
     if (oauth?.login) {
       const { oauthLogin } = await import("./login.js");
-      await oauthLogin(auth, provider, ctx, { noBrowser: !!values["no-browser"] });
+      try {
+        await oauthLogin(auth, provider, ctx, { noBrowser: !!values["no-browser"] });
+      } catch (e) {
+        // Sign-in problems (no terminal, cancelled, the provider refused) are one line, no stack.
+        throw new AuthError(e instanceof Error ? e.message : String(e), (e as { code?: number }).code === 130 ? 130 : 1);
+      }
       ctx.stdout(`Logged in to ${provider}. Credentials saved to ${authFile}\n`);
       return 0;
     }

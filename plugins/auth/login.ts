@@ -38,9 +38,26 @@ export async function readSecret(prompt: string): Promise<string> {
   });
 }
 
-function ask(message: string): Promise<string> {
+/** One answer from the terminal; Ctrl+C (or the end of input) cancels the sign-in at once. */
+function ask(message: string, provider: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
-  return new Promise((resolve) => rl.question(`${message} `, (a) => (rl.close(), resolve(a.trim()))));
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const cancel = () => {
+      if (answered) return;
+      answered = true;
+      rl.close();
+      process.stderr.write("\n");
+      reject(Object.assign(new Error(`signing in to ${provider} cancelled; nothing saved`), { code: 130 }));
+    };
+    rl.on("SIGINT", cancel);
+    rl.on("close", cancel);
+    rl.question(`${message} `, (a) => {
+      answered = true;
+      rl.close();
+      resolve(a.trim());
+    });
+  });
 }
 
 export async function oauthLogin(auth: AuthStorage, provider: string, ctx: SubcommandContext, opts: { noBrowser: boolean }): Promise<void> {
@@ -50,9 +67,9 @@ export async function oauthLogin(auth: AuthStorage, provider: string, ctx: Subco
       ctx.stderr(`Open this address to sign in to ${provider}:\n  ${info.url}${info.instructions ? `\n${info.instructions}` : ""}`);
       if (!opts.noBrowser) void openBrowser(info.url);
     },
-    onPrompt: (p: { message: string }) => ask(p.message),
+    onPrompt: (p: { message: string }) => ask(p.message, provider),
     onProgress: (m: string) => ctx.stderr(m),
-    onManualCodeInput: () => ask("Paste the redirect URL or code:"),
+    onManualCodeInput: () => ask("Paste the redirect URL or code:", provider),
   });
 }
 

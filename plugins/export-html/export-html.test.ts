@@ -5,6 +5,7 @@
 import { describe, it, expect, afterEach } from "@jest/globals";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import { dumpDom } from "../../tests/helpers/chromium.js";
 import exportHtml, { type ExportHtml, type ExportSession } from "./index.js";
@@ -81,13 +82,25 @@ describe("export-html", () => {
     expect(dom).toContain("Let me look around.");
     expect(dom).toContain("Listing the files.");
     expect(dom).toContain("list_files");
-    expect(dom).toContain('"dir": "src"');
+    expect(dom.replace(/<[^>]+>/g, "")).toContain('"dir": "src"');
     expect(dom).toContain("beta.txt &lt;not a tag&gt;");
     expect(dom).toContain("Kept answer on the active branch.");
     expect(dom).toContain("active question");
     expect(dom).toContain("done-here");
-    expect(dom).not.toContain("ABANDONED BRANCH ANSWER");
-    expect(dom).not.toContain("abandoned question");
+    // The other branch is in the tree sidebar, its messages hidden until it is picked there.
+    const sectionWith = (text: string) => [...dom.matchAll(/<section[^>]*>[\s\S]*?<\/section>/g)].map((m) => m[0]).find((x) => x.includes(text));
+    expect(sectionWith("ABANDONED BRANCH ANSWER")).toMatch(/^<section[^>]*\shidden/);
+    expect(sectionWith("abandoned question")).toMatch(/^<section[^>]*\shidden/);
+    expect(sectionWith("Kept answer on the active branch.")).not.toMatch(/^<section[^>]*\shidden/);
+    expect(dom).toMatch(/<nav id="tree"[\s\S]*abandoned question[\s\S]*<\/nav>/);
+    // Picking the other branch in the tree (here through the address's #leaf=) shows it instead.
+    const abandonedId = /data-id="([^"]+)"/.exec(sectionWith("abandoned question")!)![1]!;
+    const other = await dumpDom(`${pathToFileURL(out).href}#leaf=${abandonedId}`);
+    const otherSection = (text: string) => [...other.matchAll(/<section[^>]*>[\s\S]*?<\/section>/g)].map((m) => m[0]).find((x) => x.includes(text));
+    expect(otherSection("ABANDONED BRANCH ANSWER")).not.toMatch(/^<section[^>]*\shidden/);
+    expect(otherSection("Kept answer on the active branch.")).toMatch(/^<section[^>]*\shidden/);
+    expect(otherSection("What is in src?")).not.toMatch(/^<section[^>]*\shidden/);
+    expect(other).toMatch(/<body[^>]*data-branch="/);
     // The inline script ran (the CSP allows inline code only) and the payload did not.
     expect(dom).toMatch(/<html[^>]*data-ready="5"/);
     expect(dom).not.toContain("pwned</title>");
@@ -105,6 +118,8 @@ describe("export-html", () => {
     const html = readFileSync(path, "utf8");
     expect(html).toContain("in-memory answer");
     expect(html).toContain("System prompt");
+    expect(html).toMatch(/Available tools \(\d+\)/);
+    expect(html).toContain("<b>list_files</b> — lists files");
     expect(html).toContain(escapeHtml((await tk.session.getSystemPrompt()).slice(0, 60)));
   });
 

@@ -70,6 +70,7 @@ export function createExporters(kernel: Kernel): { exportHtml: ExportHtml; expor
       leafId: store.getLeafId(),
       name: store.getSessionName(),
       systemPrompt: await session.getSystemPrompt(),
+      tools: session.getActiveTools().map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       generator,
     });
     const stem = file ? basename(file, ".jsonl") : session.sessionId;
@@ -96,6 +97,7 @@ export default definePlugin({
       description: "Export a session to a self-contained HTML file and exit",
       group: "Sessions",
       async action(value, { cwd, positionals }) {
+        if (typeof value !== "string" || !value) throw new Error("name the session file to export: --export <session.jsonl> [out.html]");
         const target = await exportHtml(resolve(cwd, String(value)), positionals[0] ? resolve(cwd, positionals[0]) : undefined);
         return `Exported to ${target}\n`;
       },

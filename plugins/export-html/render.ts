@@ -1,10 +1,16 @@
 /**
- * One self-contained HTML page for a session's active branch: inline CSS and a few lines of
- * inline JS, images as data: URLs, and a Content-Security-Policy that forbids every network
- * request. All session text is escaped; nothing from the session reaches the page as markup.
+ * One self-contained HTML page for a session: every entry of the session tree, the active branch
+ * shown and the others one click away in the tree sidebar (with search and 1.6's filters),
+ * assistant text as rendered markdown, code highlighted, tool calls drawn per tool (bash
+ * commands, file reads and writes, edits as diffs), toggles for thinking, tool output and hidden
+ * messages, and the session as JSONL to download. Inline CSS and JS, images as data: URLs, and a
+ * Content-Security-Policy that forbids every network request. All session text is escaped.
  */
 import type { AssistantMessage, ImageContent, TextContent } from "../../core/types.js";
 import type { SessionEntry, SessionHeader } from "../../core/session/session-entries.js";
+import { languageFromPath } from "../../modes/tui/highlight.js";
+import { diffHtml, esc, highlightHtml, markdownToHtml } from "./markdown-html.js";
+import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";
 
 export interface ExportData {
   header: SessionHeader | null;
@@ -15,80 +21,130 @@ export interface ExportData {
   name?: string;
   /** The system prompt of a live session. */
   systemPrompt?: string;
+  /** The live session's active tools (name, description, parameters). */
+  tools?: Array<{ name: string; description?: string; parameters?: unknown }>;
   /** Who made the page ("pi 1.2.3"). */
   generator?: string;
 }
 
-const ESC: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-export function escapeHtml(s: unknown): string {
-  return String(s ?? "").replace(/[&<>"']/g, (c) => ESC[c]!);
-}
+export const escapeHtml = esc;
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 function image(img: ImageContent): string {
   const data = String(img.data ?? "");
-  if (!IMAGE_TYPES.has(img.mimeType) || !/^[A-Za-z0-9+/=\r\n]+$/.test(data)) return `<p class="note">[image of type ${escapeHtml(img.mimeType)} not shown]</p>`;
+  if (!IMAGE_TYPES.has(img.mimeType) || !/^[A-Za-z0-9+/=\r\n]+$/.test(data)) return `<p class="note">[image of type ${esc(img.mimeType)} not shown]</p>`;
   return `<img alt="attached image" src="data:${img.mimeType};base64,${data.replace(/[\r\n]/g, "")}">`;
 }
 
-function blocks(content: unknown): string {
-  if (typeof content === "string") return content ? `<div class="text">${escapeHtml(content)}</div>` : "";
+/** Text and image blocks; text as plain (escaped, line breaks kept) or as markdown. */
+function blocks(content: unknown, markdown = false): string {
+  const text = (t: string) => (markdown ? `<div class="md">${markdownToHtml(t)}</div>` : `<div class="text">${esc(t)}</div>`);
+  if (typeof content === "string") return content ? text(content) : "";
   if (!Array.isArray(content)) return "";
   return content
     .map((b: TextContent | ImageContent) => {
-      if (b?.type === "text") return b.text ? `<div class="text">${escapeHtml(b.text)}</div>` : "";
+      if (b?.type === "text") return b.text ? text(b.text) : "";
       if (b?.type === "image") return image(b);
       return "";
     })
     .join("");
 }
 
+function plain(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.filter((b) => b?.type === "text").map((b) => b.text).join(" ");
+}
+
 function time(ts: unknown): string {
   const d = typeof ts === "number" || typeof ts === "string" ? new Date(ts) : undefined;
   if (!d || Number.isNaN(d.getTime())) return "";
-  return `<time datetime="${escapeHtml(d.toISOString())}">${escapeHtml(d.toISOString().replace("T", " ").slice(0, 19))}</time>`;
+  return `<time datetime="${esc(d.toISOString())}">${esc(d.toISOString().replace("T", " ").slice(0, 19))}</time>`;
 }
 
-function head(kind: string, title: string, ts: unknown, label?: string): string {
-  return `<div class="head"><span class="role">${escapeHtml(title)}</span>${label ? ` <span class="label">${escapeHtml(label)}</span>` : ""} ${time(ts)}</div>`;
-}
-
-function formatArgs(args: unknown): string {
-  try {
-    return JSON.stringify(args ?? {}, null, 2);
-  } catch {
-    return String(args);
-  }
+function head(title: string, ts: unknown, label?: string): string {
+  return `<div class="head"><span class="role">${esc(title)}</span>${label ? ` <span class="label">${esc(label)}</span>` : ""} ${time(ts)}</div>`;
 }
 
 interface ToolResultLike {
   toolName?: string;
   content: unknown;
   isError?: boolean;
+  details?: unknown;
 }
 
-function toolResultHtml(r: ToolResultLike | undefined): string {
+function output(r: ToolResultLike | undefined, lang?: string): string {
   if (!r) return `<p class="note">no result recorded</p>`;
-  const body = blocks(r.content) || `<p class="note">(no output)</p>`;
-  return `<details class="result${r.isError ? " error" : ""}" open><summary>${r.isError ? "Error" : "Result"}</summary><div class="output">${body}</div></details>`;
+  const text = plain(r.content);
+  const images = Array.isArray(r.content) ? r.content.filter((b: ImageContent) => b?.type === "image").map(image).join("") : "";
+  const body = text ? `<pre class="output">${lang && !r.isError ? highlightHtml(text, lang) : esc(text)}</pre>` : images ? "" : `<p class="note">(no output)</p>`;
+  return `<div class="result${r.isError ? " error" : ""}">${body}${images}</div>`;
 }
 
-function countTokens(entries: readonly SessionEntry[]): { tokens: number; cost: number; models: string[] } {
+const str = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
+
+/** One tool call and its result, drawn the way the tool's output reads best. */
+function toolCall(name: string, args: Record<string, unknown>, r: ToolResultLike | undefined): string {
+  const path = str(args.path ?? args.file_path);
+  const wrap = (title: string, body: string) =>
+    `<div class="tool tool-${esc(name.replace(/[^\w-]/g, "_"))}${r?.isError ? " failed" : ""}" data-tool="${esc(name)}"><div class="tool-head"><span class="tool-name">${esc(name)}</span> ${title}</div>${body}</div>`;
+  if (name === "bash") {
+    return wrap("", `<pre class="cmd">$ ${highlightHtml(str(args.command), "sh")}</pre>${output(r)}`);
+  }
+  if (name === "read") {
+    const range = args.offset !== undefined || args.limit !== undefined ? `:${str(args.offset ?? 1)}${args.limit !== undefined ? `-${Number(args.offset ?? 1) + Number(args.limit) - 1}` : ""}` : "";
+    return wrap(`<span class="path">${esc(path + range)}</span>`, output(r, languageFromPath(path)));
+  }
+  if (name === "write") {
+    const content = str(args.content);
+    return wrap(
+      `<span class="path">${esc(path)}</span>`,
+      `<pre class="output written">${highlightHtml(content, languageFromPath(path))}</pre>${r?.isError ? output(r) : ""}`,
+    );
+  }
+  if (name === "edit") {
+    const details = (r?.details ?? {}) as { diff?: unknown };
+    let diff = typeof details.diff === "string" ? details.diff : "";
+    if (!diff) {
+      const edits = Array.isArray(args.edits) ? (args.edits as Array<Record<string, unknown>>) : [{ oldText: args.oldText ?? args.old_string, newText: args.newText ?? args.new_string }];
+      diff = edits
+        .map((e) => [...str(e.oldText).split("\n").map((l) => `-${l}`), ...str(e.newText).split("\n").map((l) => `+${l}`)].join("\n"))
+        .join("\n@@\n");
+    }
+    return wrap(`<span class="path">${esc(path)}</span>`, `<pre class="diff">${diffHtml(diff)}</pre>${r?.isError ? output(r) : ""}`);
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(args ?? {}, null, 2);
+  } catch {
+    json = String(args);
+  }
+  return wrap("", `<pre class="args">${highlightHtml(json, "json")}</pre>${output(r)}`);
+}
+
+function countTokens(entries: readonly SessionEntry[]): { tokens: number; cost: number; models: string[]; toolCalls: number; user: number; assistant: number } {
   let tokens = 0;
   let cost = 0;
+  let toolCalls = 0;
+  let user = 0;
+  let assistant = 0;
   const models = new Set<string>();
   for (const e of entries) {
     if (e.type === "model_change") models.add(`${e.provider}/${e.modelId}`);
-    if (e.type !== "message" || e.message.role !== "assistant") continue;
+    if (e.type !== "message") continue;
+    if (e.message.role === "user") user++;
+    if (e.message.role !== "assistant") continue;
+    assistant++;
     const a = e.message as AssistantMessage;
     models.add(`${a.provider}/${a.model}`);
+    toolCalls += (a.content ?? []).filter((b) => b.type === "toolCall").length;
     const u = a.usage;
     if (u) {
       tokens += u.input + u.output + u.cacheRead + u.cacheWrite;
       cost += u.cost?.total ?? 0;
     }
   }
-  return { tokens, cost, models: [...models] };
+  return { tokens, cost, models: [...models], toolCalls, user, assistant };
 }
 
 /** The entries root → leaf. */
@@ -106,92 +162,147 @@ export function activeBranch(entries: readonly SessionEntry[], leafId?: string |
   return out.reverse();
 }
 
+/** Kind (for the filters), a short line for the tree, and the section for one entry. */
+interface Rendered {
+  kind: "user" | "assistant" | "tools" | "tool" | "summary" | "event" | "custom" | "hidden";
+  line: string;
+  html: string;
+}
+
+function renderEntry(e: SessionEntry, results: Map<string, ToolResultLike>, label: string | undefined): Rendered | undefined {
+  const shortText = (s: string) => s.replace(/\s+/g, " ").trim().slice(0, 120);
+  switch (e.type) {
+    case "message": {
+      const m = e.message as unknown as Record<string, unknown> & { role: string };
+      if (m.role === "user") return { kind: "user", line: `user: ${shortText(plain(m.content))}`, html: `${head("User", m.timestamp, label)}${blocks(m.content)}` };
+      if (m.role === "assistant") {
+        const a = m as unknown as AssistantMessage;
+        const inner: string[] = [];
+        let text = "";
+        const calls: string[] = [];
+        for (const b of a.content ?? []) {
+          if (b.type === "thinking" && b.thinking) inner.push(`<details class="thinking" open><summary>Thinking</summary><div class="md">${markdownToHtml(b.thinking)}</div></details>`);
+          else if (b.type === "text" && b.text) {
+            inner.push(`<div class="md">${markdownToHtml(b.text)}</div>`);
+            text += `${b.text} `;
+          } else if (b.type === "toolCall") {
+            calls.push(`${b.name}${b.arguments && (b.arguments as Record<string, unknown>).path ? `: ${str((b.arguments as Record<string, unknown>).path)}` : b.name === "bash" ? `: ${str((b.arguments as Record<string, unknown>).command)}` : ""}`);
+            inner.push(toolCall(b.name, (b.arguments ?? {}) as Record<string, unknown>, results.get(b.id)));
+          }
+        }
+        if (a.stopReason === "error" || a.stopReason === "aborted") {
+          inner.push(`<p class="error-note">${a.stopReason === "aborted" ? "Aborted" : "Error"}${a.errorMessage ? `: ${esc(a.errorMessage)}` : ""}</p>`);
+        }
+        const line = text.trim() ? `assistant: ${shortText(text)}` : calls.length ? `[${shortText(calls.join(", "))}]` : "assistant";
+        return { kind: text.trim() ? "assistant" : "tools", line, html: `${head(`Assistant (${a.provider}/${a.model})`, a.timestamp, label)}${inner.join("")}` };
+      }
+      if (m.role === "toolResult") {
+        // Drawn with its call; listed in the tree only.
+        return { kind: "tool", line: `[${str(m.toolName)} result${m.isError ? ": error" : ""}]`, html: "" };
+      }
+      if (m.role === "bashExecution") {
+        const exit = m.cancelled ? "cancelled" : m.exitCode !== undefined && m.exitCode !== null ? `exit ${String(m.exitCode)}` : "";
+        return {
+          kind: "user",
+          line: `! ${shortText(str(m.command))}`,
+          html:
+            `${head(`Shell${m.excludeFromContext ? " (not sent to the model)" : ""}`, m.timestamp, label)}` +
+            `<pre class="cmd">$ ${highlightHtml(str(m.command), "sh")}</pre><pre class="output">${esc(m.output)}</pre>${exit ? `<p class="note">${esc(exit)}</p>` : ""}`,
+        };
+      }
+      if (m.role === "system") {
+        // Shown collapsed, as a note: it is what the model was told, not part of the conversation.
+        return { kind: "event", line: "[system prompt]", html: `<details class="system"><summary>System prompt</summary><div class="text">${esc(plain(m.content))}</div></details>` };
+      }
+      if (m.role === "custom") {
+        return { kind: m.display === false ? "hidden" : "custom", line: `[${str(m.customType)}]`, html: `${head(`Message: ${str(m.customType)}`, m.timestamp, label)}${blocks(m.content, true)}` };
+      }
+      return undefined;
+    }
+    case "custom_message":
+      return { kind: e.display ? "custom" : "hidden", line: `[${e.customType}]`, html: `${head(`Message: ${e.customType}`, e.timestamp, label)}${blocks(e.content, true)}` };
+    case "compaction":
+      return {
+        kind: "summary",
+        line: `[compaction: ${e.tokensBefore} tokens]`,
+        html: `${head(`Compaction (${e.tokensBefore} tokens summarised)`, e.timestamp, label)}<details><summary>Summary</summary><div class="md">${markdownToHtml(e.summary)}</div></details>`,
+      };
+    case "branch_summary":
+      return {
+        kind: "summary",
+        line: "[branch summary]",
+        html: `${head("Summary of another branch", e.timestamp, label)}<details><summary>Summary</summary><div class="md">${markdownToHtml(e.summary)}</div></details>`,
+      };
+    case "model_change":
+      return { kind: "event", line: `[model: ${e.provider}/${e.modelId}]`, html: `<p class="event-text">Model: ${esc(`${e.provider}/${e.modelId}`)}</p>` };
+    case "thinking_level_change":
+      return { kind: "event", line: `[thinking: ${e.thinkingLevel}]`, html: `<p class="event-text">Thinking level: ${esc(e.thinkingLevel)}</p>` };
+    default:
+      return undefined;
+  }
+}
+
+/** base64 of UTF-8 text. */
+const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+
 export function renderSessionHtml(data: ExportData): string {
   const path = activeBranch(data.entries, data.leafId);
+  const onPath = new Set(path.map((e) => e.id));
   const labels = new Map<string, string>();
   for (const e of data.entries) {
     if (e.type !== "label") continue;
     if (e.label) labels.set(e.targetId, e.label);
     else labels.delete(e.targetId);
   }
-  // Tool results by call id, so each is shown with its call.
   const results = new Map<string, ToolResultLike>();
-  for (const e of path) if (e.type === "message" && e.message.role === "toolResult") results.set(e.message.toolCallId, e.message);
-  const shownResults = new Set<string>();
+  for (const e of data.entries) if (e.type === "message" && e.message.role === "toolResult") results.set(e.message.toolCallId, e.message as unknown as ToolResultLike);
 
   const firstUser = path.find((e) => e.type === "message" && e.message.role === "user");
   const firstText = firstUser && firstUser.type === "message" ? plain((firstUser.message as { content: unknown }).content) : "";
   const title = data.name || (firstText ? firstText.slice(0, 80) : `Session ${data.header?.id ?? ""}`.trim());
 
-  const parts: string[] = [];
-  for (const e of path) {
-    const label = labels.get(e.id);
-    const id = `e-${escapeHtml(e.id)}`;
-    switch (e.type) {
-      case "message": {
-        const m = e.message as unknown as Record<string, unknown> & { role: string };
-        if (m.role === "user") {
-          parts.push(`<section class="msg user" id="${id}">${head("user", "User", m.timestamp, label)}${blocks(m.content)}</section>`);
-        } else if (m.role === "assistant") {
-          const a = m as unknown as AssistantMessage;
-          const inner: string[] = [];
-          for (const b of a.content ?? []) {
-            if (b.type === "thinking" && b.thinking) inner.push(`<details class="thinking"><summary>Thinking</summary><div class="text">${escapeHtml(b.thinking)}</div></details>`);
-            else if (b.type === "text" && b.text) inner.push(`<div class="text">${escapeHtml(b.text)}</div>`);
-            else if (b.type === "toolCall") {
-              shownResults.add(b.id);
-              inner.push(
-                `<div class="tool" data-tool="${escapeHtml(b.name)}"><div class="tool-head">Tool call: <b>${escapeHtml(b.name)}</b></div>` +
-                  `<pre class="args">${escapeHtml(formatArgs(b.arguments))}</pre>${toolResultHtml(results.get(b.id))}</div>`,
-              );
-            }
-          }
-          if (a.stopReason === "error" || a.stopReason === "aborted") {
-            inner.push(`<p class="error-note">${a.stopReason === "aborted" ? "Aborted" : "Error"}${a.errorMessage ? `: ${escapeHtml(a.errorMessage)}` : ""}</p>`);
-          }
-          const who = `Assistant (${a.provider}/${a.model})`;
-          parts.push(`<section class="msg assistant" id="${id}">${head("assistant", who, a.timestamp, label)}${inner.join("")}</section>`);
-        } else if (m.role === "toolResult") {
-          if (shownResults.has(String(m.toolCallId))) break;
-          parts.push(`<section class="msg tool-result" id="${id}">${head("tool", `Tool result: ${String(m.toolName ?? "")}`, m.timestamp, label)}${toolResultHtml(m as unknown as ToolResultLike)}</section>`);
-        } else if (m.role === "bashExecution") {
-          const exit = m.cancelled ? "cancelled" : m.exitCode !== undefined && m.exitCode !== null ? `exit ${String(m.exitCode)}` : "";
-          parts.push(
-            `<section class="msg bash" id="${id}">${head("bash", `Shell${m.excludeFromContext ? " (not sent to the model)" : ""}`, m.timestamp, label)}` +
-              `<pre class="cmd">$ ${escapeHtml(m.command)}</pre><div class="output"><div class="text">${escapeHtml(m.output)}</div></div>${exit ? `<p class="note">${escapeHtml(exit)}</p>` : ""}</section>`,
-          );
-        } else if (m.role === "custom") {
-          if (m.display === false) break;
-          parts.push(`<section class="msg custom" id="${id}">${head("custom", `Message: ${String(m.customType ?? "")}`, m.timestamp, label)}${blocks(m.content)}</section>`);
-        }
-        break;
-      }
-      case "custom_message":
-        if (!e.display) break;
-        parts.push(`<section class="msg custom" id="${id}">${head("custom", `Message: ${e.customType}`, e.timestamp, label)}${blocks(e.content)}</section>`);
-        break;
-      case "compaction":
-        parts.push(
-          `<section class="msg summary compaction" id="${id}">${head("summary", `Compaction (${e.tokensBefore} tokens summarised)`, e.timestamp, label)}` +
-            `<details><summary>Summary</summary><div class="text">${escapeHtml(e.summary)}</div></details></section>`,
-        );
-        break;
-      case "branch_summary":
-        parts.push(
-          `<section class="msg summary branch" id="${id}">${head("summary", "Summary of another branch", e.timestamp, label)}` +
-            `<details><summary>Summary</summary><div class="text">${escapeHtml(e.summary)}</div></details></section>`,
-        );
-        break;
-      case "model_change":
-        parts.push(`<p class="event" id="${id}">Model: ${escapeHtml(`${e.provider}/${e.modelId}`)}</p>`);
-        break;
-      case "thinking_level_change":
-        parts.push(`<p class="event" id="${id}">Thinking level: ${escapeHtml(e.thinkingLevel)}</p>`);
-        break;
-      default:
-        break;
-    }
+  // Entries shown in the tree: the ones that render; their parent is the nearest shown ancestor.
+  const byId = new Map(data.entries.map((e) => [e.id, e]));
+  const rendered = new Map<string, Rendered>();
+  for (const e of data.entries) {
+    const r = renderEntry(e, results, labels.get(e.id));
+    if (r) rendered.set(e.id, r);
   }
+  const shownParent = (e: SessionEntry): string | null => {
+    let p = e.parentId ? byId.get(e.parentId) : undefined;
+    const seen = new Set<string>();
+    while (p && !rendered.has(p.id) && !seen.has(p.id)) {
+      seen.add(p.id);
+      p = p.parentId ? byId.get(p.parentId) : undefined;
+    }
+    return p && rendered.has(p.id) ? p.id : null;
+  };
+  const children = new Map<string | null, string[]>();
+  const parentOf = new Map<string, string | null>();
+  for (const e of data.entries) {
+    if (!rendered.has(e.id)) continue;
+    const p = shownParent(e);
+    parentOf.set(e.id, p);
+    children.set(p, [...(children.get(p) ?? []), e.id]);
+  }
+  const leaf = [...path].reverse().find((e) => rendered.has(e.id))?.id;
+
+  const sections: string[] = [];
+  const nodes: string[] = [];
+  const walk = (id: string, depth: number) => {
+    const r = rendered.get(id)!;
+    const attrs = `data-id="${esc(id)}" data-parent="${esc(parentOf.get(id) ?? "")}" data-kind="${r.kind}"${labels.has(id) ? ` data-labeled="1"` : ""}`;
+    if (r.html) sections.push(`<section class="msg ${r.kind}" id="e-${esc(id)}" ${attrs}${onPath.has(id) ? "" : " hidden"}>${r.html}</section>`);
+    const label = labels.get(id);
+    nodes.push(
+      `<div class="node k-${r.kind}${onPath.has(id) ? " on-path" : ""}${id === leaf ? " leaf" : ""}" ${attrs} style="--depth:${depth}" tabindex="0">` +
+        `${label ? `<span class="label">${esc(label)}</span> ` : ""}${esc(r.line)}</div>`,
+    );
+    const kids = children.get(id) ?? [];
+    for (const k of kids) walk(k, kids.length > 1 ? depth + 1 : depth);
+  };
+  const roots = children.get(null) ?? [];
+  for (const r of roots) walk(r, roots.length > 1 ? 1 : 0);
 
   const stats = countTokens(path);
   const h = data.header;
@@ -200,13 +311,23 @@ export function renderSessionHtml(data: ExportData): string {
   if (h?.timestamp) meta.push(["Started", h.timestamp]);
   if (h?.cwd) meta.push(["Folder", h.cwd]);
   if (stats.models.length) meta.push(["Models", stats.models.join(", ")]);
+  meta.push(["Messages", `${stats.user} user, ${stats.assistant} assistant`]);
+  meta.push(["Tool calls", String(stats.toolCalls)]);
   meta.push(["Entries on this branch", String(path.length)]);
   meta.push(["Tokens", stats.tokens.toLocaleString("en-US")]);
   if (stats.cost) meta.push(["Cost", `$${stats.cost.toFixed(4)}`]);
 
-  const system = data.systemPrompt
-    ? `<details class="system"><summary>System prompt</summary><div class="text">${escapeHtml(data.systemPrompt)}</div></details>`
+  const system = data.systemPrompt ? `<details class="system"><summary>System prompt</summary><div class="text">${esc(data.systemPrompt)}</div></details>` : "";
+  const tools = data.tools?.length
+    ? `<details class="tools-list"><summary>Available tools (${data.tools.length})</summary>${data.tools
+        .map(
+          (t) =>
+            `<div class="tool-def"><b>${esc(t.name)}</b> — ${esc(t.description ?? "")}${t.parameters ? `<details><summary>parameters</summary><pre>${highlightHtml(JSON.stringify(t.parameters, null, 2), "json")}</pre></details>` : ""}</div>`,
+        )
+        .join("")}</details>`
     : "";
+  const jsonl = [h, ...data.entries].filter(Boolean).map((x) => JSON.stringify(x)).join("\n") + "\n";
+  const fileName = `${(h?.id ?? "session").replace(/[^\w.-]/g, "_")}.jsonl`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -214,69 +335,36 @@ export function renderSessionHtml(data: ExportData): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${CSS}</style>
+<title>${esc(title)}</title>
+<style>${PAGE_CSS}</style>
 </head>
 <body>
+<aside id="sidebar">
+<input id="search" type="search" placeholder="Search…" aria-label="Search the session" autocomplete="off">
+<div class="filters" role="group" aria-label="Tree filter">
+<button type="button" data-filter="default" class="active">Default</button><button type="button" data-filter="no-tools">No-tools</button><button type="button" data-filter="user">User</button><button type="button" data-filter="labeled">Labeled</button><button type="button" data-filter="all">All</button>
+</div>
+<nav id="tree" aria-label="Session tree">
+${nodes.join("\n")}
+</nav>
+<div id="tree-count"></div>
+</aside>
+<div id="page">
 <header>
-<h1>${escapeHtml(title)}</h1>
-<dl>${meta.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl>
-<p class="controls"><button type="button" id="toggle-all">Collapse all</button></p>
+<h1>${esc(title)}</h1>
+<p class="controls"><button type="button" id="toggle-thinking" title="T">Toggle thinking</button> <button type="button" id="toggle-tools" title="O">Toggle tools</button> <button type="button" id="toggle-hidden" title="H">Show hidden messages</button> <a id="download" download="${esc(fileName)}" href="data:application/x-ndjson;base64,${b64(jsonl)}">↓ JSONL</a></p>
+<p class="keys">T toggle thinking · O toggle tools · H toggle hidden messages · click an entry in the tree to show its branch</p>
+<dl>${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>
 ${system}
+${tools}
 </header>
 <main id="conversation">
-${parts.join("\n") || '<p class="note">This branch has no entries.</p>'}
+${sections.join("\n") || '<p class="note">This session has no entries.</p>'}
 </main>
-<footer>${escapeHtml(data.generator ?? "")}</footer>
-<script>${SCRIPT}</script>
+<footer>${esc(data.generator ?? "")}</footer>
+</div>
+<script>${PAGE_SCRIPT}</script>
 </body>
 </html>
 `;
 }
-
-function plain(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.filter((b) => b?.type === "text").map((b) => b.text).join(" ");
-}
-
-const CSS = `
-:root { color-scheme: light dark; --bg: #fbfbfa; --fg: #1d1d1f; --muted: #6b6b70; --line: #e2e2e6; --user: #eef4ff; --assistant: #ffffff; --tool: #f6f6f8; --err: #b42318; --accent: #3a5bd9; }
-@media (prefers-color-scheme: dark) { :root { --bg: #151517; --fg: #e8e8ea; --muted: #9a9aa2; --line: #2c2c31; --user: #1c2333; --assistant: #1b1b1e; --tool: #202024; --err: #ff7b72; --accent: #8aa4ff; } }
-* { box-sizing: border-box; }
-body { margin: 0 auto; max-width: 980px; padding: 24px 16px 64px; background: var(--bg); color: var(--fg); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
-h1 { font-size: 1.4em; margin: 0 0 8px; overflow-wrap: anywhere; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0 0 12px; color: var(--muted); font-size: 0.9em; }
-dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
-.msg { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; margin: 12px 0; background: var(--assistant); }
-.msg.user { background: var(--user); }
-.msg.summary, .msg.bash, .msg.tool-result, .msg.custom { background: var(--tool); }
-.head { font-size: 0.85em; color: var(--muted); margin-bottom: 6px; }
-.head .role { font-weight: 600; color: var(--fg); }
-.label { background: var(--accent); color: #fff; border-radius: 4px; padding: 0 6px; font-size: 0.85em; }
-time { margin-left: 6px; }
-.text { white-space: pre-wrap; overflow-wrap: anywhere; }
-pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 6px 0; font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
-.tool { border-left: 3px solid var(--accent); padding: 4px 10px; margin: 8px 0; background: var(--tool); border-radius: 4px; }
-.tool-head { font-size: 0.9em; }
-.output { font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; max-height: 480px; overflow: auto; }
-.result.error summary, .error-note { color: var(--err); }
-details > summary { cursor: pointer; color: var(--muted); font-size: 0.9em; }
-.event, .note { color: var(--muted); font-size: 0.85em; margin: 6px 0; }
-img { max-width: 100%; border-radius: 4px; }
-button { font: inherit; font-size: 0.85em; padding: 2px 10px; }
-footer { margin-top: 32px; color: var(--muted); font-size: 0.8em; }
-`;
-
-const SCRIPT = `
-(function () {
-  var button = document.getElementById("toggle-all");
-  var open = true;
-  button.addEventListener("click", function () {
-    open = !open;
-    document.querySelectorAll("main details").forEach(function (d) { d.open = open; });
-    button.textContent = open ? "Collapse all" : "Expand all";
-  });
-  document.documentElement.setAttribute("data-ready", String(document.querySelectorAll("main .msg").length));
-})();
-`;

@@ -190,10 +190,15 @@ async function runPackageCommand(name: string, args: string[], ctx: SubcommandCo
         if (!verb || verb === "list") {
           const trusted = true; // listing never runs code; show project packages too
           // -l (pi 1.6): the project's overrides only (.pi/settings.json).
-          const resolved = (await pm.resolve({ installMissing: false, trusted })).filter((r) => !a.local || r.scope === "project");
+          const all = await pm.resolve({ installMissing: false, trusted });
+          const resolved = all.filter((r) => !a.local || r.scope === "project");
+          // In a terminal (1.6): an interactive toggle screen; otherwise the list.
+          if (!verb && process.stdout.isTTY && process.stdin.isTTY) return (await import("./config-screen.js")).runConfigScreen(kernel, pm, all, a.local);
+          const settingsList = async () => out("\n" + (await import("./config-screen.js")).settingsListing(kernel, a.local));
           out(listBuiltins(kernel, a.local));
           if (!resolved.length) {
             out(a.local ? `No project packages configured (${kernel.app.configDir}/settings.json).` : "No packages configured.");
+            await settingsList();
             return 0;
           }
           for (const r of resolved) {
@@ -210,6 +215,7 @@ async function runPackageCommand(name: string, args: string[], ctx: SubcommandCo
               for (const x of items) out(`    [${x.enabled ? "x" : " "}] ${x.rel.endsWith("/SKILL.md") ? x.rel.slice(0, -9) : x.rel}`);
             }
           }
+          await settingsList();
           return 0;
         }
         if (verb !== "enable" && verb !== "disable") return fail(`unknown action "${verb}" (use: list, enable, disable)`);
@@ -316,14 +322,15 @@ export function setupPackages(api: PluginApi): void {
     ].join("\n"),
   );
   sub("list", "List the packages in settings", "list");
-  sub("config", "List built-in extensions and package resources; enable or disable one", "config [-l] [enable|disable <source> <resource>]", undefined, () =>
+  sub("config", "Toggle built-in extensions, package resources and settings (a list when not in a terminal)", "config [-l] [enable|disable <source> <resource>]", undefined, () =>
     [
       "Usage:",
       `  ${app} config [-l]`,
       `  ${app} config enable|disable <source> <resource> [-l]`,
       "",
-      "List the built-in extensions and the resources of installed packages, and whether each is enabled;",
-      "enable or disable one package resource.",
+      "In a terminal: a screen to turn built-in extensions, package resources and settings on or off",
+      "(type to search, Enter/Space to change, Esc to close). Otherwise: the list of them and their values.",
+      "enable|disable: turn one package resource on or off.",
       "",
       "Options:",
       `  -l, --local   The project's settings (${kernel.app.configDir}/settings.json) instead of the global ones`,

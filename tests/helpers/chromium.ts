@@ -14,7 +14,7 @@ export function findChromium(): string {
   return found;
 }
 
-/** `chromium --headless --dump-dom file://…`: the serialised DOM after load. */
+/** `chromium --headless --dump-dom file://…`: the serialised DOM after load (a path, or a file: URL with a fragment). */
 export function dumpDom(htmlFile: string, timeoutMs = 30000): Promise<string> {
   const bin = findChromium();
   const profile = mkdtempSync(join(tmpdir(), "pi-chromium-"));
@@ -29,7 +29,7 @@ export function dumpDom(htmlFile: string, timeoutMs = 30000): Promise<string> {
     "--disable-dev-shm-usage",
     `--user-data-dir=${profile}`,
     "--dump-dom",
-    pathToFileURL(htmlFile).href,
+    htmlFile.startsWith("file:") ? htmlFile : pathToFileURL(htmlFile).href,
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -51,6 +51,30 @@ export function dumpDom(htmlFile: string, timeoutMs = 30000): Promise<string> {
       const dom = Buffer.concat(out).toString("utf8");
       if (!dom.includes("<html")) reject(new Error(`chromium produced no DOM (exit ${code ?? signal}): ${Buffer.concat(err).toString("utf8").slice(-2000)}`));
       else resolve(dom);
+    });
+  });
+}
+
+/** `chromium --headless --screenshot`: a PNG of the page (after its scripts ran) at `width`×`height`. */
+export function screenshot(url: string, pngFile: string, width = 1400, height = 1000, timeoutMs = 60000): Promise<void> {
+  const bin = findChromium();
+  const profile = mkdtempSync(join(tmpdir(), "pi-chromium-"));
+  const args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", "--hide-scrollbars", `--user-data-dir=${profile}`, `--window-size=${width},${height}`, `--screenshot=${pngFile}`, url];
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const err: Buffer[] = [];
+    child.stderr.on("data", (c) => err.push(c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      rmSync(profile, { recursive: true, force: true });
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      rmSync(profile, { recursive: true, force: true });
+      if (existsSync(pngFile)) resolve();
+      else reject(new Error(`chromium wrote no screenshot (exit ${code ?? signal}): ${Buffer.concat(err).toString("utf8").slice(-2000)}`));
     });
   });
 }
