@@ -189,7 +189,7 @@ describe("OS sandbox (bubblewrap)", () => {
     it("an unknown level is a usage error", async () => {
       const r = await runCli(["--sandbox", "sometimes", "-p", "hi"], e, { timeoutMs: 60_000 });
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain('--sandbox "sometimes" is not a sandbox level');
+      expect(r.stderr).toContain('--sandbox "sometimes" is not one of read-only, workspace-write, off');
     });
   });
 
