@@ -17,6 +17,7 @@ import { PluginStartError, setupKernel } from "./kernel-setup.js";
 import { ModeSelectError, prepareMode, requireModeForFlag, resolveMode } from "../core/modes.js";
 import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../core/builtin-extensions.js";
 import { chooseTheme } from "./theme-choice.js";
+import { writeRealStdout } from "../core/io/stdout-guard.js";
 
 export interface CliOptions {
   name: string;
@@ -78,7 +79,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   const err = (s: string) => stderr.write(s.endsWith("\n") ? s : s + "\n");
-  const out = (s: string) => stdout.write(s);
+  // The CLI's own answers (help, listings, subcommands) reach stdout even when the stray-write
+  // guard of a non-interactive mode is already on.
+  const out = (s: string) => (io.stdout ? stdout.write(s) : writeRealStdout(s));
   const cwd = io.cwd ?? process.cwd();
 
   // Pass 1: the core flags only.
