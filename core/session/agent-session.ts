@@ -270,6 +270,10 @@ export class AgentSession {
   waitForIdle(): Promise<void> {
     return this.run.waitForIdle();
   }
+  /** Resolves once the last run has settled (its agent_settled event is out). */
+  waitForSettled(): Promise<void> {
+    return this.run.waitForSettled();
+  }
 
   // ---- model and thinking ---------------------------------------------------------------------
 

@@ -121,14 +121,29 @@ export class RunController {
     return "started";
   }
 
+  /**
+   * Marks a run as started; the returned function marks the loop as over (what abort() waits
+   * for). `settledDone` resolves only once the run has settled too (agent_settled sent, or the
+   * next run started for queued messages).
+   */
   private begin(): () => void {
     this.running = true;
     let release!: () => void;
     this.runDone = new Promise((r) => (release = r));
+    const previous = this.resolveSettled;
+    this.settledDone = new Promise((r) => (this.resolveSettled = r));
+    previous?.();
     return () => {
       this.running = false;
       release();
     };
+  }
+  private settledDone: Promise<void> = Promise.resolve();
+  private resolveSettled: (() => void) | undefined;
+  private settled(): void {
+    const r = this.resolveSettled;
+    this.resolveSettled = undefined;
+    r?.();
   }
 
   private async expand(text: string): Promise<string> {
@@ -248,6 +263,17 @@ export class RunController {
   }
 
   private async settle(aborted: boolean): Promise<void> {
+    this.inSettle = true;
+    try {
+      await this.settleRun(aborted);
+    } finally {
+      this.inSettle = false;
+      if (!this.running) this.settled();
+    }
+  }
+  private inSettle = false;
+
+  private async settleRun(aborted: boolean): Promise<void> {
     await this.flushPendingBash();
     // Messages queued after the loop's last poll start a new run.
     if (!aborted && (this.followUpQueue.length || this.steeringQueue.length) && !this.session.isDisposed) {
@@ -265,6 +291,13 @@ export class RunController {
       return;
     }
     await this.session.emit({ type: "agent_settled", aborted });
+    // An abort ends the run, not the queue: messages still queued (a client that wanted them
+    // back called clear_queue first) run next, once abort() has returned.
+    if (aborted && (this.followUpQueue.length || this.steeringQueue.length)) {
+      setImmediate(() => {
+        if (!this.running && !this.session.isDisposed && (this.followUpQueue.length || this.steeringQueue.length)) void this.continueRun();
+      });
+    }
   }
 
   /** (e18) How the last run ended, from its last assistant message. */
@@ -452,6 +485,11 @@ export class RunController {
   }
   async waitForIdle(): Promise<void> {
     while (this.running) await this.runDone;
+  }
+  /** Resolves once the current (or last) run has settled: agent_settled is out. */
+  waitForSettled(): Promise<void> {
+    // A run that threw never settles: nothing to wait for once it is over.
+    return this.running || this.inSettle ? this.settledDone : Promise.resolve();
   }
 }
 

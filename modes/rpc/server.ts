@@ -200,9 +200,11 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     prompt: (cmd, id) => startPrompt("prompt", id, cmd.message, { images: cmd.images, streamingBehavior: cmd.streamingBehavior }),
     steer: (cmd, id) => queueOrStart("steer", cmd, id),
     follow_up: (cmd, id) => queueOrStart("follow_up", cmd, id),
+    // Answered once the session is idle: the aborted run's agent_settled comes first.
     abort: async () => {
       ui.cancelAll();
       await session().abort();
+      await session().waitForSettled();
     },
     clear_queue: () => session().clearQueue(),
     get_queue: () => session().getQueue(),
