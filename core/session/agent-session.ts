@@ -215,11 +215,29 @@ export class AgentSession {
   invalidateSystemPrompt(): void {
     this.systemPromptDirty = true;
   }
+  /** The system prompt last built (pi's `session.systemPrompt`; the SDK builds it when the session is made). */
+  get systemPrompt(): string {
+    return this.run.turnSystemPrompt ?? this.baseSystemPrompt ?? "";
+  }
 
   // ---- events ---------------------------------------------------------------------------------
 
   subscribe(listener: SessionListener): () => void {
     return this.events.subscribe(listener);
+  }
+  /**
+   * The agent behind the session (pi's `session.agent`): its `subscribe` listeners are awaited in
+   * order, a barrier the run waits for (what the modes use for backpressure); `state` is a view
+   * of the run's state.
+   */
+  get agent(): { subscribe(listener: SessionListener): () => void; readonly state: { messages: readonly AgentMessage[]; systemPrompt: string; model: AnyModel | undefined; thinkingLevel: ThinkingLevel; isStreaming: boolean } } {
+    const session = this;
+    return {
+      subscribe: (listener) => this.events.subscribe(listener),
+      get state() {
+        return { messages: session.messages, systemPrompt: session.systemPrompt, model: session.model, thinkingLevel: session.thinkingLevel, isStreaming: session.isStreaming };
+      },
+    };
   }
   /** Broadcast one event through the one path (hook, persist, subscribers), awaited. */
   emit(event: AgentSessionEvent): Promise<void> {

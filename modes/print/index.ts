@@ -59,7 +59,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
   let unsubscribe = () => {};
   const subscribe = () => {
     unsubscribe();
-    if (format === "json") unsubscribe = runtime.session.subscribe((event: any) => guard.writeRecord(toWireEvent(event)));
+    if (format === "json") unsubscribe = runtime.session.agent.subscribe((event: any) => guard.writeRecord(toWireEvent(event)));
   };
   runtime.onRebind?.(subscribe);
   subscribe();

@@ -89,7 +89,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   let unsubscribe = () => {};
   const subscribe = () => {
     unsubscribe();
-    unsubscribe = session().subscribe((event: AgentSessionEvent) => {
+    unsubscribe = session().agent.subscribe((event: AgentSessionEvent) => {
       if (out.shutdownRequested && (event.type === "agent_settled" || event.type === "compaction_end")) setImmediate(maybeShutdown);
       return write(toWireEvent(event));
     });

@@ -161,7 +161,7 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
       return ui.hasUI();
     },
     get mode() {
-      return host.session()?.mode ?? "sdk";
+      return host.session()?.mode ?? "print"; // before a session is bound: pi has no "sdk" mode
     },
     get cwd() {
       return host.session()?.cwd ?? kernel.cwd;

@@ -72,7 +72,7 @@ export interface ExtensionContext {
   isProjectTrusted(): boolean;
   /** False in print and json mode and for SDK hosts without a UI. */
   hasUI: boolean;
-  /** "tui" | "rpc" | "json" | "print" | "sdk". */
+  /** "tui" | "rpc" | "json" | "print". */
   mode: string;
   cwd: string;
   sessionManager: ReadonlySessionManager & {
