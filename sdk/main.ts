@@ -240,7 +240,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
 
     const stdinIsTTY = !!(io.stdin ?? process.stdin).isTTY;
     const stdoutIsTTY = !!(stdout as { isTTY?: boolean }).isTTY;
-    const modeFlag = parsed.flags.mode as string | undefined;
+    // `--mode text` is the default output mode (pi 1.6): in a terminal, without -p, the TUI.
+    const textInTerminal = parsed.flags.mode === "text" && stdinIsTTY && stdoutIsTTY && !parsed.flags.print;
+    const modeFlag = textInTerminal ? undefined : (parsed.flags.mode as string | undefined);
     // --mode names a registered mode (core/modes.ts); one that reads stdin itself owns it.
     const flagged = modeFlag !== undefined ? requireModeForFlag(kernel, modeFlag) : undefined;
     const ownsStdin = !!flagged?.ownsStdin;

@@ -86,7 +86,13 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   SessionManager.setDefaultRoot(join(kernel.agentDir, "sessions"));
 
   // Where session files go: --session-dir beats the session_directory hook beats the setting.
-  const sessionDir = await resolveSessionDir(kernel, cwd, f["session-dir"] !== undefined ? String(f["session-dir"]) : undefined);
+  // PI_CODING_AGENT_SESSION_DIR (the app's agent-dir variable with _SESSION_DIR) stands for --session-dir.
+  const sessionDirEnv = process.env[kernel.app.agentDirEnv.replace(/_DIR$/, "_SESSION_DIR")]?.trim();
+  const sessionDir = await resolveSessionDir(kernel, cwd, f["session-dir"] !== undefined ? String(f["session-dir"]) : sessionDirEnv ? expandHome(sessionDirEnv) : undefined);
+  // pi 1.6: a provider alone does not choose a model.
+  if (f.provider !== undefined && f.model === undefined) {
+    throw new SessionSetupError(`--provider requires --model (for example: --provider ${String(f.provider)} --model <pattern>)`);
+  }
 
   // Models and keys.
   const auth = AuthStorage.create(join(kernel.agentDir, "auth.json"), { report: (d) => kernel.diagnostics.report(d) });
@@ -111,12 +117,18 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(sessionId)) {
       throw new SessionSetupError(`--session-id "${sessionId}": ids use letters, numbers, ".", "_" and "-", and start and end with a letter or number`);
     }
-    const clash = [f.session !== undefined && "--session", f.continue && "--continue", f.resume && "--resume", f.fork !== undefined && "--fork"].filter(Boolean);
+    const clash = [f.session !== undefined && "--session", f.continue && "--continue", f.resume && "--resume"].filter(Boolean);
     if (clash.length) throw new SessionSetupError(`--session-id cannot be combined with ${clash.join(", ")}`);
   }
+  const existingWithId = async (id: string) => (await SessionManager.list(cwd, sessionDir)).find((s) => s.id === id);
   if (noSession) store = SessionManager.inMemory(cwd);
+  else if (f.fork !== undefined && sessionId !== undefined) {
+    // --fork with --session-id: the fork gets that id (a new one: an existing id is refused).
+    if (await existingWithId(sessionId)) throw new SessionSetupError(`--session-id ${sessionId}: a session with that id already exists; --fork makes a new one`);
+    store = SessionManager.forkFrom(await findSession(String(f.fork), cwd, sessionDir), cwd, sessionDir, { id: sessionId });
+  }
   else if (sessionId !== undefined) {
-    const existing = (await SessionManager.list(cwd, sessionDir)).find((s) => s.id === sessionId);
+    const existing = await existingWithId(sessionId);
     if (existing) store = SessionManager.open(existing.path, sessionDir);
     else {
       store = SessionManager.create(cwd, sessionDir);

@@ -461,10 +461,13 @@ export function modeInArgv(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** Whether raw argv asks for print mode explicitly (`-p`, `--print`, `--mode text`/`print`). */
-export function printModeInArgv(argv: readonly string[]): boolean {
+/**
+ * Whether raw argv asks for print mode explicitly: `-p`, `--print`, `--mode print`; `--mode text`
+ * only without a terminal (in a terminal it opens the TUI).
+ */
+export function printModeInArgv(argv: readonly string[], inTerminal = isStdinTTY() && isStdoutTTY()): boolean {
   const mode = modeInArgv(argv);
-  if (mode === "text" || mode === "print") return true;
+  if (mode === "print" || (mode === "text" && !inTerminal)) return true;
   for (const a of argv) {
     if (a === "--") break;
     if (a === "-p" || a === "--print") return true;
@@ -493,7 +496,7 @@ export function protectProtocolStdout(argv: readonly string[], tty: { stdin?: bo
   const mode = modeInArgv(argv);
   // No terminal on either side means print mode too (unless a mode is named).
   const noTerminal = !(tty.stdin ?? isStdinTTY()) || !(tty.stdout ?? isStdoutTTY());
-  if (mode !== "json" && mode !== "rpc" && !printModeInArgv(argv) && !(mode === undefined && noTerminal)) return false;
+  if (mode !== "json" && mode !== "rpc" && !printModeInArgv(argv, !noTerminal) && !(mode === undefined && noTerminal)) return false;
   protectStdout();
   return true;
 }

@@ -221,7 +221,7 @@ export class SessionManager {
    * Copy every entry of `sourcePath` into a new session for `targetCwd` (header parentSession
    * = the source). The new file is written at once.
    */
-  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string): SessionManager {
+  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string, options: { id?: string } = {}): SessionManager {
     const source = resolve(sourcePath);
     let parsed: ParsedSessionFile;
     try {
@@ -231,7 +231,7 @@ export class SessionManager {
     }
     if (!parsed.header) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
     const sm = new SessionManager(targetCwd, SessionManager.resolveSessionDir(targetCwd, sessionDir), true);
-    sm.startNew({ parentSession: source });
+    sm.startNew({ parentSession: source, id: options.id });
     sm.addDiagnostics(parsed.diagnostics);
     for (const e of parsed.entries) sm.addToIndex(e);
     sm.rawMessages = parsed.rawMessages;
