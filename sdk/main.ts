@@ -110,6 +110,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     if (!rest.length) delete pass1.flags.extension;
   }
   if (pass1.flags.offline || /^(1|true|yes)$/i.test(env.PI_OFFLINE ?? "")) env.PI_OFFLINE = "1";
+  // Process markers child processes inherit (pi 1.6): AI_AGENT=pi and PI_CODING_AGENT=true.
+  env.AI_AGENT = app.name;
+  env[app.agentDirEnv.replace(/_DIR$/, "")] = "true";
 
   const agentDir = resolveAgentDir(app, env);
   // The agent dir holds credentials and transcripts: created owner-only (issue 21).
