@@ -158,6 +158,7 @@ export class RunController {
   private async runWithRecovery(prompts: AgentMessage[]): Promise<boolean> {
     const s = this.session;
     let attempt = 0;
+    let retryEnded = false;
     let pendingPrompts = prompts;
     let compacted = false;
     this.failedResponse = undefined; // (v18)
@@ -179,6 +180,19 @@ export class RunController {
           const sys = systemMessageUpdate(s.transcript, config.systemPrompt, config.tools);
           if (sys) pendingPrompts = [sys, ...pendingPrompts];
         }
+        if (attempt > 0) {
+          // pi 1.6: a retry that succeeded ends (auto_retry_end) with its answer's message_end.
+          const emit = config.emit;
+          const retried = attempt;
+          config.emit = async (event) => {
+            await emit(event);
+            const m = event.type === "message_end" ? (event.message as { role: string; stopReason?: string }) : undefined;
+            if (m?.role === "assistant" && m.stopReason !== "error" && m.stopReason !== "aborted" && !retryEnded) {
+              retryEnded = true;
+              await s.emit({ type: "auto_retry_end", success: true, attempt: retried });
+            }
+          };
+        }
         config.willRetry = async (msgs) => {
           asked = { answer: await askRecovery(lastAssistant(msgs)) };
           return !!asked.answer && ("retry" in asked.answer || "compactAndRetry" in asked.answer);
@@ -189,7 +203,7 @@ export class RunController {
       }
       const last = lastAssistant(added);
       if (ac.signal.aborted || last?.stopReason === "aborted") {
-        if (attempt > 0) await s.emit({ type: "auto_retry_end", success: false, attempt, finalError: "aborted" });
+        if (attempt > 0 && !retryEnded) await s.emit({ type: "auto_retry_end", success: false, attempt, finalError: "aborted" });
         return true;
       }
       const failed = last?.stopReason === "error";
@@ -206,6 +220,7 @@ export class RunController {
       }
       if (answer && "retry" in answer) {
         attempt++;
+        retryEnded = false;
         await s.emit({ type: "auto_retry_start", attempt, maxAttempts: answer.maxAttempts, delayMs: answer.delayMs, errorMessage: last!.errorMessage ?? "" });
         // Drop the failed message from the context (it stays in the session file).
         const idx = s.transcript.lastIndexOf(last!);
@@ -218,7 +233,7 @@ export class RunController {
         pendingPrompts = [];
         continue;
       }
-      if (attempt > 0) {
+      if (attempt > 0 && !retryEnded) {
         await s.emit(failed ? { type: "auto_retry_end", success: false, attempt, finalError: last?.errorMessage } : { type: "auto_retry_end", success: true, attempt });
       }
       return false;

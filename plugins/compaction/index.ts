@@ -101,7 +101,7 @@ export function createCompactor(kernel: Kernel): Compactor {
           }
         }
         if (!result) {
-          const s = await (await loadSummarize()).summarizeForCompaction(session, prep, signal, customInstructions);
+          const s = await (await loadSummarize()).summarizeForCompaction(session, prep, signal, customInstructions, reason);
           result = { summary: s.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: s.details, ...(s.usage ? { usage: s.usage } : {}) };
         }
         if (signal.aborted) throw new Cancelled();
