@@ -89,12 +89,12 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
       err(`${kernel.app.name}: nothing to do: give a message (e.g. ${kernel.app.name} -p "hello") or pipe text on stdin`);
       return 1;
     }
-    // Prompts an extension or plugin command consumed (`pi -p "/cmd"`): no answer is expected.
-    let commandsOnly = true;
+    // The last prompt an extension or plugin command consumed (`pi -p "/cmd"`): no answer is expected.
+    let endedWithCommand = false;
     for (let i = 0; i < ctx.messages.length && signalled === undefined; i++) {
       try {
         const disposition = await runtime.session.prompt(ctx.messages[i], { images: i === 0 ? ctx.images : undefined });
-        if (!(disposition === "handled" && ctx.messages[i]!.startsWith("/"))) commandsOnly = false;
+        endedWithCommand = disposition === "handled" && ctx.messages[i]!.startsWith("/");
       } catch (e) {
         err(`${kernel.app.name}: ${(e as Error).message}`);
         return 1;
@@ -103,7 +103,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
     if (signalled !== undefined) return signalled;
 
     const last = lastAnswer();
-    if (!last && commandsOnly) return 0;
+    if (!last && endedWithCommand) return 0;
     if (!last) {
       if (format === "text") err(`${kernel.app.name}: the run produced no answer`);
       return 1;

@@ -225,7 +225,7 @@ function copy<T extends object>(base: T): T {
 export function createCommandContext(host: ContextHost, base: ExtensionContext): ExtensionCommandContext {
   const rt = (): AgentSessionRuntime => {
     const r = host.runtime();
-    if (!r || typeof (r as { replace?: unknown }).replace !== "function") throw new Error("session control needs a session runtime; this host has none");
+    if (!r || typeof (r as { newSession?: unknown }).newSession !== "function") throw new Error("session control needs a session runtime; this host has none");
     return r;
   };
   const replaced = async (withSession?: (ctx: ReplacedSessionContext) => Promise<void>) => {

@@ -430,6 +430,8 @@ export interface ContextEventResult {
 export interface ToolCallEventResult {
   block?: boolean;
   reason?: string;
+  /** With `block`: the run ends after this batch (no further model request) when every result of it terminates. */
+  terminate?: boolean;
 }
 export interface ToolResultEventResult {
   content?: (TextContent | ImageContent)[];
