@@ -15,7 +15,6 @@ export const UNSUPPORTED_PI16_KEYS = [
   "externalEditor",
   "codemode",
   "sessionShareDestination",
-  "compaction.modelOverrides",
   "fullscreenExitOutput",
   "fullscreenScrollbar",
   "fullscreenCopyOnSelect",

@@ -19,8 +19,10 @@ export interface ToolSelectionInput {
   tools: ToolInfo[];
   /** The built-in default set (before `defaultTools`). */
   builtinDefaults: string[];
-  /** The `defaultTools` setting, if any. */
+  /** The `defaultTools` setting, if any (the user's, when `projectDefaultTools` is given). */
   defaultTools?: string[];
+  /** The project's `defaultTools`: applied on top of the user's (only +/- entries change it). */
+  projectDefaultTools?: string[];
   /** `--tools` entries. */
   allow?: string[];
   /** `--exclude-tools` entries. */
@@ -70,17 +72,26 @@ export function selectTools(input: ToolSelectionInput): ToolSelection {
   const known = new Set(input.tools.map((t) => t.name));
   const extra = input.tools.filter((t) => t.source !== "tools").map((t) => t.name);
 
-  // The default selection.
+  // The default selection: the built-in set, then the user's defaultTools, then the project's.
+  // A list of only +name/-name entries changes the selection it inherits; a list with plain names
+  // replaces it (its plain names form the selection, its +/- entries then apply in order); an
+  // empty list means no built-in tools (pi 1.6).
   let defaults = input.builtinDefaults.filter((n) => known.has(n));
-  const dt = input.defaultTools;
-  if (dt && dt.length) {
-    if (isDelta(dt)) defaults = applyDelta(defaults, dt, known, "defaultTools", warnings);
-    else if (dt.some((e) => e.startsWith("+") || e.startsWith("-"))) warnings.push(`defaultTools mixes plain names with +name/-name entries; ignored`);
-    else {
-      for (const n of dt) if (!known.has(n)) warnings.push(`defaultTools: unknown tool "${n}" ignored`);
-      defaults = dt.filter((n) => known.has(n));
-    }
-  }
+  const applyList = (base: string[], list: string[] | undefined): string[] => {
+    if (!list) return base;
+    if (!list.length) return [];
+    if (isDelta(list)) return applyDelta(base, list, known, "defaultTools", warnings);
+    const plain = list.filter((e) => !e.startsWith("+") && !e.startsWith("-"));
+    for (const n of plain) if (!known.has(n)) warnings.push(`defaultTools: unknown tool "${n}" ignored`);
+    return applyDelta(
+      [...new Set(plain.filter((n) => known.has(n)))],
+      list.filter((e) => e.startsWith("+") || e.startsWith("-")),
+      known,
+      "defaultTools",
+      warnings,
+    );
+  };
+  defaults = applyList(applyList(defaults, input.defaultTools), input.projectDefaultTools);
   let active: string[];
   if (input.noTools) active = [];
   else {

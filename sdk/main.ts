@@ -259,7 +259,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       const gate = kernel.service("permission-gate") as { check(tool: string, input: Record<string, unknown>): { decision: string; reason?: string } } | undefined;
       const ev = gate?.check("read", { path });
       return ev?.decision === "deny" ? `blocked by the permission gate (${ev.reason})` : undefined;
-    });
+    }, kernel.settings.get().images?.autoResize === false ? undefined : async (image) => (await import("../plugins/tools/images.js")).fitImageForModel(image));
     messages = files.messages;
     images = files.images;
     let pipedInput = false;

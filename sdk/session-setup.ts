@@ -79,6 +79,8 @@ async function findSession(ref: string, cwd: string, sessionDir: string | undefi
   return hits[0]!.path;
 }
 
+const toolList = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);
+
 export async function createSessionRuntime(opts: SessionSetupOptions): Promise<AgentSessionRuntime> {
   const { kernel, parsed, cwd } = opts;
   const f = parsed.flags;
@@ -189,7 +191,9 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     const sel = selectTools({
       tools: kernel.tools.describe().map((t) => ({ name: t.name, source: t.source })),
       builtinDefaults: [...(kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS)],
-      defaultTools: Array.isArray(settings.defaultTools) ? (settings.defaultTools as unknown[]).map(String) : undefined,
+      // The user's list, then the project's on top of it (pi 1.6).
+      defaultTools: toolList(kernel.settings.getGlobal().defaultTools),
+      projectDefaultTools: toolList(kernel.settings.getProject().defaultTools),
       allow: listFlag(f.tools),
       exclude: listFlag(f["exclude-tools"]),
       noTools: !!f["no-tools"],
@@ -366,11 +370,17 @@ export function resolveActiveTools(kernel: Kernel, o: { names?: string[]; noTool
     return [...new Set(o.names.filter((n) => kernel.tools.has(n)))];
   }
   if (o.noTools === "all") return [];
-  const defaults = kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS;
-  const active = o.noTools === "builtin" ? [] : defaults.filter((n) => kernel.tools.has(n));
-  // Tools that plugins, extensions and hosts add beyond the built-in set are active too.
-  for (const t of kernel.tools.describe()) if (t.source !== "tools" && !active.includes(t.name)) active.push(t.name);
-  return active;
+  // The built-in set as defaultTools (user, then project) decides; tools that plugins, extensions
+  // and hosts add beyond it are active too.
+  const sel = selectTools({
+    tools: kernel.tools.describe().map((t) => ({ name: t.name, source: t.source })),
+    builtinDefaults: [...(kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS)],
+    defaultTools: toolList(kernel.settings.getGlobal().defaultTools),
+    projectDefaultTools: toolList(kernel.settings.getProject().defaultTools),
+    noBuiltinTools: o.noTools === "builtin",
+  });
+  for (const w of sel.warnings) kernel.diagnostics.report({ level: "warning", source: o.source ?? "tools", message: w });
+  return sel.active;
 }
 
 export interface SessionFactorySpec
