@@ -147,7 +147,7 @@ export class AgentSession {
     if (this._model) this._thinkingLevel = clampThinkingLevel(this._model, this._thinkingLevel);
     this.contextFactory = () => ({ cwd: this.cwd, hasUI: false, mode: this.mode, session: this, sessionManager: this.sessionManager, model: this._model });
     this.offToolsChange = this.kernel.tools.onChange(() => (this.systemPromptDirty = true));
-    this.events = new SessionEvents(this.kernel, (m) => this.sessionManager.appendMessage(this.secrets.redact(m)));
+    this.events = new SessionEvents(this.kernel, (m) => this.persistMessage(this.secrets.redact(m)));
     this.gateway = new ProviderGateway(this);
     this.run = new RunController(this);
   }
@@ -214,6 +214,16 @@ export class AgentSession {
   }
   invalidateSystemPrompt(): void {
     this.systemPromptDirty = true;
+  }
+  /** A finished message into the store: custom messages as `custom_message` entries (as pi 1.6 writes them). */
+  private persistMessage(m: AgentMessage): void {
+    const store = this.sessionManager as SessionStore & { appendCustomMessageEntry?: (customType: string, content: unknown, display: boolean, details?: unknown) => string };
+    const c = m as { role: string; customType?: unknown; content?: unknown; display?: unknown; details?: unknown };
+    if (c.role === "custom" && typeof c.customType === "string" && store.appendCustomMessageEntry) {
+      store.appendCustomMessageEntry(c.customType, c.content, c.display !== false, c.details);
+      return;
+    }
+    store.appendMessage(m);
   }
   /** The system prompt last built (pi's `session.systemPrompt`; the SDK builds it when the session is made). */
   get systemPrompt(): string {
