@@ -23,6 +23,8 @@ export interface ToolSelectionInput {
   defaultTools?: string[];
   /** The project's `defaultTools`: applied on top of the user's (only +/- entries change it). */
   projectDefaultTools?: string[];
+  /** Tools registered inactive (pi 1.6's codemode, tool_search): on only when a list names them. */
+  inactiveByDefault?: string[];
   /** `--tools` entries. */
   allow?: string[];
   /** `--exclude-tools` entries. */
@@ -70,7 +72,8 @@ function applyDelta(base: string[], delta: string[], known: Set<string>, source:
 export function selectTools(input: ToolSelectionInput): ToolSelection {
   const warnings: string[] = [];
   const known = new Set(input.tools.map((t) => t.name));
-  const extra = input.tools.filter((t) => t.source !== "tools").map((t) => t.name);
+  const inactive = new Set(input.inactiveByDefault ?? []);
+  const extra = input.tools.filter((t) => t.source !== "tools" && !inactive.has(t.name)).map((t) => t.name);
 
   // The default selection: the built-in set, then the user's defaultTools, then the project's.
   // A list of only +name/-name entries changes the selection it inherits; a list with plain names

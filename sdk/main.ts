@@ -71,6 +71,8 @@ function applyBuiltinExtensions(kernel: Kernel, parsed: ParsedArgs, explicit: st
   const r = resolveBuiltinExtensions({ global: s.getGlobal().extensions, project: trusted ? s.getProject().extensions : undefined, noExtensions: parsed.flags["no-extensions"] === true, explicit });
   for (const p of r.problems) kernel.diagnostics.report({ level: "warning", source: "settings", message: `extensions: ${p}` });
   if (!r.enabled.has("mcp")) parsed.flags["no-mcp"] = true;
+  // The session's tool selection leaves out the tools of built-in extensions turned off (codemode, tool-search).
+  kernel.provide("builtin-extensions-enabled", r.enabled, "cli");
 }
 
 async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliIo): Promise<number> {

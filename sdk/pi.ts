@@ -5,12 +5,13 @@
 import { createCli } from "./main.js";
 import { builtinPlugins } from "./builtins.js";
 import { packageInfo } from "./package-info.js";
+import { builtinToolExtensions } from "./builtin-tool-extensions.js";
 
 export function piVersion(): string {
   return packageInfo().version;
 }
 
 export async function runPiCli(argv: string[]): Promise<number> {
-  const cli = createCli({ name: "pi", version: piVersion(), configDir: ".pi", plugins: builtinPlugins() });
+  const cli = createCli({ name: "pi", version: piVersion(), configDir: ".pi", plugins: builtinPlugins(), extensionFactories: builtinToolExtensions() });
   return cli.run(argv);
 }

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Kernel } from "../core/kernel.js";
+import { BUILTIN_EXTENSION_TOOLS } from "./builtin-tool-extensions.js";
 import { expandHome } from "../core/config.js";
 import { AgentSession, type AgentSessionOptions, type SessionMode } from "../core/session/agent-session.js";
 import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../core/session/runtime.js";
@@ -188,8 +189,15 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   // (changed for 1.6 compat) --tools patterns and +/- entries, --exclude-tools, -nt, -nbt, defaultTools.
   let activeTools: string[];
   try {
+    // pi 1.6's built-in codemode and tool_search: registered inactive; absent when their built-in extension is off.
+    const enabledBuiltins = kernel.service("builtin-extensions-enabled");
+    const builtinTools = Object.entries(BUILTIN_EXTENSION_TOOLS).filter(([, ext]) => !enabledBuiltins || enabledBuiltins.has(ext)).map(([tool]) => tool);
     const sel = selectTools({
-      tools: kernel.tools.describe().map((t) => ({ name: t.name, source: t.source })),
+      tools: kernel.tools
+        .describe()
+        .filter((t) => !(t.name in BUILTIN_EXTENSION_TOOLS) || builtinTools.includes(t.name) || !t.source.startsWith("<inline:"))
+        .map((t) => ({ name: t.name, source: t.source })),
+      inactiveByDefault: builtinTools,
       builtinDefaults: [...(kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS)],
       // The user's list, then the project's on top of it (pi 1.6).
       defaultTools: toolList(kernel.settings.getGlobal().defaultTools),

@@ -65,6 +65,35 @@ describe("model and provider flags", () => {
   });
 });
 
+describe("codemode and tool_search, pi 1.6's built-in tools", () => {
+  const names = (req: any): string[] => (req.body.tools ?? []).map((t: any) => t.function?.name ?? t.name);
+
+  it("are inactive by default, on with --tools +codemode,+tool_search, absent with -ne; codemode runs a script calling bash", async () => {
+    server.setScript({ default: { text: "fine" } });
+    server.reset();
+    expect((await runCli(["--no-session", "-p", "hi"], e)).code).toBe(0);
+    expect(names(server.stats().requests[0])).toEqual(["read", "bash", "edit", "write"]);
+
+    server.setScript({
+      turns: [{ toolCalls: [{ name: "codemode", arguments: { code: 'const out = await tools.bash({ command: "echo hi-from-codemode" }); return out;' } }] }, { text: "script done" }],
+    });
+    server.reset();
+    const on = await runCli(["--no-session", "--tools", "+codemode,+tool_search", "-p", "run a script"], e);
+    expect(on.code).toBe(0);
+    expect(on.stdout).toBe("script done\n");
+    const reqs = server.stats().requests;
+    expect(names(reqs[0])).toEqual(expect.arrayContaining(["read", "bash", "edit", "write", "codemode", "tool_search"]));
+    expect(JSON.stringify(reqs[1]!.body.messages.filter((m: any) => m.role === "tool"))).toContain("hi-from-codemode");
+
+    server.setScript({ default: { text: "fine" } });
+    server.reset();
+    const off = await runCli(["--no-session", "-ne", "--tools", "+codemode", "-p", "hi"], e);
+    expect(off.code).toBe(0);
+    expect(off.stderr).toContain('unknown tool "codemode"');
+    expect(names(server.stats().requests[0])).not.toContain("codemode");
+  });
+});
+
 describe("sessions from the command line", () => {
   it("--fork with --session-id names the fork; the same id again is refused", async () => {
     const first = await runCli(["-p", "first"], e);
