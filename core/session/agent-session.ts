@@ -298,6 +298,10 @@ export class AgentSession {
   waitForIdle(): Promise<void> {
     return this.run.waitForIdle();
   }
+  /** Runs the messages still queued (after an abort) when nothing runs; false when there is nothing to run. */
+  resumeQueue(): boolean {
+    return this.run.resumeQueue();
+  }
   /** Resolves once the last run has settled (its agent_settled event is out). */
   waitForSettled(): Promise<void> {
     return this.run.waitForSettled();

@@ -306,13 +306,13 @@ export class RunController {
       return;
     }
     await this.session.emit({ type: "agent_settled", aborted });
-    // An abort ends the run, not the queue: messages still queued (a client that wanted them
-    // back called clear_queue first) run next, once abort() has returned.
-    if (aborted && (this.followUpQueue.length || this.steeringQueue.length)) {
-      setImmediate(() => {
-        if (!this.running && !this.session.isDisposed && (this.followUpQueue.length || this.steeringQueue.length)) void this.continueRun();
-      });
-    }
+  }
+
+  /** Runs the messages still queued (after an abort) when nothing runs; false when there is nothing to run. */
+  resumeQueue(): boolean {
+    if (this.running || this.session.isDisposed || !(this.followUpQueue.length || this.steeringQueue.length)) return false;
+    void this.continueRun();
+    return true;
   }
 
   /** (e18) How the last run ended, from its last assistant message. */
