@@ -162,6 +162,8 @@ export interface ToolCallEvent {
 export interface ToolCallResult {
   block?: boolean;
   reason?: string;
+  /** With `block`: end the run after this tool batch when every call of it terminates (pi 1.6). */
+  terminate?: boolean;
 }
 export interface ToolResultEvent {
   type: "tool_result";
@@ -613,7 +615,7 @@ export const PI_CONVENTIONS: PiConventions = {
   before_provider_headers: { toPi: (e) => ({ type: e.type, headers: e.headers }) },
   after_provider_response: { toPi: (e) => ({ type: e.type, status: e.status, headers: e.headers }) },
   tool_call: {
-    fromPi: (r) => (isObj(r) && r.block ? { block: true, reason: typeof r.reason === "string" ? r.reason : undefined } : undefined),
+    fromPi: (r) => (isObj(r) && r.block ? { block: true, reason: typeof r.reason === "string" ? r.reason : undefined, ...(r.terminate === true ? { terminate: true } : {}) } : undefined),
   },
   tool_result: {
     fromPi: (r, e) => {

@@ -115,6 +115,8 @@ export interface KernelServices {
   "resolve-package-source": ResolvePackageSource;
   /** The tools a new session starts with (the tools plugin's defaults). */
   "default-active-tools": string[];
+  /** pi 1.6's built-in extensions turned on for this run (mcp, codemode, tool-search, …). */
+  "builtin-extensions-enabled": Set<string>;
   "export-html": ExportHtml;
   "export-session": ExportSession;
   /** Theme files found by the resource loader. */

@@ -169,7 +169,6 @@ export const SETTINGS_CATALOG: SettingEntry[] = [
 export const SILENT_PI16_KEYS = [
   "externalEditor",
   "codemode",
-  "compaction.modelOverrides",
   "terminal.hyperlinks",
   "terminal.images",
   "terminal.trueColor",

@@ -71,7 +71,7 @@ export const SettingsSchema = Type.Object(
           enabled: bool("Automatic compaction."),
           reserveTokens: int("Free context tokens below which compaction starts."),
           keepRecentTokens: int("Recent tokens kept without summarising."),
-          modelOverrides: opt(Type.Record(Type.String(), Type.Object({ reserveTokens: int(""), keepRecentTokens: int("") }), { description: "pi 1.6: per-model values." + NOT_HERE })),
+          modelOverrides: opt(Type.Record(Type.String(), Type.Object({ reserveTokens: int(""), keepRecentTokens: int("") }), { description: "Per-model reserveTokens and keepRecentTokens, keyed by exact \"provider/modelId\"; each value falls back to the ordinary setting." })),
         },
         { additionalProperties: true },
       ),

@@ -19,8 +19,12 @@ export interface ToolSelectionInput {
   tools: ToolInfo[];
   /** The built-in default set (before `defaultTools`). */
   builtinDefaults: string[];
-  /** The `defaultTools` setting, if any. */
+  /** The `defaultTools` setting, if any (the user's, when `projectDefaultTools` is given). */
   defaultTools?: string[];
+  /** The project's `defaultTools`: applied on top of the user's (only +/- entries change it). */
+  projectDefaultTools?: string[];
+  /** Tools registered inactive (pi 1.6's codemode, tool_search): on only when a list names them. */
+  inactiveByDefault?: string[];
   /** `--tools` entries. */
   allow?: string[];
   /** `--exclude-tools` entries. */
@@ -68,19 +72,29 @@ function applyDelta(base: string[], delta: string[], known: Set<string>, source:
 export function selectTools(input: ToolSelectionInput): ToolSelection {
   const warnings: string[] = [];
   const known = new Set(input.tools.map((t) => t.name));
-  const extra = input.tools.filter((t) => t.source !== "tools").map((t) => t.name);
+  const inactive = new Set(input.inactiveByDefault ?? []);
+  const extra = input.tools.filter((t) => t.source !== "tools" && !inactive.has(t.name)).map((t) => t.name);
 
-  // The default selection.
+  // The default selection: the built-in set, then the user's defaultTools, then the project's.
+  // A list of only +name/-name entries changes the selection it inherits; a list with plain names
+  // replaces it (its plain names form the selection, its +/- entries then apply in order); an
+  // empty list means no built-in tools (pi 1.6).
   let defaults = input.builtinDefaults.filter((n) => known.has(n));
-  const dt = input.defaultTools;
-  if (dt && dt.length) {
-    if (isDelta(dt)) defaults = applyDelta(defaults, dt, known, "defaultTools", warnings);
-    else if (dt.some((e) => e.startsWith("+") || e.startsWith("-"))) warnings.push(`defaultTools mixes plain names with +name/-name entries; ignored`);
-    else {
-      for (const n of dt) if (!known.has(n)) warnings.push(`defaultTools: unknown tool "${n}" ignored`);
-      defaults = dt.filter((n) => known.has(n));
-    }
-  }
+  const applyList = (base: string[], list: string[] | undefined): string[] => {
+    if (!list) return base;
+    if (!list.length) return [];
+    if (isDelta(list)) return applyDelta(base, list, known, "defaultTools", warnings);
+    const plain = list.filter((e) => !e.startsWith("+") && !e.startsWith("-"));
+    for (const n of plain) if (!known.has(n)) warnings.push(`defaultTools: unknown tool "${n}" ignored`);
+    return applyDelta(
+      [...new Set(plain.filter((n) => known.has(n)))],
+      list.filter((e) => e.startsWith("+") || e.startsWith("-")),
+      known,
+      "defaultTools",
+      warnings,
+    );
+  };
+  defaults = applyList(applyList(defaults, input.defaultTools), input.projectDefaultTools);
   let active: string[];
   if (input.noTools) active = [];
   else {

@@ -183,6 +183,10 @@ export type SessionEvent =
     }
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+  | { type: "summarization_retry_scheduled"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
+  | { type: "summarization_retry_attempt_start"; source: "compaction"; reason: "manual" | "threshold" | "overflow" }
+  | { type: "summarization_retry_attempt_start"; source: "branchSummary" }
+  | { type: "summarization_retry_finished" }
   | { type: "model_select"; model: AnyModel; previousModel: AnyModel | undefined; source: "set" | "cycle" | "restore" }
   /** pi 1.6 (r18): an extension appended a custom entry (pi.appendEntry); `entry` is the stored entry. */
   | { type: "entry_appended"; entry: { type: string; id: string; parentId: string | null; timestamp: string } & Record<string, unknown> };

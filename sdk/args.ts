@@ -150,7 +150,8 @@ export function parseArgs(rawArgv: string[], flags: CliFlag[]): ParsedArgs {
   const unknown: string[] = [...pre.unknown];
   for (const v of (out._ as unknown[]) ?? []) {
     const s = String(v);
-    if (s.startsWith("-") && s.length > 1 && !/^-\d/.test(s)) unknown.push(s);
+    // A word of three or more dashes is no option (pi 1.6): `pi -p ---word` sends it as a message.
+    if (s.startsWith("-") && s.length > 1 && !/^-\d/.test(s) && !s.startsWith("---")) unknown.push(s);
     else positionals.push(s);
   }
   for (const v of (out["--"] as unknown[]) ?? []) positionals.push(String(v));

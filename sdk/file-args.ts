@@ -30,6 +30,8 @@ export async function processFileArgs(
   args: string[],
   cwd: string,
   check?: (path: string) => string | undefined,
+  /** images.autoResize: fits an image for the model (null: it cannot be sent); its note goes in the `<file>` tag. */
+  fitImage?: (image: { data: string; mimeType: string }) => Promise<{ data: string; mimeType: string; note?: string } | null>,
 ): Promise<{ messages: string[]; images: ImageContent[]; prefix: string }> {
   const messages: string[] = [];
   const images: ImageContent[] = [];
@@ -54,8 +56,14 @@ export async function processFileArgs(
     if (buf.length === 0) continue;
     const mime = detectImageMime(buf);
     if (mime) {
-      images.push({ type: "image", data: buf.toString("base64"), mimeType: mime });
-      prefix += `<file name="${path}"></file>\n`;
+      const image = { data: buf.toString("base64"), mimeType: mime };
+      const fitted = fitImage ? await fitImage(image) : image;
+      if (!fitted) {
+        prefix += `<file name="${path}">[image omitted: it could not be made small enough for the model]</file>\n`;
+        continue;
+      }
+      images.push({ type: "image", data: fitted.data, mimeType: fitted.mimeType });
+      prefix += `<file name="${path}">${"note" in fitted && fitted.note ? fitted.note : ""}</file>\n`;
     } else {
       prefix += `<file name="${path}">\n${buf.toString("utf8")}\n</file>\n`;
     }

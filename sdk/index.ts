@@ -7,6 +7,13 @@
  * and custom CLIs, testing.
  */
 import { readFileSync } from "node:fs";
+import { join as joinPath } from "node:path";
+import { SessionManager as SessionManagerClass } from "../core/session/session-manager.js";
+import { getAgentDir as agentDirOfApp } from "../plugins/extensions/helpers.js";
+
+// A host's SessionManager.create(cwd) / continueRecent(cwd) / list(cwd) without a session folder
+// use `<agentDir>/sessions` (PI_CODING_AGENT_DIR, else ~/.pi/agent), as pi's do, until a root is set.
+SessionManagerClass.setDefaultRootResolver(() => joinPath(agentDirOfApp(), "sessions"));
 
 /** This package's version. */
 export const VERSION: string = (() => {

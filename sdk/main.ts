@@ -17,6 +17,7 @@ import { PluginStartError, setupKernel } from "./kernel-setup.js";
 import { ModeSelectError, prepareMode, requireModeForFlag, resolveMode } from "../core/modes.js";
 import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../core/builtin-extensions.js";
 import { chooseTheme } from "./theme-choice.js";
+import { writeRealStdout } from "../core/io/stdout-guard.js";
 
 export interface CliOptions {
   name: string;
@@ -70,6 +71,8 @@ function applyBuiltinExtensions(kernel: Kernel, parsed: ParsedArgs, explicit: st
   const r = resolveBuiltinExtensions({ global: s.getGlobal().extensions, project: trusted ? s.getProject().extensions : undefined, noExtensions: parsed.flags["no-extensions"] === true, explicit });
   for (const p of r.problems) kernel.diagnostics.report({ level: "warning", source: "settings", message: `extensions: ${p}` });
   if (!r.enabled.has("mcp")) parsed.flags["no-mcp"] = true;
+  // The session's tool selection leaves out the tools of built-in extensions turned off (codemode, tool-search).
+  kernel.provide("builtin-extensions-enabled", r.enabled, "cli");
 }
 
 async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliIo): Promise<number> {
@@ -78,7 +81,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   const err = (s: string) => stderr.write(s.endsWith("\n") ? s : s + "\n");
-  const out = (s: string) => stdout.write(s);
+  // The CLI's own answers (help, listings, subcommands) reach stdout even when the stray-write
+  // guard of a non-interactive mode is already on.
+  const out = (s: string) => (io.stdout ? stdout.write(s) : writeRealStdout(s));
   const cwd = io.cwd ?? process.cwd();
 
   // Pass 1: the core flags only.
@@ -107,6 +112,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     if (!rest.length) delete pass1.flags.extension;
   }
   if (pass1.flags.offline || /^(1|true|yes)$/i.test(env.PI_OFFLINE ?? "")) env.PI_OFFLINE = "1";
+  // Process markers child processes inherit (pi 1.6): AI_AGENT=pi and PI_CODING_AGENT=true.
+  env.AI_AGENT = app.name;
+  env[app.agentDirEnv.replace(/_DIR$/, "")] = "true";
 
   const agentDir = resolveAgentDir(app, env);
   // The agent dir holds credentials and transcripts: created owner-only (issue 21).
@@ -246,7 +254,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
 
     const stdinIsTTY = !!(io.stdin ?? process.stdin).isTTY;
     const stdoutIsTTY = !!(stdout as { isTTY?: boolean }).isTTY;
-    const modeFlag = parsed.flags.mode as string | undefined;
+    // `--mode text` is the default output mode (pi 1.6): in a terminal, without -p, the TUI.
+    const textInTerminal = parsed.flags.mode === "text" && stdinIsTTY && stdoutIsTTY && !parsed.flags.print;
+    const modeFlag = textInTerminal ? undefined : (parsed.flags.mode as string | undefined);
     // --mode names a registered mode (core/modes.ts); one that reads stdin itself owns it.
     const flagged = modeFlag !== undefined ? requireModeForFlag(kernel, modeFlag) : undefined;
     const ownsStdin = !!flagged?.ownsStdin;
@@ -260,7 +270,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       const gate = kernel.service("permission-gate") as { check(tool: string, input: Record<string, unknown>): { decision: string; reason?: string } } | undefined;
       const ev = gate?.check("read", { path });
       return ev?.decision === "deny" ? `blocked by the permission gate (${ev.reason})` : undefined;
-    });
+    }, kernel.settings.get().images?.autoResize === false ? undefined : async (image) => (await import("../plugins/tools/images.js")).fitImageForModel(image));
     messages = files.messages;
     images = files.images;
     let pipedInput = false;

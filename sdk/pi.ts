@@ -5,11 +5,12 @@
 import { createCli, type Cli } from "./main.js";
 import { builtinPlugins } from "./builtins.js";
 import { packageInfo } from "./package-info.js";
+import { builtinToolExtensions } from "./builtin-tool-extensions.js";
 
 export function piVersion(): string {
   return packageInfo().version;
 }
 
 export function piCli(): Cli {
-  return createCli({ name: "pi", version: piVersion(), configDir: ".pi", plugins: builtinPlugins() });
+  return createCli({ name: "pi", version: piVersion(), configDir: ".pi", plugins: builtinPlugins(), extensionFactories: builtinToolExtensions() });
 }

@@ -46,6 +46,15 @@ export type {
 /** Any record the server writes that is not a response: session events, extension_error, extension_ui_request. */
 export type RpcEvent = RpcEventMap[keyof RpcEventMap] | RpcExtensionUiRequest | { type: string; [key: string]: unknown };
 export type RpcEventListener = (event: RpcEvent) => void;
+type RpcImages = NonNullable<RpcCommandMap["prompt"]["images"]>;
+type PromptOpts = { images?: RpcCommandMap["prompt"]["images"]; streamingBehavior?: "steer" | "followUp" };
+type Disposition = RpcResponseData<"prompt">["disposition"];
+/** pi's positional form (images array, streamingBehavior) or an options object. */
+function promptOpts(images: RpcImages | PromptOpts | undefined, streamingBehavior?: "steer" | "followUp"): PromptOpts {
+  if (images === undefined) return streamingBehavior ? { streamingBehavior } : {};
+  if (Array.isArray(images)) return { images, ...(streamingBehavior ? { streamingBehavior } : {}) };
+  return { ...images, ...(streamingBehavior ? { streamingBehavior } : {}) };
+}
 
 /**
  * What `onExtensionUiRequest` returns for a dialog: a string (select, input, editor), a boolean
@@ -254,20 +263,28 @@ export class RpcClient {
 
   // ---- commands -------------------------------------------------------------------------------
 
-  /** Sends user input; resolves at acceptance with how it was taken (the run continues as events). */
-  async prompt(message: string, opts: { images?: RpcCommandMap["prompt"]["images"]; streamingBehavior?: "steer" | "followUp" } = {}) {
+  /**
+   * Sends user input; resolves at acceptance with how it was taken ("started", "queued",
+   * "handled"); the run continues as events. pi's form `prompt(message, images?,
+   * streamingBehavior?)`; an options object `{images, streamingBehavior}` as the second argument
+   * is accepted too.
+   */
+  async prompt(message: string, images?: RpcImages | PromptOpts, streamingBehavior?: "steer" | "followUp"): Promise<Disposition> {
+    const opts = promptOpts(images, streamingBehavior);
     this.promptsInFlight++;
     try {
-      return await this.request<"prompt">({ type: "prompt", message, ...opts });
+      return (await this.request<"prompt">({ type: "prompt", message, ...opts })).disposition;
     } finally {
       this.promptsInFlight--;
     }
   }
-  steer(message: string, images?: RpcCommandMap["steer"]["images"]) {
-    return this.request<"steer">({ type: "steer", message, images });
+  /** Queues a steering message (or starts a run when idle); resolves with the disposition. */
+  async steer(message: string, images?: RpcCommandMap["steer"]["images"]): Promise<Disposition> {
+    return (await this.request<"steer">({ type: "steer", message, images })).disposition;
   }
-  followUp(message: string, images?: RpcCommandMap["follow_up"]["images"]) {
-    return this.request<"follow_up">({ type: "follow_up", message, images });
+  /** Queues a follow-up message (or starts a run when idle); resolves with the disposition. */
+  async followUp(message: string, images?: RpcCommandMap["follow_up"]["images"]): Promise<Disposition> {
+    return (await this.request<"follow_up">({ type: "follow_up", message, images })).disposition;
   }
   /** Aborts the run; resolves once the session is idle. */
   async abort(): Promise<void> {
@@ -382,15 +399,12 @@ export class RpcClient {
    * sending, so nothing is missed). A prompt an extension command handled resolves at once with
    * the events seen so far; a rejected prompt rejects.
    */
-  async promptAndWait(
-    message: string,
-    opts: { images?: RpcCommandMap["prompt"]["images"]; streamingBehavior?: "steer" | "followUp" } = {},
-    timeoutMs = 60000,
-  ): Promise<RpcEvent[]> {
+  async promptAndWait(message: string, images?: RpcImages | PromptOpts, timeoutMs = 60000): Promise<RpcEvent[]> {
+    const opts = promptOpts(images);
     let settle: (() => void) | undefined;
     const events = this.collectUntil(timeoutMs, (done) => (settle = done));
     events.catch(() => {});
-    const { disposition } = await this.prompt(message, opts).catch((e) => {
+    const disposition = await this.prompt(message, opts).catch((e) => {
       settle?.();
       throw e;
     });

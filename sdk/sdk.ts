@@ -22,6 +22,7 @@ import type { Kernel } from "../core/kernel.js";
 import type { PluginManifest } from "../core/plugin.js";
 import { SettingsManager, type Settings } from "../core/settings.js";
 import { AgentSession, type AgentSessionOptions, type InputSource, type SessionMode } from "../core/session/agent-session.js";
+import type { SessionListener } from "../core/session/session-events.js";
 import { AgentSessionRuntime, type SessionFactory } from "../core/session/runtime.js";
 import { SessionManager } from "../core/session/session-manager.js";
 import { sessionDirForCwd } from "../core/session/session-entries.js";
@@ -204,13 +205,14 @@ interface SessionHost {
   runtime(): SdkSessionRuntime | undefined;
   traits(): SessionTraits;
 }
-/** What a session reports about the mode running it (a mode runner sets them; "sdk" until then). */
+/** What a session reports about the mode running it (a mode runner sets them; "print" until then). */
 export interface SessionTraits {
   mode: SessionMode;
   hasUI: boolean;
   inputSource: InputSource;
 }
-const SDK_TRAITS: SessionTraits = { mode: "sdk", hasUI: false, inputSource: "sdk" };
+// pi reports "print" for a session no mode runner runs (its ExtensionMode has no "sdk").
+const SDK_TRAITS: SessionTraits = { mode: "print", hasUI: false, inputSource: "sdk" };
 
 /**
  * The sessions the SDK builds: an AgentSession that can bind extensions (as pi's
@@ -225,6 +227,24 @@ export class SdkAgentSession extends AgentSession {
     for (const key of ["mode", "hasUI", "inputSource"] as const) {
       Object.defineProperty(this, key, { get: () => host.traits()[key], configurable: true, enumerable: true });
     }
+  }
+
+  /**
+   * Listeners get every event in order but are not waited for (pi's `session.subscribe`): a slow
+   * listener does not hold the run up. `session.agent.subscribe` listeners are awaited.
+   */
+  override subscribe(listener: SessionListener): () => void {
+    return this.agent.subscribe((event) => {
+      try {
+        const r = listener(event);
+        if (r && typeof (r as Promise<void>).then === "function") (r as Promise<void>).then(undefined, (error) => this.reportListenerError(event.type, error));
+      } catch (error) {
+        this.reportListenerError(event.type, error);
+      }
+    });
+  }
+  private reportListenerError(type: string, error: unknown): void {
+    this.kernel.diagnostics.report({ level: "error", source: "subscriber", hook: type, message: "session listener failed", error });
   }
 
   /** Bind extensions to the runtime holding this session (see SdkSessionRuntime.bindExtensions). */
@@ -271,7 +291,7 @@ export class SdkSessionRuntime extends AgentSessionRuntime {
     return this.isStarted;
   }
 
-  /** The mode sessions report (`ctx.mode`); "sdk" unless a mode runner set its own. */
+  /** The mode sessions report (`ctx.mode`); "print" (as pi) unless a mode runner set its own. */
   get mode(): SessionMode {
     return this.traits.mode;
   }
@@ -503,6 +523,7 @@ export async function createAgentSessionFromServices(options: CreateAgentSession
     construct: (o) => new SdkAgentSession(o, sessionHost),
   });
   const session = await factory({ sessionManager: store, cwd, reason: "startup" });
+  await session.getSystemPrompt().catch(() => undefined); // session.systemPrompt is defined from the start
   runtime = new SdkSessionRuntime(services, factory, session, { modelFallbackMessage: start.fallbackMessage });
   runtimes.set(services, runtime);
   return {
@@ -515,6 +536,9 @@ export async function createAgentSessionFromServices(options: CreateAgentSession
   };
 }
 
+/** pi's runtime factory: builds a session for a cwd and session manager (CreateAgentSessionRuntimeFactory). */
+export type PiRuntimeFactory = (options: { cwd: string; agentDir?: string; sessionManager?: SessionManager; sessionStartEvent?: unknown }) => Promise<unknown>;
+
 /** createAgentSessionServices + createAgentSessionFromServices. */
 export async function createAgentSession(options: CreateAgentSessionOptions = {}): Promise<CreateAgentSessionResult> {
   const services = await createAgentSessionServices(options);
@@ -525,9 +549,18 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
  * The session runtime for hosts that switch sessions: from options (as createAgentSession) or
  * from existing services (`{ services, ...sessionOptions }`).
  */
-export async function createAgentSessionRuntime(options: CreateAgentSessionOptions | CreateAgentSessionFromServicesOptions = {}): Promise<SdkSessionRuntime> {
-  if (typeof (options as unknown) === "function") {
-    throw new TypeError("createAgentSessionRuntime takes options ({ cwd, agentDir, sessionManager, … } or { services, … }), not a factory function: this runtime keeps one kernel and builds every later session itself (see docs/sdk.md)");
+export async function createAgentSessionRuntime(
+  options: CreateAgentSessionOptions | CreateAgentSessionFromServicesOptions | PiRuntimeFactory = {},
+  factoryOptions?: { cwd?: string; agentDir?: string; sessionManager?: SessionManager },
+): Promise<SdkSessionRuntime> {
+  if (typeof options === "function") {
+    // pi's form: createAgentSessionRuntime(factory, { cwd, agentDir, sessionManager }). The factory
+    // builds the first session; this runtime keeps that kernel and builds every later session itself.
+    const first = (await options({ cwd: resolve(factoryOptions?.cwd ?? process.cwd()), agentDir: factoryOptions?.agentDir, sessionManager: factoryOptions?.sessionManager, sessionStartEvent: undefined })) as Partial<CreateAgentSessionResult> | undefined;
+    if (!first?.runtime || !(first.runtime instanceof SdkSessionRuntime)) {
+      throw new TypeError("createAgentSessionRuntime(factory, …): the factory must return what createAgentSessionFromServices() returns (spread it into the result, as pi's example does)");
+    }
+    return first.runtime;
   }
   const r = "services" in options && options.services ? await createAgentSessionFromServices(options as CreateAgentSessionFromServicesOptions) : await createAgentSession(options);
   return r.runtime;

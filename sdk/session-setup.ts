@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Kernel } from "../core/kernel.js";
+import { BUILTIN_EXTENSION_TOOLS } from "./builtin-tool-extensions.js";
 import { expandHome } from "../core/config.js";
 import { AgentSession, type AgentSessionOptions, type SessionMode } from "../core/session/agent-session.js";
 import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../core/session/runtime.js";
@@ -79,6 +80,8 @@ async function findSession(ref: string, cwd: string, sessionDir: string | undefi
   return hits[0]!.path;
 }
 
+const toolList = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.map(String) : undefined);
+
 export async function createSessionRuntime(opts: SessionSetupOptions): Promise<AgentSessionRuntime> {
   const { kernel, parsed, cwd } = opts;
   const f = parsed.flags;
@@ -86,7 +89,13 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   SessionManager.setDefaultRoot(join(kernel.agentDir, "sessions"));
 
   // Where session files go: --session-dir beats the session_directory hook beats the setting.
-  const sessionDir = await resolveSessionDir(kernel, cwd, f["session-dir"] !== undefined ? String(f["session-dir"]) : undefined);
+  // PI_CODING_AGENT_SESSION_DIR (the app's agent-dir variable with _SESSION_DIR) stands for --session-dir.
+  const sessionDirEnv = process.env[kernel.app.agentDirEnv.replace(/_DIR$/, "_SESSION_DIR")]?.trim();
+  const sessionDir = await resolveSessionDir(kernel, cwd, f["session-dir"] !== undefined ? String(f["session-dir"]) : sessionDirEnv ? expandHome(sessionDirEnv) : undefined);
+  // pi 1.6: a provider alone does not choose a model.
+  if (f.provider !== undefined && f.model === undefined) {
+    throw new SessionSetupError(`--provider requires --model (for example: --provider ${String(f.provider)} --model <pattern>)`);
+  }
 
   // Models and keys.
   const auth = AuthStorage.create(join(kernel.agentDir, "auth.json"), { report: (d) => kernel.diagnostics.report(d) });
@@ -111,12 +120,18 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(sessionId)) {
       throw new SessionSetupError(`--session-id "${sessionId}": ids use letters, numbers, ".", "_" and "-", and start and end with a letter or number`);
     }
-    const clash = [f.session !== undefined && "--session", f.continue && "--continue", f.resume && "--resume", f.fork !== undefined && "--fork"].filter(Boolean);
+    const clash = [f.session !== undefined && "--session", f.continue && "--continue", f.resume && "--resume"].filter(Boolean);
     if (clash.length) throw new SessionSetupError(`--session-id cannot be combined with ${clash.join(", ")}`);
   }
+  const existingWithId = async (id: string) => (await SessionManager.list(cwd, sessionDir)).find((s) => s.id === id);
   if (noSession) store = SessionManager.inMemory(cwd);
+  else if (f.fork !== undefined && sessionId !== undefined) {
+    // --fork with --session-id: the fork gets that id (a new one: an existing id is refused).
+    if (await existingWithId(sessionId)) throw new SessionSetupError(`--session-id ${sessionId}: a session with that id already exists; --fork makes a new one`);
+    store = SessionManager.forkFrom(await findSession(String(f.fork), cwd, sessionDir), cwd, sessionDir, { id: sessionId });
+  }
   else if (sessionId !== undefined) {
-    const existing = (await SessionManager.list(cwd, sessionDir)).find((s) => s.id === sessionId);
+    const existing = await existingWithId(sessionId);
     if (existing) store = SessionManager.open(existing.path, sessionDir);
     else {
       store = SessionManager.create(cwd, sessionDir);
@@ -174,10 +189,19 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   // (changed for 1.6 compat) --tools patterns and +/- entries, --exclude-tools, -nt, -nbt, defaultTools.
   let activeTools: string[];
   try {
+    // pi 1.6's built-in codemode and tool_search: registered inactive; absent when their built-in extension is off.
+    const enabledBuiltins = kernel.service("builtin-extensions-enabled");
+    const builtinTools = Object.entries(BUILTIN_EXTENSION_TOOLS).filter(([, ext]) => !enabledBuiltins || enabledBuiltins.has(ext)).map(([tool]) => tool);
     const sel = selectTools({
-      tools: kernel.tools.describe().map((t) => ({ name: t.name, source: t.source })),
+      tools: kernel.tools
+        .describe()
+        .filter((t) => !(t.name in BUILTIN_EXTENSION_TOOLS) || builtinTools.includes(t.name) || !t.source.startsWith("<inline:"))
+        .map((t) => ({ name: t.name, source: t.source })),
+      inactiveByDefault: builtinTools,
       builtinDefaults: [...(kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS)],
-      defaultTools: Array.isArray(settings.defaultTools) ? (settings.defaultTools as unknown[]).map(String) : undefined,
+      // The user's list, then the project's on top of it (pi 1.6).
+      defaultTools: toolList(kernel.settings.getGlobal().defaultTools),
+      projectDefaultTools: toolList(kernel.settings.getProject().defaultTools),
       allow: listFlag(f.tools),
       exclude: listFlag(f["exclude-tools"]),
       noTools: !!f["no-tools"],
@@ -354,11 +378,17 @@ export function resolveActiveTools(kernel: Kernel, o: { names?: string[]; noTool
     return [...new Set(o.names.filter((n) => kernel.tools.has(n)))];
   }
   if (o.noTools === "all") return [];
-  const defaults = kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS;
-  const active = o.noTools === "builtin" ? [] : defaults.filter((n) => kernel.tools.has(n));
-  // Tools that plugins, extensions and hosts add beyond the built-in set are active too.
-  for (const t of kernel.tools.describe()) if (t.source !== "tools" && !active.includes(t.name)) active.push(t.name);
-  return active;
+  // The built-in set as defaultTools (user, then project) decides; tools that plugins, extensions
+  // and hosts add beyond it are active too.
+  const sel = selectTools({
+    tools: kernel.tools.describe().map((t) => ({ name: t.name, source: t.source })),
+    builtinDefaults: [...(kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS)],
+    defaultTools: toolList(kernel.settings.getGlobal().defaultTools),
+    projectDefaultTools: toolList(kernel.settings.getProject().defaultTools),
+    noBuiltinTools: o.noTools === "builtin",
+  });
+  for (const w of sel.warnings) kernel.diagnostics.report({ level: "warning", source: o.source ?? "tools", message: w });
+  return sel.active;
 }
 
 export interface SessionFactorySpec

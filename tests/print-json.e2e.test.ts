@@ -174,10 +174,10 @@ describe("json mode", () => {
     expect(end).toMatchObject({ success: true, attempt: 1 });
   });
 
-  it("exhausted retries: exit 1, error on stderr", async () => {
+  it("exhausted retries: exit 0 (the records carry the outcome), error also on stderr", async () => {
     server.setScript({ default: { text: "x", error: { status: 503, times: "always", message: "unavailable" } } });
     const r = await runCli(["--mode", "json", "hi"], e);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/503/);
     const lines = jsonLines(r.stdout);
     expect(lines.at(-1).type).toBe("agent_settled");

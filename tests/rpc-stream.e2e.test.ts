@@ -71,7 +71,7 @@ describe("RPC while streaming", () => {
     const streaming = firstDelta();
     await client.prompt("start");
     await streaming;
-    expect(await client.prompt("steer me", { streamingBehavior: "steer" })).toEqual({ disposition: "queued" });
+    expect(await client.prompt("steer me", { streamingBehavior: "steer" })).toBe("queued");
     server.release("mid");
     const events = await collected;
     const queueUpdates = events.filter((ev) => ev.type === "queue_update") as any[];
@@ -94,8 +94,8 @@ describe("RPC while streaming", () => {
     const streaming = firstDelta();
     await client.prompt("start again");
     await streaming;
-    expect(await client.followUp("follow A")).toEqual({ disposition: "queued" });
-    expect(await client.prompt("follow B", { streamingBehavior: "followUp" })).toEqual({ disposition: "queued" });
+    expect(await client.followUp("follow A")).toBe("queued");
+    expect(await client.prompt("follow B", { streamingBehavior: "followUp" })).toBe("queued");
     expect(await client.getQueue()).toEqual({ steering: [], followUp: ["follow A", "follow B"] });
     server.release("mid");
     await collected;
@@ -126,7 +126,7 @@ describe("RPC while streaming", () => {
   it("steer and follow_up when idle start a run (answered 'started')", async () => {
     server.setScript({ default: { text: "idle answer" } });
     const collected = client.collectEvents();
-    expect(await client.steer("hello while idle")).toEqual({ disposition: "started" });
+    expect(await client.steer("hello while idle")).toBe("started");
     await collected;
     expect(await client.getLastAssistantText()).toBe("idle answer");
   });

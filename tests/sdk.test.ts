@@ -236,7 +236,7 @@ describe("binding extensions", () => {
     await r.runtime.session.prompt("after the switch");
     expect(events.filter((e) => e.startsWith("2:agent_end"))).toHaveLength(1);
     expect(events.filter((e) => e.startsWith("1:"))).toEqual([]);
-    expect(r.runtime.session.mode).toBe("sdk");
+    expect(r.runtime.session.mode).toBe("print");
   });
 
   it("MCP servers connect only once the host binds", async () => {
@@ -300,7 +300,7 @@ describe("services and runtimes", () => {
     await r.runtime.bindExtensions();
     await r.session.prompt("hi");
     expect(process.stdout.write).toBe(write);
-    expect(r.session.mode).toBe("sdk");
+    expect(r.session.mode).toBe("print");
     expect(r.services.kernel.hasService("ui")).toBe(false);
     await expect(runInteractiveMode(r.runtime)).rejects.toThrow("the interactive mode is not installed: its plugin is not among this runtime's plugins");
   });
@@ -310,7 +310,7 @@ describe("services and runtimes", () => {
     await expect(createAgentSession({ cwd, agentDir, settings: 5 as any })).rejects.toThrow("settings must be a SettingsManager or an object of setting values");
     await expect(createAgentSession({ cwd, agentDir, plugins: (() => "x") as any })).rejects.toThrow("plugins must be a list of plugin manifests");
     await expect(createAgentSession({ cwd, agentDir, app: { name: "bad name" } })).rejects.toThrow("app.name must be a word");
-    await expect(createAgentSessionRuntime((() => undefined) as any)).rejects.toThrow("not a factory function");
+    await expect(createAgentSessionRuntime((() => undefined) as any)).rejects.toThrow("the factory must return what createAgentSessionFromServices() returns");
     await expect(createAgentSessionFromServices({} as any)).rejects.toThrow("`services` (from createAgentSessionServices) is required");
     await expect(createAgentSession({ cwd, agentDir, sessionManager: {} as any, plugins: withFaux(new FauxModel()) })).rejects.toThrow("sessionManager must be a SessionManager");
     await expect(createAgentSession({ cwd, agentDir, model: "nope/none", plugins: withFaux(new FauxModel()) })).rejects.toThrow(/nope\/none/);

@@ -40,7 +40,7 @@ export interface AgentLoopConfig {
    */
   buildContext(messages: AgentMessage[], base: LlmContext): Promise<Message[] | LlmContext>;
   /** The `tool_call` hook: may block; may change args in place. */
-  beforeToolCall(call: ToolCall, args: Record<string, unknown>): Promise<{ block?: boolean; reason?: string } | undefined>;
+  beforeToolCall(call: ToolCall, args: Record<string, unknown>): Promise<{ block?: boolean; reason?: string; terminate?: boolean } | undefined>;
   /** The `tool_result` hook. */
   afterToolCall(call: ToolCall, args: Record<string, unknown>, result: AgentToolResult, isError: boolean): Promise<{ result: AgentToolResult; isError: boolean }>;
   /** Dequeue steering messages (polled after each tool preflight and each turn). */
@@ -84,6 +84,8 @@ interface Prepared {
   args: Record<string, unknown>;
   /** Set when preflight already decided the result. */
   early?: { result: AgentToolResult; isError: boolean };
+  /** A blocked call whose tool_call handler asked to end the run (`terminate: true`). */
+  terminating?: boolean;
 }
 
 /**
@@ -265,7 +267,8 @@ async function executeToolCalls(
     const t0 = Date.now();
     const raw = sequential ? await runOne(p) : await settled[i]!;
     const final = p.early ? raw : await config.afterToolCall(p.call, p.args, raw.result, raw.isError);
-    if (p.early || (raw.result as { terminate?: unknown }).terminate !== true) terminate = false;
+    // pi 1.6: a blocked call counts as terminating when its tool_call handler said so.
+    if (p.early ? !p.terminating : (raw.result as { terminate?: unknown }).terminate !== true) terminate = false;
     const durationMs = Date.now() - t0;
     await config.emit({
       type: "tool_execution_end",
@@ -305,14 +308,14 @@ async function preflight(call: ToolCall, tool: ToolDefinition | undefined, confi
   }
   const v = await validateToolArguments(tool, prepared);
   if (!v.ok) return { call, tool, args: call.arguments, early: { result: errorResult(v.error), isError: true } };
-  let decision: { block?: boolean; reason?: string } | undefined;
+  let decision: { block?: boolean; reason?: string; terminate?: boolean } | undefined;
   try {
     decision = await config.beforeToolCall(call, v.args);
   } catch (e) {
     decision = { block: true, reason: e instanceof Error ? e.message : String(e) };
   }
   if (decision?.block) {
-    return { call, tool, args: v.args, early: { result: errorResult(decision.reason || "Tool execution was blocked"), isError: true } };
+    return { call, tool, args: v.args, early: { result: errorResult(decision.reason || "Tool execution was blocked"), isError: true }, terminating: decision.terminate === true };
   }
   return { call, tool, args: v.args };
 }

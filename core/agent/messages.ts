@@ -17,13 +17,13 @@ export function emptyUsage(): Usage {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 }
 
+/** A shell command the user ran, as the model reads it (pi's documented form: "Ran `cmd`" and a fenced block). */
 export function bashExecutionText(m: BashExecutionMessage): string {
-  const parts = [`The user ran \`${m.command}\` in the shell.`];
-  parts.push(m.output ? "```\n" + m.output + "\n```" : "(no output)");
-  if (m.cancelled) parts.push("(the command was cancelled)");
-  else if (m.exitCode !== undefined && m.exitCode !== null && m.exitCode !== 0) parts.push(`Exit code: ${m.exitCode}`);
-  if (m.truncated && m.fullOutputPath) parts.push(`[output truncated; the full output is in ${m.fullOutputPath}]`);
-  return parts.join("\n");
+  let text = `Ran \`${m.command}\`\n` + (m.output ? "```\n" + m.output + "\n```" : "(no output)");
+  if (m.cancelled) text += "\n\n(the command was cancelled)";
+  else if (m.exitCode !== undefined && m.exitCode !== null && m.exitCode !== 0) text += `\n\nExit code: ${m.exitCode}`;
+  if (m.truncated && m.fullOutputPath) text += `\n\n[output truncated; the full output is in ${m.fullOutputPath}]`;
+  return text;
 }
 
 export const compactionSummaryText = (summary: string) =>

@@ -462,18 +462,52 @@ export function modeInArgv(argv: readonly string[]): string | undefined {
 }
 
 /**
- * In the protocol modes (json, rpc) send every stdout write to stderr from now on — before any
- * plugin, extension or dependency module loads — so stdout carries only what the mode's own
- * guard writes (a later guard writes through to the real stdout). Idempotent; returns whether
- * stdout is now protected.
+ * Whether raw argv asks for print mode explicitly: `-p`, `--print`, `--mode print`; `--mode text`
+ * only without a terminal (in a terminal it opens the TUI).
  */
-export function protectProtocolStdout(argv: readonly string[]): boolean {
+export function printModeInArgv(argv: readonly string[], inTerminal = isStdinTTY() && isStdoutTTY()): boolean {
   const mode = modeInArgv(argv);
-  if (mode !== "json" && mode !== "rpc") return false;
-  if (!earlyGuard) {
-    earlyGuard = new StdoutGuard({ onBroken: () => undefined });
-    earlyGuard.takeover();
+  if (mode === "print" || (mode === "text" && !inTerminal)) return true;
+  for (const a of argv) {
+    if (a === "--") break;
+    if (a === "-p" || a === "--print") return true;
   }
+  return false;
+}
+
+/**
+ * Send every stdout write to stderr from now on (idempotent): what the non-interactive modes
+ * call before extensions and dependencies run, so stdout carries only the mode's own output (a
+ * guard created later writes through to the real stdout, as does writeRealStdout()).
+ */
+export function protectStdout(): void {
+  if (earlyGuard) return;
+  earlyGuard = new StdoutGuard({ onBroken: () => undefined });
+  earlyGuard.takeover();
+}
+
+/**
+ * In the non-interactive modes (`--mode json|rpc|text`, `-p`, or no terminal on stdin or stdout) send
+ * every stdout write to stderr from now on — before any plugin, extension or dependency module
+ * loads — so stdout carries only what the mode's own guard writes: the protocol, or print
+ * mode's answer. Returns whether stdout is now protected.
+ */
+export function protectProtocolStdout(argv: readonly string[], tty: { stdin?: boolean; stdout?: boolean } = {}): boolean {
+  const mode = modeInArgv(argv);
+  // No terminal on either side means print mode too (unless a mode is named).
+  const noTerminal = !(tty.stdin ?? isStdinTTY()) || !(tty.stdout ?? isStdoutTTY());
+  if (mode !== "json" && mode !== "rpc" && !printModeInArgv(argv, !noTerminal) && !(mode === undefined && noTerminal)) return false;
+  protectStdout();
   return true;
+}
+
+/**
+ * Write to the real stdout even while stray writes are redirected (the CLI's own answers before
+ * a mode starts: help, listings, a subcommand's output).
+ */
+export function writeRealStdout(chunk: string): boolean {
+  let write = process.stdout.write as (...args: any[]) => boolean;
+  for (let inner = REDIRECTED.get(write); inner; inner = REDIRECTED.get(write)) write = inner;
+  return write.call(process.stdout, chunk);
 }
 // ---- end protocol stdout from the first byte ------------------------------------------------------

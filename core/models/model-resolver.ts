@@ -243,7 +243,27 @@ export interface CliModelResult {
  * Resolve `--model` (and `--provider`) against all models — not only those with a key, so that
  * `--api-key` can be used on a first run.
  */
-export function resolveCliModel(opts: { cliProvider?: string; cliModel?: string; modelRegistry?: ModelRegistry; models?: readonly AnyModel[] }): CliModelResult {
+/**
+ * One model of several providers' matches: a sole provider wins; else the one match whose provider
+ * has credentials; else ambiguous (named in the error).
+ */
+function byCredentials(matches: readonly AnyModel[], usable: ((provider: string) => boolean) | undefined, text: string): { model?: AnyModel; error?: string } {
+  if (new Set(matches.map((m) => m.provider)).size <= 1) return { model: matches[0] };
+  const withKey = usable ? matches.filter((m) => usable(m.provider)) : [];
+  if (withKey.length === 1) return { model: withKey[0] };
+  const names = matches.map((m) => `${m.provider}/${m.id}`).sort((a, b) => a.localeCompare(b)).join(", ");
+  const hint = withKey.length ? "More than one matching provider is authenticated." : "No matching provider is authenticated.";
+  return { error: `Model "${text}" is ambiguous across providers: ${names}. ${hint} Use --provider or provider/model.` };
+}
+
+export function resolveCliModel(opts: {
+  cliProvider?: string;
+  cliModel?: string;
+  modelRegistry?: ModelRegistry;
+  models?: readonly AnyModel[];
+  /** Whether a provider has credentials: breaks ties between providers offering a match (pi 1.6). */
+  usable?: (provider: string) => boolean;
+}): CliModelResult {
   const { cliProvider, cliModel } = opts;
   if (!cliModel) return {};
   const all = opts.models ?? opts.modelRegistry?.getAll() ?? [];
@@ -254,9 +274,12 @@ export function resolveCliModel(opts: { cliProvider?: string; cliModel?: string;
   let provider = cliProvider ? providers.get(cliProvider.toLowerCase()) : undefined;
   if (cliProvider && !provider) return { error: `Unknown provider "${cliProvider}". Use --list-models to see available providers and models.` };
 
-  const exactFull = () => {
+  const exactFull = (): { model?: AnyModel; error?: string } | undefined => {
     const lower = cliModel.toLowerCase();
-    return all.find((m) => m.id.toLowerCase() === lower || `${m.provider}/${m.id}`.toLowerCase() === lower);
+    const full = all.find((m) => `${m.provider}/${m.id}`.toLowerCase() === lower);
+    if (full) return { model: full };
+    const raw = all.filter((m) => m.id.toLowerCase() === lower);
+    return raw.length ? byCredentials(raw, opts.usable, cliModel) : undefined;
   };
 
   let pattern = cliModel;
@@ -274,20 +297,33 @@ export function resolveCliModel(opts: { cliProvider?: string; cliModel?: string;
     }
     if (!provider) {
       const exact = exactFull();
-      if (exact) return { model: exact };
+      if (exact) return exact;
     }
   } else if (cliModel.toLowerCase().startsWith(`${provider.toLowerCase()}/`)) {
     pattern = cliModel.slice(provider.length + 1);
   }
 
-  const candidates = provider ? all.filter((m) => m.provider === provider) : all;
+  let candidates = provider ? all.filter((m) => m.provider === provider) : all;
+  if (!provider && opts.usable) {
+    // Partial matches on several providers: those with credentials first (pi 1.6).
+    const lower = pattern.toLowerCase();
+    const hits = all.filter((m) => m.id.toLowerCase().includes(lower) || m.name?.toLowerCase().includes(lower));
+    if (new Set(hits.map((m) => m.provider)).size > 1 && hits.some((m) => opts.usable!(m.provider))) candidates = all.filter((m) => opts.usable!(m.provider));
+  }
   const r = parseModelPattern(pattern, candidates, { allowInvalidThinkingLevelFallback: false });
-  if (r.model) return { model: r.model, thinkingLevel: r.thinkingLevel, warning: r.warning };
+  if (r.model) {
+    // The same id on several providers is not decided by catalog order.
+    if (!provider) {
+      const tied = byCredentials(candidates.filter((m) => m.id === r.model!.id), opts.usable, cliModel);
+      if (tied.error) return { error: tied.error };
+    }
+    return { model: r.model, thinkingLevel: r.thinkingLevel, warning: r.warning };
+  }
 
   if (inferred) {
     // "openai/gpt-4o:extended" may be an OpenRouter id that merely looks like provider/id.
     const exact = exactFull();
-    if (exact) return { model: exact };
+    if (exact) return exact;
     const again = parseModelPattern(cliModel, all, { allowInvalidThinkingLevelFallback: false });
     if (again.model) return { model: again.model, thinkingLevel: again.thinkingLevel, warning: again.warning };
   }
@@ -333,7 +369,8 @@ export async function findInitialModel(opts: InitialModelOptions): Promise<Initi
   const registry = opts.modelRegistry;
   const fallback = (m: AnyModel | undefined, d = opts.defaultThinkingLevel ?? DEFAULT_THINKING_LEVEL) => (m && opts.modelThinkingLevel?.(m)) || d;
   if (opts.cliModel) {
-    const r = resolveCliModel({ cliProvider: opts.cliProvider, cliModel: opts.cliModel, modelRegistry: registry });
+    const withKey = opts.cliProvider ? undefined : new Set((await registry.getAvailable()).map((m) => m.provider));
+    const r = resolveCliModel({ cliProvider: opts.cliProvider, cliModel: opts.cliModel, modelRegistry: registry, usable: withKey && ((p) => withKey.has(p)) });
     if (r.error) return { thinkingLevel: DEFAULT_THINKING_LEVEL, error: r.error, warning: r.warning };
     if (r.model) return { model: r.model, thinkingLevel: r.thinkingLevel ?? fallback(r.model), warning: r.warning };
   }

@@ -147,7 +147,7 @@ export class AgentSession {
     if (this._model) this._thinkingLevel = clampThinkingLevel(this._model, this._thinkingLevel);
     this.contextFactory = () => ({ cwd: this.cwd, hasUI: false, mode: this.mode, session: this, sessionManager: this.sessionManager, model: this._model });
     this.offToolsChange = this.kernel.tools.onChange(() => (this.systemPromptDirty = true));
-    this.events = new SessionEvents(this.kernel, (m) => this.sessionManager.appendMessage(this.secrets.redact(m)));
+    this.events = new SessionEvents(this.kernel, (m) => this.persistMessage(this.secrets.redact(m)));
     this.gateway = new ProviderGateway(this);
     this.run = new RunController(this);
   }
@@ -215,11 +215,39 @@ export class AgentSession {
   invalidateSystemPrompt(): void {
     this.systemPromptDirty = true;
   }
+  /** A finished message into the store: custom messages as `custom_message` entries (as pi 1.6 writes them). */
+  private persistMessage(m: AgentMessage): void {
+    const store = this.sessionManager as SessionStore & { appendCustomMessageEntry?: (customType: string, content: unknown, display: boolean, details?: unknown) => string };
+    const c = m as { role: string; customType?: unknown; content?: unknown; display?: unknown; details?: unknown };
+    if (c.role === "custom" && typeof c.customType === "string" && store.appendCustomMessageEntry) {
+      store.appendCustomMessageEntry(c.customType, c.content, c.display !== false, c.details);
+      return;
+    }
+    store.appendMessage(m);
+  }
+  /** The system prompt last built (pi's `session.systemPrompt`; the SDK builds it when the session is made). */
+  get systemPrompt(): string {
+    return this.run.turnSystemPrompt ?? this.baseSystemPrompt ?? "";
+  }
 
   // ---- events ---------------------------------------------------------------------------------
 
   subscribe(listener: SessionListener): () => void {
     return this.events.subscribe(listener);
+  }
+  /**
+   * The agent behind the session (pi's `session.agent`): its `subscribe` listeners are awaited in
+   * order, a barrier the run waits for (what the modes use for backpressure); `state` is a view
+   * of the run's state.
+   */
+  get agent(): { subscribe(listener: SessionListener): () => void; readonly state: { messages: readonly AgentMessage[]; systemPrompt: string; model: AnyModel | undefined; thinkingLevel: ThinkingLevel; isStreaming: boolean } } {
+    const session = this;
+    return {
+      subscribe: (listener) => this.events.subscribe(listener),
+      get state() {
+        return { messages: session.messages, systemPrompt: session.systemPrompt, model: session.model, thinkingLevel: session.thinkingLevel, isStreaming: session.isStreaming };
+      },
+    };
   }
   /** Broadcast one event through the one path (hook, persist, subscribers), awaited. */
   emit(event: AgentSessionEvent): Promise<void> {
@@ -269,6 +297,14 @@ export class AgentSession {
   /** Resolves when no run is active. */
   waitForIdle(): Promise<void> {
     return this.run.waitForIdle();
+  }
+  /** Runs the messages still queued (after an abort) when nothing runs; false when there is nothing to run. */
+  resumeQueue(): boolean {
+    return this.run.resumeQueue();
+  }
+  /** Resolves once the last run has settled (its agent_settled event is out). */
+  waitForSettled(): Promise<void> {
+    return this.run.waitForSettled();
   }
 
   // ---- model and thinking ---------------------------------------------------------------------

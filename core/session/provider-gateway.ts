@@ -79,7 +79,8 @@ export class ProviderGateway {
       reasoning: level !== "off" && model.reasoning ? level : undefined,
       thinkingBudgets: s.thinkingBudgets,
       timeoutMs: s.retry.provider?.timeoutMs,
-      maxRetries: s.retry.provider?.maxRetries,
+      // No silent SDK retries unless configured (pi 1.6): every failure reaches the retry plugin and shows as events.
+      maxRetries: s.retry.provider?.maxRetries ?? 0,
       maxRetryDelayMs: s.retry.provider?.maxRetryDelayMs,
       headers,
     };

@@ -121,14 +121,29 @@ export class RunController {
     return "started";
   }
 
+  /**
+   * Marks a run as started; the returned function marks the loop as over (what abort() waits
+   * for). `settledDone` resolves only once the run has settled too (agent_settled sent, or the
+   * next run started for queued messages).
+   */
   private begin(): () => void {
     this.running = true;
     let release!: () => void;
     this.runDone = new Promise((r) => (release = r));
+    const previous = this.resolveSettled;
+    this.settledDone = new Promise((r) => (this.resolveSettled = r));
+    previous?.();
     return () => {
       this.running = false;
       release();
     };
+  }
+  private settledDone: Promise<void> = Promise.resolve();
+  private resolveSettled: (() => void) | undefined;
+  private settled(): void {
+    const r = this.resolveSettled;
+    this.resolveSettled = undefined;
+    r?.();
   }
 
   private async expand(text: string): Promise<string> {
@@ -143,6 +158,7 @@ export class RunController {
   private async runWithRecovery(prompts: AgentMessage[]): Promise<boolean> {
     const s = this.session;
     let attempt = 0;
+    let retryEnded = false;
     let pendingPrompts = prompts;
     let compacted = false;
     this.failedResponse = undefined; // (v18)
@@ -164,6 +180,19 @@ export class RunController {
           const sys = systemMessageUpdate(s.transcript, config.systemPrompt, config.tools);
           if (sys) pendingPrompts = [sys, ...pendingPrompts];
         }
+        if (attempt > 0) {
+          // pi 1.6: a retry that succeeded ends (auto_retry_end) with its answer's message_end.
+          const emit = config.emit;
+          const retried = attempt;
+          config.emit = async (event) => {
+            await emit(event);
+            const m = event.type === "message_end" ? (event.message as { role: string; stopReason?: string }) : undefined;
+            if (m?.role === "assistant" && m.stopReason !== "error" && m.stopReason !== "aborted" && !retryEnded) {
+              retryEnded = true;
+              await s.emit({ type: "auto_retry_end", success: true, attempt: retried });
+            }
+          };
+        }
         config.willRetry = async (msgs) => {
           asked = { answer: await askRecovery(lastAssistant(msgs)) };
           return !!asked.answer && ("retry" in asked.answer || "compactAndRetry" in asked.answer);
@@ -174,7 +203,7 @@ export class RunController {
       }
       const last = lastAssistant(added);
       if (ac.signal.aborted || last?.stopReason === "aborted") {
-        if (attempt > 0) await s.emit({ type: "auto_retry_end", success: false, attempt, finalError: "aborted" });
+        if (attempt > 0 && !retryEnded) await s.emit({ type: "auto_retry_end", success: false, attempt, finalError: "aborted" });
         return true;
       }
       const failed = last?.stopReason === "error";
@@ -191,6 +220,7 @@ export class RunController {
       }
       if (answer && "retry" in answer) {
         attempt++;
+        retryEnded = false;
         await s.emit({ type: "auto_retry_start", attempt, maxAttempts: answer.maxAttempts, delayMs: answer.delayMs, errorMessage: last!.errorMessage ?? "" });
         // Drop the failed message from the context (it stays in the session file).
         const idx = s.transcript.lastIndexOf(last!);
@@ -203,7 +233,7 @@ export class RunController {
         pendingPrompts = [];
         continue;
       }
-      if (attempt > 0) {
+      if (attempt > 0 && !retryEnded) {
         await s.emit(failed ? { type: "auto_retry_end", success: false, attempt, finalError: last?.errorMessage } : { type: "auto_retry_end", success: true, attempt });
       }
       return false;
@@ -248,6 +278,17 @@ export class RunController {
   }
 
   private async settle(aborted: boolean): Promise<void> {
+    this.inSettle = true;
+    try {
+      await this.settleRun(aborted);
+    } finally {
+      this.inSettle = false;
+      if (!this.running) this.settled();
+    }
+  }
+  private inSettle = false;
+
+  private async settleRun(aborted: boolean): Promise<void> {
     await this.flushPendingBash();
     // Messages queued after the loop's last poll start a new run.
     if (!aborted && (this.followUpQueue.length || this.steeringQueue.length) && !this.session.isDisposed) {
@@ -265,6 +306,13 @@ export class RunController {
       return;
     }
     await this.session.emit({ type: "agent_settled", aborted });
+  }
+
+  /** Runs the messages still queued (after an abort) when nothing runs; false when there is nothing to run. */
+  resumeQueue(): boolean {
+    if (this.running || this.session.isDisposed || !(this.followUpQueue.length || this.steeringQueue.length)) return false;
+    void this.continueRun();
+    return true;
   }
 
   /** (e18) How the last run ended, from its last assistant message. */
@@ -452,6 +500,11 @@ export class RunController {
   }
   async waitForIdle(): Promise<void> {
     while (this.running) await this.runDone;
+  }
+  /** Resolves once the current (or last) run has settled: agent_settled is out. */
+  waitForSettled(): Promise<void> {
+    // A run that threw never settles: nothing to wait for once it is over.
+    return this.running || this.inSettle ? this.settledDone : Promise.resolve();
   }
 }
 

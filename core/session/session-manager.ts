@@ -18,8 +18,9 @@
  * Where files go: `create(cwd, sessionDir?)` and the other constructors take `sessionDir`,
  * the folder the session files are stored in directly (what `--session-dir` names). Without it
  * the folder is `<sessions root>/--<encoded cwd>--`, where the sessions root
- * (`<agentDir>/sessions`) must have been set with SessionManager.setDefaultRoot(); nothing here
- * reads the home directory or the environment.
+ * (`<agentDir>/sessions`) is the one set with SessionManager.setDefaultRoot(), else what the
+ * resolver given to setDefaultRootResolver() returns (the SDK installs the app's agent dir);
+ * nothing here reads the home directory or the environment.
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -123,10 +124,21 @@ export class SessionManager {
     return SessionManager.defaultRoot;
   }
 
+  private static rootResolver: (() => string | undefined) | undefined;
+  /** Where the sessions root comes from when none was set (`<agentDir>/sessions` of the app). */
+  static setDefaultRootResolver(resolver: (() => string | undefined) | undefined): void {
+    SessionManager.rootResolver = resolver;
+  }
+  private static currentRoot(): string | undefined {
+    if (SessionManager.defaultRoot) return SessionManager.defaultRoot;
+    const r = SessionManager.rootResolver?.();
+    return r ? resolve(r) : undefined;
+  }
+
   /** The folder for `cwd`'s sessions: `sessionDir` if given, else `<default root>/--<encoded cwd>--`. */
   static resolveSessionDir(cwd: string, sessionDir?: string): string {
     if (sessionDir) return resolve(sessionDir);
-    const root = SessionManager.defaultRoot;
+    const root = SessionManager.currentRoot();
     if (!root) {
       throw new Error(
         "SessionManager: no session folder given and no sessions root configured; pass sessionDir or call SessionManager.setDefaultRoot(<agentDir>/sessions)",
@@ -209,7 +221,7 @@ export class SessionManager {
    * Copy every entry of `sourcePath` into a new session for `targetCwd` (header parentSession
    * = the source). The new file is written at once.
    */
-  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string): SessionManager {
+  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string, options: { id?: string } = {}): SessionManager {
     const source = resolve(sourcePath);
     let parsed: ParsedSessionFile;
     try {
@@ -219,7 +231,7 @@ export class SessionManager {
     }
     if (!parsed.header) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
     const sm = new SessionManager(targetCwd, SessionManager.resolveSessionDir(targetCwd, sessionDir), true);
-    sm.startNew({ parentSession: source });
+    sm.startNew({ parentSession: source, id: options.id });
     sm.addDiagnostics(parsed.diagnostics);
     for (const e of parsed.entries) sm.addToIndex(e);
     sm.rawMessages = parsed.rawMessages;
@@ -245,7 +257,7 @@ export class SessionManager {
       onProgress = sessionsRoot;
       sessionsRoot = undefined;
     }
-    const root = sessionsRoot ? resolve(sessionsRoot) : SessionManager.defaultRoot;
+    const root = sessionsRoot ? resolve(sessionsRoot) : SessionManager.currentRoot();
     if (!root) {
       throw new Error(
         "SessionManager.listAll: no sessions root given and none configured (SessionManager.setDefaultRoot)",

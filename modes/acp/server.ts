@@ -105,7 +105,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   let unsubscribe = () => {};
   const subscribe = () => {
     unsubscribe();
-    unsubscribe = session().subscribe(async (ev: AgentSessionEvent) => {
+    unsubscribe = session().agent.subscribe(async (ev: AgentSessionEvent) => {
       await live.onEvent(ev);
       if (ev.type === "model_select") await send({ sessionUpdate: "config_option_update", configOptions: await configOptions() });
       if (ev.type === "agent_end") await sendUsage();

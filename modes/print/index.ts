@@ -7,6 +7,7 @@ import { definePlugin } from "../../core/plugin.js";
 import type { ModeContext } from "../../core/kernel.js";
 import { formatDiagnostic } from "../../core/kernel.js";
 import { StdoutGuard } from "../../core/io/index.js";
+import { protectStdout } from "../../core/io/stdout-guard.js";
 import { toWireEvent, PROTOCOL_VERSION } from "../../core/io/wire.js";
 import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
 import { messageText } from "../../core/agent/messages.js";
@@ -26,9 +27,12 @@ export default definePlugin({
       claims: ({ flags, pipedInput, stdinIsTTY, stdoutIsTTY }) => !!flags.print || pipedInput || !stdinIsTTY || !stdoutIsTTY,
       priority: 10,
       input: "print",
+      // Stray stdout writes (an extension's console.log at session_start) go to stderr from
+      // before the session starts; `-p` and `--mode text` are protected from the first byte.
+      prepare: () => protectStdout(),
       run: (ctx) => runPrint(ctx, "text"),
     });
-    api.registerMode({ name: "json", description: "stream events as JSON lines", modeFlag: ["json"], input: "print", run: (ctx) => runPrint(ctx, "json") });
+    api.registerMode({ name: "json", description: "stream events as JSON lines", modeFlag: ["json"], input: "print", prepare: () => protectStdout(), run: (ctx) => runPrint(ctx, "json") });
   },
 });
 
@@ -55,7 +59,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
   let unsubscribe = () => {};
   const subscribe = () => {
     unsubscribe();
-    if (format === "json") unsubscribe = runtime.session.subscribe((event: any) => guard.writeRecord(toWireEvent(event)));
+    if (format === "json") unsubscribe = runtime.session.agent.subscribe((event: any) => guard.writeRecord(toWireEvent(event)));
   };
   runtime.onRebind?.(subscribe);
   subscribe();
@@ -73,13 +77,24 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
       };
       await guard.writeRecord({ ...header, protocolVersion: PROTOCOL_VERSION });
     }
+    const lastAnswer = () => [...runtime.session.messages].reverse().find((m: any) => m.role === "assistant") as AssistantMessage | undefined;
     if (!ctx.messages.length) {
+      // `pi -c -p` (or --session/-r) without a prompt: the session's last answer again.
+      const previous = lastAnswer();
+      if (previous) {
+        const text = messageText(previous);
+        if (format === "text" && text) await guard.write(text.endsWith("\n") ? text : text + "\n");
+        return 0;
+      }
       err(`${kernel.app.name}: nothing to do: give a message (e.g. ${kernel.app.name} -p "hello") or pipe text on stdin`);
       return 1;
     }
+    // The last prompt an extension or plugin command consumed (`pi -p "/cmd"`): no answer is expected.
+    let endedWithCommand = false;
     for (let i = 0; i < ctx.messages.length && signalled === undefined; i++) {
       try {
-        await runtime.session.prompt(ctx.messages[i], { images: i === 0 ? ctx.images : undefined });
+        const disposition = await runtime.session.prompt(ctx.messages[i], { images: i === 0 ? ctx.images : undefined });
+        endedWithCommand = disposition === "handled" && ctx.messages[i]!.startsWith("/");
       } catch (e) {
         err(`${kernel.app.name}: ${(e as Error).message}`);
         return 1;
@@ -87,14 +102,16 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
     }
     if (signalled !== undefined) return signalled;
 
-    const last = [...runtime.session.messages].reverse().find((m: any) => m.role === "assistant") as AssistantMessage | undefined;
+    const last = lastAnswer();
+    if (!last && endedWithCommand) return 0;
     if (!last) {
       if (format === "text") err(`${kernel.app.name}: the run produced no answer`);
       return 1;
     }
+    // JSON mode reports the outcome in its records; the model's reply does not set the exit code.
     if (last.stopReason === "error" || last.stopReason === "aborted") {
       err(`${kernel.app.name}: ${last.stopReason === "aborted" ? "aborted" : "error"}: ${last.errorMessage ?? "the request failed"}`);
-      exitCode = 1;
+      if (format === "text") exitCode = 1;
     }
     if (format === "text") {
       const text = messageText(last);

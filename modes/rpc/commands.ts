@@ -409,6 +409,17 @@ function buildOutputSchemas() {
       "A transient error will be retried",
     ),
     auto_retry_end: event("auto_retry_end", { success: Type.Boolean(), attempt: Type.Number(), finalError: Type.Optional(Type.String()) }, "Retrying ended"),
+    summarization_retry_scheduled: event(
+      "summarization_retry_scheduled",
+      { attempt: Type.Number(), maxAttempts: Type.Number(), delayMs: Type.Number(), errorMessage: Type.String() },
+      "A failed summary request (compaction, branch summary) will be retried",
+    ),
+    summarization_retry_attempt_start: event(
+      "summarization_retry_attempt_start",
+      { source: Type.Union([Type.Literal("compaction"), Type.Literal("branchSummary")]), reason: Type.Optional(CompactionReason) },
+      "The retried summary request starts",
+    ),
+    summarization_retry_finished: event("summarization_retry_finished", {}, "Retrying a summary request ended (success, failure or abort)"),
     model_select: event("model_select", { model: Model, previousModel: Type.Optional(Model), source: Type.String() }, "The model changed"),
     entry_appended: event("entry_appended", { entry: SessionEntry }, "An extension appended a custom entry (pi.appendEntry); the entry as stored"),
     // (e18: pi 1.6)

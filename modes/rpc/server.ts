@@ -89,7 +89,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   let unsubscribe = () => {};
   const subscribe = () => {
     unsubscribe();
-    unsubscribe = session().subscribe((event: AgentSessionEvent) => {
+    unsubscribe = session().agent.subscribe((event: AgentSessionEvent) => {
       if (out.shutdownRequested && (event.type === "agent_settled" || event.type === "compaction_end")) setImmediate(maybeShutdown);
       return write(toWireEvent(event));
     });
@@ -200,9 +200,15 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     prompt: (cmd, id) => startPrompt("prompt", id, cmd.message, { images: cmd.images, streamingBehavior: cmd.streamingBehavior }),
     steer: (cmd, id) => queueOrStart("steer", cmd, id),
     follow_up: (cmd, id) => queueOrStart("follow_up", cmd, id),
+    // Answered once the session is idle: the aborted run's agent_settled comes first. An abort
+    // ends the run, not the queue: messages still queued (a client that wants them back sends
+    // clear_queue first) run next, after the response.
     abort: async () => {
       ui.cancelAll();
       await session().abort();
+      await session().waitForSettled();
+      const s = session();
+      setImmediate(() => s.resumeQueue());
     },
     clear_queue: () => session().clearQueue(),
     get_queue: () => session().getQueue(),

@@ -2,7 +2,8 @@
  * `ExtensionUI` over the wire (protocol.md §5.2): dialogs become `extension_ui_request`
  * records answered by `extension_ui_response` lines; fire-and-forget calls become requests
  * nobody answers; what cannot cross the wire (custom components, footer, header, editor
- * component, themes) does nothing and reports itself once per method, so the author sees it.
+ * component, themes) behaves as pi documents for RPC: a no-op or a neutral value, with no
+ * record of its own, so the client sees only the fire-and-forget and dialog records.
  *
  * Dialog timeouts run here, on the server (the client need not track them), and an aborted
  * signal resolves the dialog to its default at once.
@@ -33,7 +34,7 @@ interface Pending {
 }
 
 /** A theme stand-in: every style function returns its text unchanged, so `theme.fg("accent", s)` still works. */
-function plainTheme(onUse: () => void): unknown {
+function plainTheme(): unknown {
   const passthrough = (...args: unknown[]) => {
     const last = args[args.length - 1];
     return typeof last === "string" ? last : "";
@@ -44,7 +45,6 @@ function plainTheme(onUse: () => void): unknown {
       get(_t, prop) {
         if (typeof prop === "symbol") return undefined;
         if (prop === "then") return undefined; // not a thenable
-        onUse();
         return passthrough;
       },
     },
@@ -53,12 +53,6 @@ function plainTheme(onUse: () => void): unknown {
 
 export function createRpcUi(deps: RpcUiDeps): RpcUi {
   const pending = new Map<string, Pending>();
-  const warned = new Set<string>();
-  const unsupported = (method: string, detail = "it needs a terminal UI; the RPC client cannot show it") => {
-    if (warned.has(method)) return;
-    warned.add(method);
-    deps.report({ level: "warning", source: "ui", hook: `ctx.ui.${method}`, message: `ctx.ui.${method}() has no effect in RPC mode: ${detail}` });
-  };
   const send = (record: Record<string, unknown>) => {
     for (const k of Object.keys(record)) if (record[k] === undefined) delete record[k];
     return deps.send(record);
@@ -102,7 +96,6 @@ export function createRpcUi(deps: RpcUiDeps): RpcUi {
   }
 
   const stringValue = (r: RpcExtensionUiResponse) => (typeof r.value === "string" ? r.value : undefined);
-  let editorText = "";
   let theme: unknown;
 
   const ui: RpcUi = {
@@ -118,49 +111,42 @@ export function createRpcUi(deps: RpcUiDeps): RpcUi {
       fireAndForget("setStatus", { statusKey: key, statusText: text });
     },
     setWidget(key, content, opts) {
-      if (typeof content === "function") {
-        unsupported("setWidget", "component widgets need a terminal UI; pass an array of lines instead");
-        return;
-      }
+      if (typeof content === "function") return; // component widgets need a terminal UI
       fireAndForget("setWidget", { widgetKey: key, widgetLines: content, widgetPlacement: opts?.placement });
     },
     setTitle(title) {
       fireAndForget("setTitle", { title });
     },
     setEditorText(text) {
-      editorText = text;
       fireAndForget("set_editor_text", { text });
     },
-    getEditorText: () => editorText,
+    // The client owns its editor: its text is not known here.
+    getEditorText: () => "",
     pasteToEditor(text) {
-      ui.setEditorText(editorText + text);
+      ui.setEditorText(text);
     },
     setWorkingMessage: () => {},
-    setFooter: () => unsupported("setFooter"),
-    setHeader: () => unsupported("setHeader"),
+    setFooter: () => {},
+    setHeader: () => {},
     async custom() {
-      unsupported("custom");
       return undefined;
     },
     onTerminalInput: () => () => {},
-    setEditorComponent: () => unsupported("setEditorComponent"),
+    setEditorComponent: () => {},
     getToolsExpanded: () => false,
     setToolsExpanded: () => {},
     get theme() {
-      theme ??= plainTheme(() => unsupported("theme", "themes need a terminal UI; styling functions return the text unchanged"));
+      theme ??= plainTheme();
       return theme;
     },
     getAllThemes() {
-      unsupported("theme", "themes need a terminal UI");
       return [];
     },
     getTheme() {
-      unsupported("theme", "themes need a terminal UI");
       return undefined;
     },
     setTheme() {
-      unsupported("theme", "themes need a terminal UI");
-      return { success: false, error: "Themes cannot be switched in RPC mode" };
+      return { success: false, error: "Theme switching not supported in RPC mode" };
     },
     handleResponse(response) {
       const p = pending.get(response.id);

@@ -45,12 +45,18 @@ function num(v: unknown, fallback: number): number {
   return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : fallback;
 }
 
-export function compactionSettings(kernel: Kernel): CompactionSettings {
-  const c = (kernel.settings.get().compaction ?? {}) as Partial<CompactionSettings>;
+/**
+ * The compaction settings for `model`: each token value from `compaction.modelOverrides["provider/id"]`
+ * (exact key), else the ordinary setting, else the default (pi 1.6); `enabled` is global.
+ */
+export function compactionSettings(kernel: Kernel, model?: { provider: string; id: string }): CompactionSettings {
+  const c = (kernel.settings.get().compaction ?? {}) as Partial<CompactionSettings> & { modelOverrides?: Record<string, unknown> };
+  const raw = model && c.modelOverrides && typeof c.modelOverrides === "object" ? c.modelOverrides[`${model.provider}/${model.id}`] : undefined;
+  const o = (raw && typeof raw === "object" ? raw : {}) as Partial<CompactionSettings>;
   return {
     enabled: c.enabled !== false,
-    reserveTokens: num(c.reserveTokens, DEFAULT_COMPACTION_SETTINGS.reserveTokens),
-    keepRecentTokens: num(c.keepRecentTokens, DEFAULT_COMPACTION_SETTINGS.keepRecentTokens),
+    reserveTokens: num(o.reserveTokens, num(c.reserveTokens, DEFAULT_COMPACTION_SETTINGS.reserveTokens)),
+    keepRecentTokens: num(o.keepRecentTokens, num(c.keepRecentTokens, DEFAULT_COMPACTION_SETTINGS.keepRecentTokens)),
   };
 }
 
@@ -74,7 +80,7 @@ export function createCompactor(kernel: Kernel): Compactor {
         const store = asTreeStore(session.sessionManager, "compaction");
         if (!session.model) throw new Error("no model is selected to write the summary");
         const path = store.getBranch();
-        const prep = prepareCompaction(path, compactionSettings(kernel));
+        const prep = prepareCompaction(path, compactionSettings(kernel, session.model));
         if (!prep) {
           throw new Error(path[path.length - 1]?.type === "compaction" ? "Already compacted" : "Nothing to compact (the context is smaller than compaction.keepRecentTokens)");
         }
@@ -101,7 +107,7 @@ export function createCompactor(kernel: Kernel): Compactor {
           }
         }
         if (!result) {
-          const s = await (await loadSummarize()).summarizeForCompaction(session, prep, signal, customInstructions);
+          const s = await (await loadSummarize()).summarizeForCompaction(session, prep, signal, customInstructions, reason);
           result = { summary: s.summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, details: s.details, ...(s.usage ? { usage: s.usage } : {}) };
         }
         if (signal.aborted) throw new Cancelled();
@@ -141,7 +147,7 @@ export function createCompactor(kernel: Kernel): Compactor {
     },
 
     needsCompaction(session, message) {
-      const settings = compactionSettings(kernel);
+      const settings = compactionSettings(kernel, session.model);
       if (!settings.enabled) return false;
       const window = session.model?.contextWindow ?? 0;
       if (!window) return false;

@@ -6,7 +6,8 @@
  */
 import type { AgentSession } from "../../core/session/agent-session.js";
 import { convertToLlm } from "../../core/agent/messages.js";
-import type { AgentMessage, Message, Usage } from "../../core/types.js";
+import type { AgentMessage, AssistantMessage, Message, Usage } from "../../core/types.js";
+import { isRetryableError } from "../../core/session/provider-errors.js";
 import type { SessionEntry } from "../../core/session/session-entries.js";
 import { fileLists, prepareBranchEntries, type CompactionPreparation, type FileOperations } from "./prepare.js";
 
@@ -166,13 +167,58 @@ export function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
   return { input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: a.cacheWrite + b.cacheWrite, totalTokens: a.totalTokens + b.totalTokens, cost };
 }
 
+/** Which summary a request writes (the summarization_retry_attempt_start fields). */
+export type SummarySource = { source: "compaction"; reason: "manual" | "threshold" | "overflow" } | { source: "branchSummary" };
+
+/** Resolves true after `ms`, false at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(ok);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener("abort", onAbort);
+  });
+}
+
+/**
+ * One summary request with the retry settings of turns (retry.enabled, maxRetries, baseDelayMs,
+ * maxDelayMs): a transient failure is retried after a backoff, reported as
+ * summarization_retry_scheduled, summarization_retry_attempt_start (after the wait) and, once at
+ * the end (success, failure or abort), summarization_retry_finished.
+ */
+async function completeWithRetry(session: AgentSession, user: Message, signal: AbortSignal, maxTokens: number, source: SummarySource): Promise<AssistantMessage> {
+  const settings = session.kernel.settings.get().retry;
+  const maxRetries = settings.enabled === false || session.autoRetryEnabled === false ? 0 : settings.maxRetries;
+  let attempt = 0;
+  for (;;) {
+    const reply = await session.completeOnce(SUMMARIZER_SYSTEM_PROMPT, [user], signal, { maxTokens });
+    if (reply.stopReason !== "error" || signal.aborted || attempt >= maxRetries || !isRetryableError(reply.errorMessage)) {
+      if (attempt > 0) await session.emit({ type: "summarization_retry_finished" });
+      return reply;
+    }
+    attempt++;
+    const delayMs = Math.min(settings.baseDelayMs * 2 ** (attempt - 1), settings.maxDelayMs ?? 60000);
+    await session.emit({ type: "summarization_retry_scheduled", attempt, maxAttempts: maxRetries, delayMs, errorMessage: reply.errorMessage || "Unknown error" });
+    if (!(await pause(delayMs, signal))) {
+      await session.emit({ type: "summarization_retry_finished" });
+      return { ...reply, stopReason: "aborted" };
+    }
+    await session.emit({ type: "summarization_retry_attempt_start", ...source });
+  }
+}
+
 /** One summary request; the reply's text (its usage added to `spent.usage`). */
-async function ask(session: AgentSession, messages: AgentMessage[], instructions: string, signal: AbortSignal, maxTokens: number, previous?: string, spent?: { usage?: Usage }): Promise<string> {
+async function ask(session: AgentSession, source: SummarySource, messages: AgentMessage[], instructions: string, signal: AbortSignal, maxTokens: number, previous?: string, spent?: { usage?: Usage }): Promise<string> {
   let prompt = `<conversation>\n${serializeConversation(convertToLlm(messages))}\n</conversation>\n\n`;
   if (previous) prompt += `<previous-summary>\n${previous}\n</previous-summary>\n\n`;
   prompt += instructions;
   const user: Message = { role: "user", content: [{ type: "text", text: prompt }], timestamp: Date.now() };
-  const reply = await session.completeOnce(SUMMARIZER_SYSTEM_PROMPT, [user], signal, { maxTokens: Math.max(256, Math.floor(maxTokens)) });
+  const reply = await completeWithRetry(session, user, signal, Math.max(256, Math.floor(maxTokens)), source);
   if (spent && reply.usage) spent.usage = addUsage(spent.usage, reply.usage);
   if (signal.aborted || reply.stopReason === "aborted") throw new SummaryAborted();
   if (reply.stopReason === "error") throw new Error(`the summary request failed: ${reply.errorMessage || "unknown error"}`);
@@ -191,16 +237,18 @@ export async function summarizeForCompaction(
   prep: CompactionPreparation,
   signal: AbortSignal,
   customInstructions?: string,
+  reason: "manual" | "threshold" | "overflow" = "manual",
 ): Promise<{ summary: string; details: { readFiles: string[]; modifiedFiles: string[] }; usage?: Usage }> {
+  const source: SummarySource = { source: "compaction", reason };
   const reserve = prep.settings.reserveTokens;
   const spent: { usage?: Usage } = {};
   const history = () =>
     prep.messagesToSummarize.length
-      ? ask(session, prep.messagesToSummarize, withFocus(prep.previousSummary ? UPDATED_SUMMARY : FIRST_SUMMARY, customInstructions), signal, 0.8 * reserve, prep.previousSummary, spent)
+      ? ask(session, source, prep.messagesToSummarize, withFocus(prep.previousSummary ? UPDATED_SUMMARY : FIRST_SUMMARY, customInstructions), signal, 0.8 * reserve, prep.previousSummary, spent)
       : Promise.resolve(prep.previousSummary ?? "No earlier history.");
   let summary: string;
   if (prep.isSplitTurn && prep.turnPrefixMessages.length) {
-    const [h, t] = await Promise.all([history(), ask(session, prep.turnPrefixMessages, TURN_START_SUMMARY, signal, 0.5 * reserve, undefined, spent)]);
+    const [h, t] = await Promise.all([history(), ask(session, source, prep.turnPrefixMessages, TURN_START_SUMMARY, signal, 0.5 * reserve, undefined, spent)]);
     summary = `${h}\n\n---\n\n**Earlier part of the current turn (split by compaction):**\n\n${t}`;
   } else {
     summary = await history();
@@ -220,6 +268,6 @@ export async function summarizeBranch(
   const lists = fileLists(fileOps as FileOperations);
   if (!messages.length) return { summary: "The branch held nothing to summarise.", details: lists };
   const instructions = opts.replaceInstructions && opts.customInstructions?.trim() ? opts.customInstructions.trim() : withFocus(BRANCH_SUMMARY, opts.customInstructions);
-  const summary = await ask(session, messages, instructions, opts.signal, 0.8 * opts.reserveTokens);
+  const summary = await ask(session, { source: "branchSummary" }, messages, instructions, opts.signal, 0.8 * opts.reserveTokens);
   return { summary: summary + formatFileLists(lists.readFiles, lists.modifiedFiles), details: lists };
 }

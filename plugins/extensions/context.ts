@@ -161,7 +161,7 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
       return ui.hasUI();
     },
     get mode() {
-      return host.session()?.mode ?? "sdk";
+      return host.session()?.mode ?? "print"; // before a session is bound: pi has no "sdk" mode
     },
     get cwd() {
       return host.session()?.cwd ?? kernel.cwd;
@@ -225,7 +225,7 @@ function copy<T extends object>(base: T): T {
 export function createCommandContext(host: ContextHost, base: ExtensionContext): ExtensionCommandContext {
   const rt = (): AgentSessionRuntime => {
     const r = host.runtime();
-    if (!r || typeof (r as { replace?: unknown }).replace !== "function") throw new Error("session control needs a session runtime; this host has none");
+    if (!r || typeof (r as { newSession?: unknown }).newSession !== "function") throw new Error("session control needs a session runtime; this host has none");
     return r;
   };
   const replaced = async (withSession?: (ctx: ReplacedSessionContext) => Promise<void>) => {

@@ -72,7 +72,7 @@ export interface ExtensionContext {
   isProjectTrusted(): boolean;
   /** False in print and json mode and for SDK hosts without a UI. */
   hasUI: boolean;
-  /** "tui" | "rpc" | "json" | "print" | "sdk". */
+  /** "tui" | "rpc" | "json" | "print". */
   mode: string;
   cwd: string;
   sessionManager: ReadonlySessionManager & {
@@ -430,6 +430,8 @@ export interface ContextEventResult {
 export interface ToolCallEventResult {
   block?: boolean;
   reason?: string;
+  /** With `block`: the run ends after this batch (no further model request) when every result of it terminates. */
+  terminate?: boolean;
 }
 export interface ToolResultEventResult {
   content?: (TextContent | ImageContent)[];

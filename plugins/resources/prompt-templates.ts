@@ -3,7 +3,9 @@
  * `/name args` expands to the file's body with the arguments substituted:
  *
  *   $1, $2, …        one argument (missing → empty)
+ *   ${1:-default}    that argument, or `default` when it is missing or empty
  *   $@, $ARGUMENTS   all arguments, joined by spaces
+ *   ${@:-default}    all arguments, or `default` when there are none
  *   ${@:N}           arguments from the Nth on (1-based)
  *   ${@:N:L}         L arguments from the Nth
  *
@@ -55,7 +57,11 @@ export function parseCommandArgs(input: string): string[] {
 /** Replace the placeholders of `template` with `args` in one pass. */
 export function substituteArgs(template: string, args: string[]): string {
   const all = args.join(" ");
-  return template.replace(/\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@|\$(\d+)/g, (_m, start?: string, len?: string, pos?: string) => {
+  return template.replace(/\$\{(\d+|@):-([^}]*)\}|\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@|\$(\d+)/g, (_m, which?: string, fallback?: string, start?: string, len?: string, pos?: string) => {
+    if (which !== undefined) {
+      const value = which === "@" ? all : (args[Number(which) - 1] ?? "");
+      return value === "" ? (fallback ?? "") : value;
+    }
     if (pos !== undefined) return args[Number(pos) - 1] ?? "";
     if (start !== undefined) {
       const from = Math.max(0, Number(start) - 1);

@@ -60,6 +60,11 @@ export interface BashToolOptions {
   commandPrefix?: string;
   /** The shell to use (settings `shellPath`); default /bin/bash, bash on PATH, then sh. */
   shellPath?: string;
+  /**
+   * Give commands the current session as PI_SESSION_ID, PI_SESSION_FILE, PI_PROVIDER, PI_MODEL and
+   * PI_REASONING_LEVEL (read when each command starts; before spawnHook). Default true.
+   */
+  exposeSessionEnvironment?: boolean;
   /** Adjusts command, cwd or environment just before the command runs. */
   spawnHook?: BashSpawnHook;
 }
@@ -399,6 +404,28 @@ export interface ShellToolIdentity {
   promptGuidelines: string[];
 }
 
+/** The environment a command starts with: the process's, with the session's PI_* values from the tool context. */
+function sessionEnvironment(ctx: any): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ["PI_SESSION_ID", "PI_SESSION_FILE", "PI_PROVIDER", "PI_MODEL", "PI_REASONING_LEVEL"]) delete env[k];
+  if (!ctx) return env;
+  try {
+    const id = ctx.sessionManager?.getSessionId?.();
+    if (id) env.PI_SESSION_ID = id;
+    const file = ctx.sessionManager?.getSessionFile?.();
+    if (file) env.PI_SESSION_FILE = file;
+    const model = ctx.model;
+    if (model) {
+      env.PI_PROVIDER = model.provider;
+      env.PI_MODEL = model.id;
+    }
+    if (ctx.thinkingLevel) env.PI_REASONING_LEVEL = ctx.thinkingLevel;
+  } catch {
+    /* a context without a live session (a tool called outside a run): no session values */
+  }
+  return env;
+}
+
 /** A tool running commands through `options.operations` (required), named and described by `identity`. */
 export function createShellToolDefinition(cwd: string, identity: ShellToolIdentity, options: BashToolOptions & { operations: BashOperations }): ToolDefinition<BashToolInput, BashToolDetails | undefined> {
   const ops = options.operations;
@@ -409,12 +436,12 @@ export function createShellToolDefinition(cwd: string, identity: ShellToolIdenti
     promptSnippet: identity.promptSnippet,
     promptGuidelines: [...identity.promptGuidelines],
     parameters: bashSchema,
-    async execute(_id, params, signal, onUpdate) {
+    async execute(_id, params, signal, onUpdate, ctx) {
       const command = params?.command;
       if (typeof command !== "string" || command.trim() === "") throw new Error(`${identity.name} needs a command (a non-empty string)`);
       const timeout = checkTimeout(params.timeout);
       const full = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
-      let context: BashSpawnContext = { command: full, cwd, env: { ...process.env } };
+      let context: BashSpawnContext = { command: full, cwd, env: sessionEnvironment(options.exposeSessionEnvironment === false ? undefined : ctx) };
       if (options.spawnHook) context = options.spawnHook(context);
 
       const out = new OutputCollector();
