@@ -682,16 +682,10 @@ export class TuiApp {
     const dir = mkdtempSync(join(tmpdir(), "pi-edit-"));
     const file = join(dir, "message.md");
     writeFileSync(file, this.editor.getText());
-    const prog = program(this.screen);
     try {
-      this.terminal.leave();
-      prog.flush?.();
-      const resume = prog.pause?.();
+      const resume = this.releaseTerminal();
       const r = spawnSync(editorCmd, [file], { stdio: "inherit", shell: true });
-      resume?.();
-      this.terminal.enter({ mouse: this.tuiMode === "fullscreen" });
-      prog.hideCursor?.();
-      (this.screen as any).alloc?.();
+      resume();
       if (r.status === 0) this.editor.setText(readFileSync(file, "utf8").replace(/\n$/, ""));
       else this.addNotice(`${editorCmd} exited with ${r.status ?? r.signal}`, "warning");
     } finally {
@@ -700,21 +694,36 @@ export class TuiApp {
     }
   }
 
+  /**
+   * Give the terminal back as it was (modes off, normal screen, cursor shown, cooked input) for a
+   * shell or an editor; the returned function takes it again (raw input, screen, protocols) and
+   * marks the whole screen for redrawing. Written before blessed's pause(), which drops writes.
+   */
+  private releaseTerminal(): () => void {
+    const prog = program(this.screen);
+    const alt = this.tuiMode === "fullscreen" && prog.isAlt;
+    this.terminal.leave();
+    if (alt) prog.normalBuffer?.();
+    prog.showCursor?.();
+    prog.flush?.();
+    const resume = prog.pause?.();
+    return () => {
+      resume?.();
+      if (alt) prog.alternateBuffer?.();
+      this.terminal.enter({ mouse: this.tuiMode === "fullscreen" });
+      prog.hideCursor?.();
+      (this.screen as any).alloc?.();
+    };
+  }
+
   suspend(): void {
     if (process.platform === "win32" || this.opts.input) {
       this.addNotice("Suspending is not available here", "info");
       return;
     }
-    const prog = program(this.screen);
-    // The shell gets the terminal as it was: modes off, normal screen, cooked input (blessed's pause).
-    this.terminal.leave();
-    prog.flush?.();
-    const resume = prog.pause?.();
+    const resume = this.releaseTerminal();
     process.once("SIGCONT", () => {
-      resume?.();
-      this.terminal.enter({ mouse: this.tuiMode === "fullscreen" });
-      prog.hideCursor?.();
-      (this.screen as any).alloc?.();
+      resume();
       this.renderNow();
     });
     process.kill(process.pid, "SIGTSTP");
