@@ -12,6 +12,8 @@ import { tmuxDriver, type TmuxDriver } from "./tmux.js";
 export interface TuiShell extends TmuxDriver {
   /** Start the CLI with `args` at the shell prompt (the line ends with `; echo EXIT=$?`). */
   launch(args?: string): void;
+  /** A fresh terminal for the next launch (the tmux server is ended and started again). */
+  reset(): void;
   /** A tmux format for the pane ("#{cursor_x}", "#{alternate_on}"). */
   pane(format: string): string;
   /** Screen plus the scrollback above it. */
@@ -34,6 +36,10 @@ export function tuiShell(name: string, e: () => E2eEnv): TuiShell {
       start();
       driver.typeText(`PS1='$ '; cd '${e().cwd}' && '${process.execPath}' '${CLI}' ${args} 2>'${join(e().root, "err.log")}'; echo EXIT=$?`);
       driver.send("Enter");
+    },
+    reset() {
+      driver.kill();
+      started = false;
     },
     pane: (format) => driver.tmux("display", "-p", "-t", "t", format).trim(),
     history: (lines = 300) => driver.tmux("capture-pane", "-p", "-t", "t", "-S", `-${lines}`),
