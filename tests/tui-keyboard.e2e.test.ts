@@ -12,6 +12,25 @@ import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 import { tuiShell } from "./helpers/tui-shell.js";
 
+/** Commands opening a dialog input and a pi-tui Input component, each reporting what was typed. */
+const EXTENSION = `
+import { Input } from "@earendil-works/pi-tui";
+export default function (pi) {
+  pi.registerCommand("askname", { description: "dialog input", handler: async (_a, ctx) => {
+    const v = await ctx.ui.input("Your name?");
+    ctx.ui.notify("NAME=" + v, "info");
+  } });
+  pi.registerCommand("askcity", { description: "pi-tui Input", handler: async (_a, ctx) => {
+    const v = await ctx.ui.custom((tui, theme, kb, done) => {
+      const input = new Input();
+      input.onSubmit = (value) => done(value);
+      return { get focused() { return input.focused; }, set focused(f) { input.focused = f; }, render: (w) => ["CITY-PROMPT", ...input.render(w)], handleInput: (d) => { input.handleInput(d); tui.requestRender(); }, invalidate: () => input.invalidate() };
+    });
+    ctx.ui.notify("CITY=" + v, "info");
+  } });
+}
+`;
+
 let server: LlmServer;
 let e: E2eEnv;
 const sh = tuiShell("pi-tui-keys", () => e);
@@ -38,7 +57,9 @@ describe("TUI keyboard in tmux (extended-keys on)", () => {
       join(e.agentDir, "keybindings.json"),
       JSON.stringify({ $schema: "https://pi.dev/schemas/keybindings.schema.json", "tui.input.newLine": ["shift+enter", "ctrl+j", "alt+n"] }),
     );
-    sh.launch();
+    const ext = join(e.root, "inputs-ext.mjs");
+    writeFileSync(ext, EXTENSION);
+    sh.launch(`-e '${ext}'`);
     await sh.waitFor(/mock\/mock-model/);
   });
 
@@ -59,6 +80,29 @@ describe("TUI keyboard in tmux (extended-keys on)", () => {
     const row = s.split("\n").findIndex((l) => l.trimEnd() === "second");
     expect(sh.pane("#{cursor_x} #{cursor_y}")).toBe(`6 ${row}`);
     await clearEditor();
+  });
+
+  it("the terminal cursor follows the focused input in a dialog and in an extension's pi-tui Input", async () => {
+    sh.typeText("/askname");
+    sh.send("Enter");
+    await sh.waitFor(/Your name\?/);
+    sh.typeText("Zed");
+    let s = await sh.waitFor(/Zed/);
+    let lines = s.split("\n");
+    let row = lines.findIndex((l) => /Zed/.test(l));
+    expect(sh.pane("#{cursor_x} #{cursor_y}")).toBe(`${lines[row]!.indexOf("Zed") + 3} ${row}`);
+    sh.send("Enter");
+    await sh.waitFor(/NAME=Zed/);
+    sh.typeText("/askcity");
+    sh.send("Enter");
+    await sh.waitFor(/CITY-PROMPT/);
+    sh.typeText("Oslo");
+    s = await sh.waitFor(/Oslo/);
+    lines = s.split("\n");
+    row = lines.findIndex((l) => /Oslo/.test(l));
+    expect(sh.pane("#{cursor_x} #{cursor_y}")).toBe(`${lines[row]!.indexOf("Oslo") + 4} ${row}`);
+    sh.send("Enter");
+    await sh.waitFor(/CITY=Oslo/);
   });
 
   it("a kitty-protocol Shift+Enter (CSI 13;2u) and a keybindings.json key insert a new line too", async () => {

@@ -92,12 +92,8 @@ export class InputRouter {
       this.handlePasteData(s);
       return;
     }
-    // A terminal without bracketed paste: several lines arriving at once are a paste.
-    const body = s.replace(/[\r\n]+$/, "");
-    if (body.length > 2 && !s.includes("\x1b") && /[\r\n]/.test(body)) {
-      this.deliverPaste(s.replace(/\r\n?/g, "\n").replace(/\n+$/, ""));
-      return;
-    }
+    // Pastes come wrapped (bracketed paste is on); anything else is keys, one at a time, even
+    // when several arrive in one read ("text\rmore" is text, Enter, more — as pi 1.6 reads it).
     for (const seq of splitInput(s)) this.onSequence(seq);
   }
 
