@@ -7,11 +7,23 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 import { tuiShell } from "./helpers/tui-shell.js";
+
+/** A plugin whose /crash throws outside any handler: the process dies of an uncaught exception. */
+const CRASH_PLUGIN = `
+export default {
+  name: "crash-fixture",
+  version: "1.0.0",
+  kernel: "^1.0.0",
+  setup(api) {
+    api.registerCommand({ name: "crash", description: "throws later", handler: async () => { setTimeout(() => { throw new Error("CRASH-BOOM"); }, 5); } });
+  },
+};
+`;
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -106,6 +118,42 @@ describe("quitting the TUI in tmux", () => {
     sh.send("C-d");
     const s = await sh.waitFor(/EXIT=0/);
     expect(s).not.toMatch(/To resume this session/);
+  });
+
+  it("fullscreenExitOutput \"resume-hint\" prints only the hint", async () => {
+    const settingsFile = join(e.agentDir, "settings.json");
+    const before = readFileSync(settingsFile, "utf8");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(before), fullscreenExitOutput: "resume-hint" }));
+    try {
+      await chat("", "fourth question", /OTHER-ANSWER/);
+      sh.send("C-d");
+      const s = await sh.waitFor(/EXIT=0/);
+      expect(s).toMatch(/To resume this session:\npi --session [0-9a-f-]{36}\nEXIT=0/);
+      expect(s).not.toMatch(/fourth question|OTHER-ANSWER/);
+    } finally {
+      writeFileSync(settingsFile, before);
+    }
+  });
+
+  it("a crash (uncaught exception) restores the terminal: normal screen, mouse off, cursor shown", async () => {
+    const plugin = join(e.root, "crash-plugin.mjs");
+    writeFileSync(plugin, CRASH_PLUGIN);
+    const settingsFile = join(e.agentDir, "settings.json");
+    const before = readFileSync(settingsFile, "utf8");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(before), plugins: [plugin] }));
+    try {
+      sh.reset();
+      sh.launch();
+      await sh.waitFor(/mock\/mock-model/);
+      expect(sh.pane("#{alternate_on} #{mouse_sgr_flag}")).toBe("1 1");
+      sh.typeText("/crash");
+      sh.send("Enter");
+      await sh.waitFor(/EXIT=1/);
+      expect(sh.pane("#{alternate_on} #{mouse_sgr_flag} #{mouse_button_flag} #{cursor_flag}")).toBe("0 0 0 1");
+      expect(readFileSync(join(e.root, "err.log"), "utf8")).toContain("CRASH-BOOM");
+    } finally {
+      writeFileSync(settingsFile, before);
+    }
   });
 
   it("SIGTERM restores the terminal: normal screen, mouse reports off, no resume hint", async () => {

@@ -145,6 +145,23 @@ describe("TUI keyboard in tmux (extended-keys on)", () => {
     await sh.waitFor((x) => !/ANSWER-MARK +\d+\/\d+/.test(x));
   });
 
+  it("keys /hotkeys lists reach their actions through tmux: Shift+Tab, Ctrl+Shift+P, Ctrl+P, Ctrl+-, Ctrl+Home", async () => {
+    sh.typeText("/hotkeys");
+    sh.send("Enter");
+    await sh.waitFor(/Ctrl\+Home +Scroll to the beginning of the transcript/);
+    sh.send("S-Tab");
+    await sh.waitFor(/This model has no thinking levels/);
+    sh.send("C-S-p");
+    await sh.waitFor(/mock-anthropic\/mock-claude\s*$/m);
+    sh.send("C-p");
+    await sh.waitFor(/mock\/mock-model\s*$/m);
+    sh.typeText("abc");
+    await sh.waitFor((x) => editorRows(x).join("|") === "abc");
+    sh.send("C--");
+    await sh.waitFor((x) => editorRows(x).join("|") === "ab");
+    await clearEditor();
+  });
+
   it("Ctrl+Z suspends to the shell; after fg the protocols are back (Shift+Enter still a new line)", async () => {
     sh.send("C-z");
     await sh.waitFor(/Stopped/);
