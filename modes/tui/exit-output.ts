@@ -2,7 +2,8 @@
  * What the terminal keeps after the TUI quits, as pi 1.6 leaves it:
  *
  * - fullscreen (`fullscreenExitOutput`: "transcript", the default): once the alternate screen is
- *   left, the conversation is printed into the normal screen, so it stays in the scrollback;
+ *   left, the conversation (then the editor and the footer) is printed into the normal screen,
+ *   so it stays in the scrollback;
  *   "resume-hint" prints only the hint below;
  * - regular mode: the scrollback already holds it (scrollback.ts);
  * - both: "To resume this session:" and, on a line of its own (a triple-click selects it), the
@@ -14,6 +15,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { getDefaultSessionDir } from "../../core/session/session-entries.js";
 import type { TuiApp } from "./app.js";
+import { CURSOR_MARK } from "./text.js";
 
 /** The command that resumes the app's session, or undefined when there is nothing to resume. */
 export function resumeCommand(app: TuiApp): string | undefined {
@@ -34,12 +36,19 @@ function quote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The conversation as it was drawn, for the normal screen after fullscreen mode (ends with a blank line). */
+/**
+ * The last frame for the normal screen after fullscreen mode, as pi 1.6 leaves it: the whole
+ * conversation, then the editor (its text, no cursor) and the footer; ends with a blank line.
+ */
 export function transcriptText(app: TuiApp, width: number): string {
-  const lines = app.chat.allLines(Math.max(10, width), app.chatContext());
+  const W = Math.max(10, width);
+  const lines = app.chat.allLines(W, app.chatContext());
   while (lines.length && lines.at(-1) === "") lines.pop();
   if (!lines.length) return "";
-  return lines.map((l) => l + "\x1b[0m").join("\r\n") + "\r\n\r\n";
+  const rule = app.theme.fg("border", "─".repeat(W));
+  const editor = app.editor.render(W, 12, false).lines;
+  lines.push("", rule, ...editor, rule, ...app.renderer.footerLines(W));
+  return lines.map((l) => l.replaceAll(CURSOR_MARK, "") + "\x1b[0m").join("\r\n") + "\r\n\r\n";
 }
 
 /** The resume hint's two lines (dim label, plain command), or "". */
