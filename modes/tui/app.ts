@@ -201,6 +201,7 @@ export class TuiApp {
       status: this.programStatus,
       fd: this.opts.output ? undefined : typeof out.fd === "number" ? out.fd : 1,
     });
+    this.terminal.onLateInput = (data) => this.router.onInputData(data, true);
     this.terminal.onKitty = (on) => void loadPiTui().then((m) => (m as { setKittyProtocolActive?: (on: boolean) => void } | undefined)?.setKittyProtocolActive?.(on)).catch(() => undefined);
     // Keys are read here (key-parser.ts), not through blessed's key events.
     const decoder = new StringDecoder("utf8");

@@ -83,10 +83,11 @@ export class InputRouter {
 
   constructor(private readonly app: TuiApp) {}
 
-  onInputData(data: string): void {
+  /** A read from the terminal (`late`: a held fragment no reply completed, read as keys now). */
+  onInputData(data: string, late = false): void {
     if (this.app.destroyed) return;
     // The terminal's answers to our queries (keyboard protocol, DA, program status) are not keys.
-    const s = this.app.terminal.takeReplies(data);
+    const s = this.app.terminal.takeReplies(data, !late);
     if (!s || this.draining) return;
     if (this.inPaste || s.includes("\x1b[200~")) {
       this.handlePasteData(s);

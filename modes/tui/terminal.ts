@@ -53,6 +53,11 @@ export class TerminalModes {
   private pushed = false;
   private pasteOn = false;
   private lastInput = 0;
+  /** The start of a reply cut at the end of a read (slow links), joined to the next read. */
+  private partial = "";
+  private partialTimer: NodeJS.Timeout | undefined;
+  /** Where a held fragment goes when no rest follows in time (it was a key after all: Esc). */
+  onLateInput: ((data: string) => void) | undefined;
   /** Called when the kitty protocol turns on or off (pi-tui's key parser is told). */
   onKitty: ((on: boolean) => void) | undefined;
 
@@ -77,10 +82,29 @@ export class TerminalModes {
   }
 
   /** Take the terminal's replies out of a chunk of input; returns what is left for the keyboard. */
-  takeReplies(data: string): string {
+  takeReplies(chunk: string, hold = true): string {
     this.lastInput = Date.now();
+    const data = this.partial + chunk;
+    this.partial = "";
+    if (this.partialTimer) clearTimeout(this.partialTimer);
+    this.partialTimer = undefined;
     if (!data.includes("\x1b")) return data;
     let rest = this.io.status.takeReplies(data);
+    // A reply still owed may arrive in pieces: keep a trailing `CSI ?…` fragment for the next read.
+    if (hold && this.owedReplies > 0) {
+      const cut = /\x1b(?:\[(?:\?[\d;]*)?)?$/.exec(rest);
+      if (cut) {
+        this.partial = cut[0];
+        rest = rest.slice(0, cut.index);
+        this.partialTimer = setTimeout(() => {
+          const held = this.partial;
+          this.partial = "";
+          this.partialTimer = undefined;
+          if (held) this.onLateInput?.(held);
+        }, 150);
+        this.partialTimer.unref?.();
+      }
+    }
     if (rest.includes("\x1b[?")) {
       rest = rest.replace(KITTY_REPLY, (_m, flags: string) => {
         this.onKittyFlags(Number(flags));
@@ -130,6 +154,9 @@ export class TerminalModes {
 
   /** Turn the modes off (idempotent). */
   leave(): void {
+    if (this.partialTimer) clearTimeout(this.partialTimer);
+    this.partialTimer = undefined;
+    this.partial = "";
     const seq = this.restoreSequence();
     this.pushed = this.pasteOn = this.mouse = this.modifyOtherKeys = false;
     if (this.kitty) {
