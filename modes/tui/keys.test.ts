@@ -22,7 +22,7 @@ describe("keys", () => {
     const d = mkdtempSync(join(tmpdir(), "pi-keys-"));
     dirs.push(d);
     const file = join(d, "keybindings.json");
-    writeFileSync(file, JSON.stringify({ $schema: "https://pi.dev/schemas/keybindings.schema.json", "app.tools.expand": "ctrl+x", expandTools: ["ctrl+x", "f2"], "app.exit": 5, "tui.altScreen.top": [] }));
+    writeFileSync(file, JSON.stringify({ $schema: "https://pi.dev/schemas/keybindings.schema.json", expandTools: ["ctrl+x", "f2"], "app.exit": 5, "tui.altScreen.top": [] }));
     const kb = Keybindings.load(file);
     expect(kb.matches("ctrl+x", "app.tools.expand")).toBe(true);
     expect(kb.matches("f2", "app.tools.expand")).toBe(true);
@@ -33,6 +33,11 @@ describe("keys", () => {
     expect(kb.entries().some(([id]) => id.startsWith("$"))).toBe(false);
     expect(kb.getKeys("tui.altScreen.top")).toEqual([]);
     expect(kb.errors).toHaveLength(1);
+    // A byte-order mark is fine; the namespaced id wins over its old name, wherever it stands.
+    writeFileSync(file, "\uFEFF" + JSON.stringify({ "app.tools.expand": "f3", expandTools: "f4" }));
+    const kb2 = Keybindings.load(file);
+    expect(kb2.errors).toEqual([]);
+    expect(kb2.getKeys("app.tools.expand")).toEqual(["f3"]);
     writeFileSync(file, "{ not json");
     expect(Keybindings.load(file).errors.join("\n")).toMatch(/not valid JSON/);
   });

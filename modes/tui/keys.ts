@@ -177,6 +177,7 @@ export class Keybindings {
     for (const [rawId, value] of Object.entries(overrides)) {
       if (rawId.startsWith("$")) continue; // "$schema" and other editor hints
       const id = LEGACY[rawId] ?? rawId;
+      if (id !== rawId && Object.hasOwn(overrides, id)) continue; // the namespaced id wins over its old name
       const list = typeof value === "string" ? [value] : Array.isArray(value) ? value : undefined;
       if (!list || list.some((k) => typeof k !== "string")) {
         this.errors.push(`${source}: "${rawId}" must be a key string or a list of key strings`);
@@ -191,7 +192,7 @@ export class Keybindings {
     if (!existsSync(path)) return new Keybindings();
     let data: unknown;
     try {
-      data = JSON.parse(readFileSync(path, "utf8"));
+      data = JSON.parse(readFileSync(path, "utf8").replace(/^\uFEFF/, ""));
     } catch (e) {
       const kb = new Keybindings();
       kb.errors.push(`${path}: not valid JSON (${(e as Error).message}); using the default keys`);
