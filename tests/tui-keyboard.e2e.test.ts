@@ -78,7 +78,7 @@ describe("TUI keyboard in tmux (extended-keys on)", () => {
     expect(requests()).toBe(before);
     // The hardware cursor (hidden, as pi 1.6 by default) is right after "second".
     const row = s.split("\n").findIndex((l) => l.trimEnd() === "second");
-    expect(sh.pane("#{cursor_x} #{cursor_y}")).toBe(`6 ${row}`);
+    await sh.waitFor(() => sh.pane("#{cursor_x} #{cursor_y}") === `6 ${row}`);
     await clearEditor();
   });
 
@@ -90,7 +90,8 @@ describe("TUI keyboard in tmux (extended-keys on)", () => {
     let s = await sh.waitFor(/Zed/);
     let lines = s.split("\n");
     let row = lines.findIndex((l) => /Zed/.test(l));
-    expect(sh.pane("#{cursor_x} #{cursor_y}")).toBe(`${lines[row]!.indexOf("Zed") + 3} ${row}`);
+    const zed = `${lines[row]!.indexOf("Zed") + 3} ${row}`;
+    await sh.waitFor(() => sh.pane("#{cursor_x} #{cursor_y}") === zed);
     sh.send("Enter");
     await sh.waitFor(/NAME=Zed/);
     sh.typeText("/askcity");
@@ -100,7 +101,8 @@ describe("TUI keyboard in tmux (extended-keys on)", () => {
     s = await sh.waitFor(/Oslo/);
     lines = s.split("\n");
     row = lines.findIndex((l) => /Oslo/.test(l));
-    expect(sh.pane("#{cursor_x} #{cursor_y}")).toBe(`${lines[row]!.indexOf("Oslo") + 4} ${row}`);
+    const oslo = `${lines[row]!.indexOf("Oslo") + 4} ${row}`;
+    await sh.waitFor(() => sh.pane("#{cursor_x} #{cursor_y}") === oslo);
     sh.send("Enter");
     await sh.waitFor(/CITY=Oslo/);
   });
@@ -165,7 +167,7 @@ describe("TUI keyboard in tmux (extended-keys on)", () => {
   it("Ctrl+Z suspends to the shell; after fg the protocols are back (Shift+Enter still a new line)", async () => {
     sh.send("C-z");
     await sh.waitFor(/Stopped/);
-    expect(sh.pane("#{alternate_on}")).toBe("0");
+    await sh.waitFor(() => sh.pane("#{alternate_on}") === "0");
     sh.typeText("fg");
     sh.send("Enter");
     await sh.waitFor(/mock\/mock-model/);
