@@ -5,10 +5,12 @@
  * Keyboard negotiation, as pi 1.6 does it: `CSI > 7 u` pushes the kitty flags we want
  * (disambiguate, event types, alternate keys), `CSI ? u` asks for the flags in force, and a
  * device-attributes query (`CSI c`) follows as a sentinel every terminal answers. A terminal with
- * the protocol answers `CSI ? flags u` before the DA reply; when the DA reply comes without it
- * (or with flags 0), modifyOtherKeys level 2 (`CSI > 4 ; 2 m`) is requested instead — what tmux
- * (with `extended-keys on`) and xterm forward. The OSC 7501 program-status query rides on the
- * same sentinel. Every reply is taken out of the input before it is read as keys.
+ * the protocol answers `CSI ? flags u` before the DA reply. modifyOtherKeys level 2
+ * (`CSI > 4 ; 2 m`, what tmux with `extended-keys on` and xterm forward) is requested with the
+ * queries rather than after the DA reply as pi 1.6 does, so a key pressed in the moment before
+ * the reply is already extended; it is withdrawn (`CSI > 4 ; 0 m`) when the kitty answer comes.
+ * The OSC 7501 program-status query rides on the same sentinel. Every reply is taken out of the
+ * input before it is read as keys.
  *
  * Leaving (quit, SIGTERM, Ctrl+Z): the protocols are switched off first, then the input is read
  * until the replies still owed have come and the line has been quiet a moment (bounded), so no
@@ -44,7 +46,7 @@ interface TerminalIo {
 export class TerminalModes {
   /** The terminal confirmed the kitty keyboard protocol. */
   kitty = false;
-  /** modifyOtherKeys was requested (no kitty answer before the DA reply). */
+  /** modifyOtherKeys is requested (from the start until a kitty answer comes). */
   modifyOtherKeys = false;
   /** Mouse reports are on (fullscreen). */
   mouse = false;
@@ -74,6 +76,10 @@ export class TerminalModes {
     this.pasteOn = true;
     this.owedReplies++;
     let seq = PASTE_ON + KITTY_PUSH_AND_QUERY + this.io.status.probeQuery() + DEVICE_ATTRIBUTES;
+    if (!this.kitty) {
+      seq += MODIFY_OTHER_KEYS_ON;
+      this.modifyOtherKeys = true;
+    }
     if (opts.mouse) {
       seq += MOUSE_ON;
       this.mouse = true;
@@ -121,7 +127,7 @@ export class TerminalModes {
   }
 
   private onKittyFlags(flags: number): void {
-    if (flags === 0) return; // no protocol: the DA reply turns modifyOtherKeys on
+    if (flags === 0) return; // no kitty protocol: modifyOtherKeys stays
     if (this.modifyOtherKeys) {
       this.write(MODIFY_OTHER_KEYS_OFF);
       this.modifyOtherKeys = false;
@@ -136,10 +142,6 @@ export class TerminalModes {
     this.owedReplies--;
     if (this.owedReplies > 0) return;
     this.io.status.endProbe();
-    if (!this.kitty && !this.modifyOtherKeys && this.pushed) {
-      this.write(MODIFY_OTHER_KEYS_ON);
-      this.modifyOtherKeys = true;
-    }
   }
 
   /** The sequence that turns every mode we turned on off again. */
