@@ -354,7 +354,9 @@ export class TuiApp {
     const out = this.screen ? (program(this.screen).output as NodeJS.WritableStream & { isTTY?: boolean }) : undefined;
     this.destroy();
     if (this.screen) program(this.screen).flush?.();
-    const after = transcript + (how.signal ? "" : this.safely(() => resumeHint(this, !!out?.isTTY)));
+    const hint = how.signal ? "" : this.safely(() => resumeHint(this, !!out?.isTTY));
+    // Regular mode left the editor and the footer in place: a blank line, then the hint (pi 1.6's spacing).
+    const after = transcript + (hint && this.scrollback.enabled ? "\n" : "") + hint;
     if (after && out) {
       try {
         out.write(after.replace(/\r?\n/g, "\r\n"));

@@ -45,10 +45,15 @@ export function transcriptText(app: TuiApp, width: number): string {
   const lines = app.chat.allLines(W, app.chatContext());
   while (lines.length && lines.at(-1) === "") lines.pop();
   if (!lines.length) return "";
-  const rule = app.theme.fg("border", "─".repeat(W));
-  const editor = app.editor.render(W, 12, false).lines;
-  lines.push("", rule, ...editor, rule, ...app.renderer.footerLines(W));
+  lines.push("", ...editorAndFooter(app, W));
   return lines.map((l) => l.replaceAll(CURSOR_MARK, "") + "\x1b[0m").join("\r\n") + "\r\n\r\n";
+}
+
+/** The editor (its text, no cursor) between its rules, then the footer: the bottom of the last frame. */
+export function editorAndFooter(app: TuiApp, width: number): string[] {
+  const rule = app.theme.fg("border", "─".repeat(width));
+  const editor = app.editor.render(width, 12, false).lines;
+  return [rule, ...editor, rule, ...app.renderer.footerLines(width)].map((l) => l.replaceAll(CURSOR_MARK, ""));
 }
 
 /** The resume hint's two lines (dim label, plain command), or "". */

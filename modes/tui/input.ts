@@ -101,7 +101,8 @@ export class InputRouter {
   private onSequence(seq: string): void {
     const mouse = parseMouse(seq);
     if (mouse) {
-      if (this.app.layers.length === 0 || this.app.layers.every((l) => l.placement !== "overlay")) this.app.viewport.handleMouse(mouse);
+      // The transcript takes the mouse unless an overlay covers it.
+      if (this.app.layers.every((l) => l.placement !== "overlay")) this.app.viewport.handleMouse(mouse);
       return;
     }
     const k = parseKey(seq);
