@@ -22,7 +22,8 @@ const HINT = /↓ Jump to latest message · Ctrl\+End/;
 describe("fullscreen scrolling in tmux", () => {
   beforeAll(async () => {
     server = await startLlmServer({ script: { turns: [], default: { text: `FIRST-LINE\n\n${LINES}\n\nLAST-LINE` } } });
-    e = makeE2eEnv(server.url);
+    // A fixed step (pi 1.6's setting) keeps the distance independent of how fast tmux sends the steps.
+    e = makeE2eEnv(server.url, { settings: { fullscreenWheelScrollLines: 3 } });
     delete e.env.TMUX;
     sh.launch();
     await sh.waitFor(/mock\/mock-model/);

@@ -1,6 +1,7 @@
 /**
  * The fullscreen chat viewport's mouse and scrolling, as pi 1.6 does them: the wheel scrolls the
- * transcript (Alt+wheel five times as far), Ctrl+Home / Ctrl+End jump to the top / the latest
+ * transcript (faster for a fast spin, `fullscreenWheelScrollLines` fixes the step; Alt+wheel five
+ * times as far), Ctrl+Home / Ctrl+End jump to the top / the latest
  * message (keybindings tui.altScreen.top / bottom), a scrollbar in the last column
  * (`fullscreenScrollbar`: "auto" shows it for a moment after scrolling, "always", "hidden"),
  * and a "↓ Jump to latest message" hint on the last chat row while scrolled up (a click on it
@@ -13,9 +14,42 @@ import type { TuiApp } from "./app.js";
 import type { MouseEvent } from "./key-parser.js";
 import { codePoints, charWidth, padToWidth, stripAnsi, truncate, visibleWidth } from "./text.js";
 
-/** Lines per wheel event (pi 1.6's "auto" accelerates fast spins to at most 6; we take a steady 3). */
-const WHEEL_LINES = 3;
 const SCROLLBAR_LINGER_MS = 1500;
+
+/**
+ * Lines per wheel step for `fullscreenWheelScrollLines: "auto"`, by the speed of the spin (as pi
+ * 1.6 describes it): a lone step moves one line; steps of one gesture (same direction, at most
+ * 200 ms apart) move about 100 ms / (average gap) lines, at most 6; steps closer than 5 ms are one
+ * notch reported several times (or a high-resolution wheel) and move one line each. Local macOS
+ * terminals accelerate the wheel themselves: there every step is one line.
+ */
+export class WheelSpeed {
+  private last = -Infinity;
+  private dir = 0;
+  private gap: number | undefined;
+  private carry = 0;
+
+  constructor(private readonly accelerate = !(process.platform === "darwin" && !process.env.SSH_CONNECTION && !process.env.SSH_TTY)) {}
+
+  lines(dir: 1 | -1, now: number): number {
+    if (!this.accelerate) return 1;
+    const gap = now - this.last;
+    const gesture = dir === this.dir && gap <= 200;
+    this.last = now;
+    this.dir = dir;
+    if (!gesture) {
+      this.gap = undefined;
+      this.carry = 0;
+      return 1;
+    }
+    if (gap < 5) return 1;
+    this.gap = this.gap === undefined ? gap : (this.gap + gap) / 2;
+    const exact = Math.min(6, Math.max(1, 100 / this.gap)) + this.carry;
+    const n = Math.floor(exact);
+    this.carry = exact - n;
+    return n;
+  }
+}
 
 interface Point {
   /** Row counted from the bottom of the conversation (0 = its last row). */
@@ -33,10 +67,12 @@ export class ChatViewport {
 
   constructor(private readonly app: TuiApp) {}
 
-  private get setting(): { scrollbar: string; copyOnSelect: boolean; wheel: number } {
+  private readonly wheelSpeed = new WheelSpeed();
+
+  private get setting(): { scrollbar: string; copyOnSelect: boolean; wheel: number | "auto" } {
     const s = this.app.kernel.settings.get() as { fullscreenScrollbar?: unknown; fullscreenCopyOnSelect?: unknown; fullscreenWheelScrollLines?: unknown };
     const sb = s.fullscreenScrollbar === "always" || s.fullscreenScrollbar === "hidden" ? s.fullscreenScrollbar : "auto";
-    const wheel = typeof s.fullscreenWheelScrollLines === "number" && s.fullscreenWheelScrollLines >= 1 ? Math.min(100, Math.floor(s.fullscreenWheelScrollLines)) : WHEEL_LINES;
+    const wheel = typeof s.fullscreenWheelScrollLines === "number" && s.fullscreenWheelScrollLines >= 1 ? Math.min(100, Math.floor(s.fullscreenWheelScrollLines)) : "auto";
     return { scrollbar: sb, copyOnSelect: s.fullscreenCopyOnSelect !== false, wheel };
   }
 
@@ -80,8 +116,10 @@ export class ChatViewport {
     const inChat = row < this.shown.rows;
     if (ev.kind === "wheelUp" || ev.kind === "wheelDown") {
       if (!inChat) return;
-      const n = this.setting.wheel * (ev.alt ? 5 : 1);
-      this.scrollBy(ev.kind === "wheelUp" ? n : -n);
+      const dir = ev.kind === "wheelUp" ? 1 : -1;
+      const per = this.setting.wheel;
+      const n = (per === "auto" ? this.wheelSpeed.lines(dir, Date.now()) : per) * (ev.alt ? 5 : 1);
+      this.scrollBy(dir * n);
       return;
     }
     if (ev.button !== 0) return;
