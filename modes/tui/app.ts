@@ -716,6 +716,14 @@ export class TuiApp {
       this.terminal.enter({ mouse: this.tuiMode === "fullscreen" });
       prog.hideCursor?.();
       (this.screen as any).alloc?.();
+      // A resize while we were away was not seen: ask for the size again.
+      if (this.opts.processHooks && process.platform !== "win32") {
+        try {
+          process.kill(process.pid, "SIGWINCH");
+        } catch {
+          /* not permitted here */
+        }
+      }
     };
   }
 
