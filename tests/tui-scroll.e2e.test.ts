@@ -72,6 +72,20 @@ describe("fullscreen scrolling in tmux", () => {
     await sh.waitFor((x) => /LAST-LINE/.test(x) && !HINT.test(x));
   });
 
+  it("the wheel over an open selector moves its selection instead of the transcript", async () => {
+    sh.send("C-l");
+    const s0 = await sh.waitFor(/Select a model/);
+    const selected = (x: string) => x.split("\n").find((l) => l.startsWith("❯ "))?.trim();
+    const first = selected(s0);
+    expect(first).toBeTruthy();
+    sh.typeText("\x1b[<65;30;10M");
+    await sh.waitFor((x) => !!selected(x) && selected(x) !== first);
+    sh.typeText("\x1b[<64;30;10M");
+    await sh.waitFor((x) => selected(x) === first);
+    sh.send("Escape");
+    await sh.waitFor((x) => !/Select a model/.test(x) && /LAST-LINE/.test(x) && !HINT.test(x));
+  });
+
   it("dragging selects transcript text and copies it with OSC 52", async () => {
     const s = await sh.waitFor(/LAST-LINE/);
     const row = s.split("\n").findIndex((l) => /LAST-LINE/.test(l));

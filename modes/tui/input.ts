@@ -9,7 +9,7 @@ import { BUILTIN_COMMANDS } from "./commands.js";
 import { commonPrefix, completePath, computeCompletion, type CompletionItem } from "./completion.js";
 import { canonicalKey, type KeyPress } from "./keys.js";
 import { parseKey, parseMouse, splitInput } from "./key-parser.js";
-import { InputLayer, ComponentLayer } from "./layers.js";
+import { InputLayer, ComponentLayer, SelectLayer } from "./layers.js";
 import { TranscriptSearch } from "./search.js";
 
 /** What the app does for a keybinding id when no dialog has focus. `false` = not handled, keep looking. */
@@ -101,7 +101,14 @@ export class InputRouter {
   private onSequence(seq: string): void {
     const mouse = parseMouse(seq);
     if (mouse) {
-      // The transcript takes the mouse unless an overlay covers it.
+      // The wheel over an open list (a selector, the completion list) moves its selection, as pi 1.6.
+      const top = this.app.layers[this.app.layers.length - 1];
+      const wheel = mouse.kind === "wheelUp" ? "up" : mouse.kind === "wheelDown" ? "down" : undefined;
+      if (wheel && (top instanceof SelectLayer || (!top && this.app.completion))) {
+        this.dispatch({ id: wheel, sequence: wheel === "up" ? "\x1b[A" : "\x1b[B" });
+        return;
+      }
+      // Otherwise the transcript takes the mouse, unless an overlay covers it.
       if (this.app.layers.every((l) => l.placement !== "overlay")) this.app.viewport.handleMouse(mouse);
       return;
     }
