@@ -72,18 +72,24 @@ describe("fullscreen scrolling in tmux", () => {
     await sh.waitFor((x) => /LAST-LINE/.test(x) && !HINT.test(x));
   });
 
-  it("the wheel over an open selector moves its selection instead of the transcript", async () => {
+  it("the wheel over an open selector moves its selection; over the transcript it scrolls", async () => {
     sh.send("C-l");
     const s0 = await sh.waitFor(/Select a model/);
+    const lines = s0.split("\n");
+    const row = lines.findIndex((l) => l.startsWith("❯ ")) + 1;
     const selected = (x: string) => x.split("\n").find((l) => l.startsWith("❯ "))?.trim();
     const first = selected(s0);
     expect(first).toBeTruthy();
-    sh.typeText("\x1b[<65;30;10M");
+    sh.typeText(`\x1b[<65;30;${row}M`);
     await sh.waitFor((x) => !!selected(x) && selected(x) !== first);
-    sh.typeText("\x1b[<64;30;10M");
+    sh.typeText(`\x1b[<64;30;${row}M`);
     await sh.waitFor((x) => selected(x) === first);
+    sh.typeText("\x1b[<64;30;5M");
+    await sh.waitFor((x) => HINT.test(x) && selected(x) === first);
     sh.send("Escape");
-    await sh.waitFor((x) => !/Select a model/.test(x) && /LAST-LINE/.test(x) && !HINT.test(x));
+    await sh.waitFor((x) => !/Select a model/.test(x));
+    sh.send("C-End");
+    await sh.waitFor((x) => /LAST-LINE/.test(x) && !HINT.test(x));
   });
 
   it("dragging selects transcript text and copies it with OSC 52", async () => {

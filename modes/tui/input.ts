@@ -101,10 +101,11 @@ export class InputRouter {
   private onSequence(seq: string): void {
     const mouse = parseMouse(seq);
     if (mouse) {
-      // The wheel over an open list (a selector, the completion list) moves its selection, as pi 1.6.
+      // The wheel over an open list below the transcript (a selector, the completion list) moves
+      // its selection; over the transcript it scrolls the transcript.
       const top = this.app.layers[this.app.layers.length - 1];
       const wheel = mouse.kind === "wheelUp" ? "up" : mouse.kind === "wheelDown" ? "down" : undefined;
-      if (wheel && (top instanceof SelectLayer || (!top && this.app.completion))) {
+      if (wheel && !this.app.viewport.inChat(mouse.y) && (top instanceof SelectLayer || (!top && this.app.completion))) {
         this.dispatch({ id: wheel, sequence: wheel === "up" ? "\x1b[A" : "\x1b[B" });
         return;
       }

@@ -109,6 +109,11 @@ export class ChatViewport {
     if (this.scrollbarTimer) clearTimeout(this.scrollbarTimer);
   }
 
+  /** Is the 1-based screen row `y` on the transcript (as last drawn)? */
+  inChat(y: number): boolean {
+    return y - 1 < this.shown.rows;
+  }
+
   /** A mouse report from the terminal. */
   handleMouse(ev: MouseEvent): void {
     const row = ev.y - 1;
