@@ -1,8 +1,8 @@
 /**
  * The input router: raw terminal data (terminal replies taken out, bracketed paste, mouse reports,
- * every key encoding key-parser.ts reads) becomes KeyPress values that go to one place — the terminal-input handlers extensions
- * registered, then the top dialog layer, then the completion list, then the keybinding → action
- * table below, then extension shortcuts, then the editor.
+ * every key encoding key-parser.ts reads) becomes KeyPress values that go to one place — the
+ * terminal-input handlers extensions registered, then the top dialog layer, then the completion
+ * list, then the keybinding → action table below, then extension shortcuts, then the editor.
  */
 import type { TuiApp } from "./app.js";
 import { BUILTIN_COMMANDS } from "./commands.js";
