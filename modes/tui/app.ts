@@ -290,7 +290,8 @@ export class TuiApp {
   }
 
   private installProcessHooks(): void {
-    const onSignal = (sig: NodeJS.Signals) => void this.quit(sig === "SIGHUP" ? 129 : sig === "SIGINT" ? 130 : 143, { signal: true });
+    // SIGTERM and SIGHUP end the session cleanly with exit code 0, as pi 1.6's TUI does.
+    const onSignal = (sig: NodeJS.Signals) => void this.quit(sig === "SIGINT" ? 130 : 0, { signal: true });
     for (const s of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
       process.on(s, onSignal);
       this.restoreProcess.push(() => process.off(s, onSignal));
