@@ -291,7 +291,7 @@ export class TuiApp {
 
   private installProcessHooks(): void {
     // SIGTERM and SIGHUP end the session cleanly with exit code 0, as pi 1.6's TUI does.
-    const onSignal = (sig: NodeJS.Signals) => void this.quit(sig === "SIGINT" ? 130 : 0, { signal: true });
+    const onSignal = (sig: NodeJS.Signals) => void this.quit(sig === "SIGINT" ? 130 : 0, { signal: true, hangup: sig === "SIGHUP" });
     for (const s of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
       process.on(s, onSignal);
       this.restoreProcess.push(() => process.off(s, onSignal));
@@ -335,7 +335,7 @@ export class TuiApp {
    * nothing is left on the shell's line. Fullscreen prints the conversation into the normal
    * screen; both modes then show how to resume the session (not after a signal, as pi 1.6).
    */
-  async quit(code = 0, how: { signal?: boolean } = {}): Promise<void> {
+  async quit(code = 0, how: { signal?: boolean; hangup?: boolean } = {}): Promise<void> {
     if (this.quitting) return;
     this.quitting = true;
     // Open dialogs answer with their defaults, so a run waiting on one (a permission question) can end.
@@ -351,7 +351,8 @@ export class TuiApp {
     await drained;
     const width = this.screen ? Math.max(10, (this.screen as any).width as number) : 80;
     const fullscreenExit = (this.kernel.settings.get() as { fullscreenExitOutput?: unknown }).fullscreenExitOutput;
-    const transcript = this.screen && this.tuiMode === "fullscreen" && fullscreenExit !== "resume-hint" ? this.safely(() => transcriptText(this, width)) : "";
+    // After a hang-up the terminal is gone: nothing more is written to it.
+    const transcript = this.screen && !how.hangup && this.tuiMode === "fullscreen" && fullscreenExit !== "resume-hint" ? this.safely(() => transcriptText(this, width)) : "";
     const out = this.screen ? (program(this.screen).output as NodeJS.WritableStream & { isTTY?: boolean }) : undefined;
     this.destroy();
     if (this.screen) program(this.screen).flush?.();
