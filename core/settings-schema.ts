@@ -81,14 +81,14 @@ export const SettingsSchema = Type.Object(
     theme: str("TUI theme name."),
     quietStartup: opt(Type.Union([Type.Boolean(), Type.Literal("header")], { description: "true: no start-up header; \"header\": the header without the resource listing." })),
     tuiMode: oneOf(["regular", "fullscreen"], "pi 1.6: TUI mode." + NOT_HERE),
-    fullscreenExitOutput: oneOf(["transcript", "resume-hint"], "pi 1.6." + NOT_HERE),
-    fullscreenScrollbar: oneOf(["auto", "always", "hidden"], "pi 1.6." + NOT_HERE),
-    fullscreenCopyOnSelect: bool("pi 1.6." + NOT_HERE),
-    fullscreenWheelScrollLines: opt(Type.Union([Type.Literal("auto"), Type.Integer({ minimum: 1, maximum: 100 })], { description: "pi 1.6." + NOT_HERE })),
+    fullscreenExitOutput: oneOf(["transcript", "resume-hint"], "What fullscreen mode prints on exit: the conversation and the resume hint, or the hint only."),
+    fullscreenScrollbar: oneOf(["auto", "always", "hidden"], "Fullscreen transcript scrollbar: shown for a moment after scrolling, always, or never."),
+    fullscreenCopyOnSelect: bool("Fullscreen: copy transcript text selected with the mouse (OSC 52)."),
+    fullscreenWheelScrollLines: opt(Type.Union([Type.Literal("auto"), Type.Integer({ minimum: 1, maximum: 100 })], { description: "Fullscreen: lines per mouse-wheel step; \"auto\" follows the speed of the spin (1 to 6)." })),
     editorPaddingX: opt(Type.Integer({ minimum: 0, maximum: 3, description: "pi 1.6." + NOT_HERE })),
     outputPad: opt(Type.Union([Type.Literal(0), Type.Literal(1)], { description: "pi 1.6." + NOT_HERE })),
     autocompleteMaxVisible: opt(Type.Integer({ minimum: 3, maximum: 20, description: "pi 1.6." + NOT_HERE })),
-    showHardwareCursor: bool("pi 1.6." + NOT_HERE),
+    showHardwareCursor: bool("Show the terminal's own cursor at the input's cursor (it is placed there either way, for input methods)."),
     terminal: opt(
       Type.Object(
         {

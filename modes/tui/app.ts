@@ -11,6 +11,7 @@
  * our own line model (chat.ts), editor (editor.ts) and layers (layers.ts).
  */
 import { spawnSync } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +41,9 @@ import { setActiveTheme } from "./pi-theme.js";
 import { ProgramStatusReporter } from "./program-status.js";
 import { ScrollbackWriter } from "./scrollback.js";
 import { onDiagramsReady } from "./diagrams.js";
+import { TerminalModes } from "./terminal.js";
+import { ChatViewport } from "./viewport.js";
+import { resumeHint, transcriptText } from "./exit-output.js";
 
 export interface TuiOptions {
   kernel: Kernel;
@@ -122,6 +126,10 @@ export class TuiApp {
   readonly customEditor: CustomEditorSlot;
   /** Regular tuiMode: finished turns printed into the terminal's scrollback. */
   readonly scrollback = new ScrollbackWriter(this);
+  /** Keyboard protocols, bracketed paste and mouse reports: on at start, off on every way out. */
+  terminal!: TerminalModes;
+  /** Fullscreen: wheel, Ctrl+Home/End, scrollbar, jump hint, selection and copy. */
+  readonly viewport = new ChatViewport(this);
   readonly ui: ExtensionUI;
   /** Set while something other than the agent run can be cancelled with Esc (a branch summary). */
   cancelBusy: (() => void) | undefined;
@@ -185,25 +193,23 @@ export class TuiApp {
     this.panelBox = createBox(screen, { top: 1, left: 0, width: "100%", height: 1 });
     this.overlayBox = createBox(screen, { top: 0, left: 0, width: 10, height: 3, hidden: true });
     program(screen).hideCursor?.();
-    this.programStatus.probe();
-    // Bracketed paste: pasted newlines must not submit.
-    try {
-      program(screen).output.write("\x1b[?2004h");
-    } catch {
-      /* output gone */
-    }
-    const input = program(screen).input as NodeJS.ReadableStream & { prependListener?: Function };
-    const onData = (buf: Buffer | string) => this.router.onInputData(typeof buf === "string" ? buf : buf.toString("utf8"));
-    input.prependListener?.("data", onData);
-    const afterData = () => {
-      this.router.suppressKeys = false;
-    };
-    input.on("data", afterData);
-    this.restoreProcess.push(() => {
-      input.removeListener("data", onData);
-      input.removeListener("data", afterData);
+    const input = program(screen).input as NodeJS.ReadableStream & { prependListener?: Function; isTTY?: boolean; isRaw?: boolean; setRawMode?: (on: boolean) => unknown };
+    const out = program(screen).output as NodeJS.WritableStream & { fd?: number };
+    this.terminal = new TerminalModes({
+      write: (seq) => program(screen).output.write(seq),
+      input,
+      status: this.programStatus,
+      fd: this.opts.output ? undefined : typeof out.fd === "number" ? out.fd : 1,
     });
-    screen.on("keypress", (ch: string | undefined, key: any) => this.router.onKeypress(ch, key));
+    this.terminal.onLateInput = (data) => this.router.onInputData(data, true);
+    this.terminal.onKitty = (on) => void loadPiTui().then((m) => (m as { setKittyProtocolActive?: (on: boolean) => void } | undefined)?.setKittyProtocolActive?.(on)).catch(() => undefined);
+    // Keys are read here (key-parser.ts), not through blessed's key events.
+    const decoder = new StringDecoder("utf8");
+    const onData = (buf: Buffer | string) => this.router.onInputData(typeof buf === "string" ? buf : decoder.write(buf));
+    input.prependListener?.("data", onData);
+    this.restoreProcess.push(() => input.removeListener("data", onData));
+    // Raw input, bracketed paste (pasted newlines must not submit), keyboard protocols, mouse (fullscreen).
+    this.terminal.enter({ mouse: this.tuiMode === "fullscreen" });
     screen.on("resize", () => this.requestRender());
 
     this.gitBranch = findGitBranch(this.kernel.cwd);
@@ -284,11 +290,24 @@ export class TuiApp {
   }
 
   private installProcessHooks(): void {
-    const onSignal = (sig: NodeJS.Signals) => void this.quit(sig === "SIGHUP" ? 129 : sig === "SIGINT" ? 130 : 143);
+    // SIGTERM and SIGHUP end the session cleanly with exit code 0, as pi 1.6's TUI does.
+    const onSignal = (sig: NodeJS.Signals) => void this.quit(sig === "SIGINT" ? 130 : 0, { signal: true, hangup: sig === "SIGHUP" });
     for (const s of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
       process.on(s, onSignal);
       this.restoreProcess.push(() => process.off(s, onSignal));
     }
+    // A crash or an exit past quit(): the terminal gets its modes, cursor and screen back.
+    const onExit = () => this.terminal?.restoreSync("\x1b[?25h" + (this.tuiMode === "fullscreen" ? "\x1b[?1049l" : ""));
+    process.on("exit", onExit);
+    this.restoreProcess.push(() => process.off("exit", onExit));
+    const onCrash = (e: unknown) => {
+      this.terminal?.restoreSync("\x1b[?25h");
+      this.destroy();
+      process.stderr.write(`${this.kernel.app.name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exit(1);
+    };
+    process.on("uncaughtException", onCrash);
+    this.restoreProcess.push(() => process.off("uncaughtException", onCrash));
     // Anything printed while the screen is up would corrupt it: show it as notices instead.
     const c = console as unknown as Record<string, (...a: unknown[]) => void>;
     for (const m of ["log", "info", "warn", "error"] as const) {
@@ -310,21 +329,53 @@ export class TuiApp {
     this.restoreProcess.push(() => ((process.stderr as any).write = errWrite));
   }
 
-  /** Dispose the runtime, then leave the screen; run() resolves with `code`. */
-  async quit(code = 0): Promise<void> {
+  /**
+   * Dispose the runtime, then leave the screen; run() resolves with `code`. The keyboard
+   * protocols and the mouse go off first and the terminal's late replies are read (bounded), so
+   * nothing is left on the shell's line. Fullscreen prints the conversation into the normal
+   * screen; both modes then show how to resume the session (not after a signal, as pi 1.6).
+   */
+  async quit(code = 0, how: { signal?: boolean; hangup?: boolean } = {}): Promise<void> {
     if (this.quitting) return;
     this.quitting = true;
     // Open dialogs answer with their defaults, so a run waiting on one (a permission question) can end.
     this.dialogs.cancelDialogs();
     this.setStatusLine("Closing the session…");
+    this.router.draining = true;
+    const drained = this.terminal?.drain(this.opts.processHooks ? 1000 : 0);
     try {
       await this.runtime.dispose();
     } catch (e) {
       this.notices.push(`error while closing the session: ${(e as Error).message}`);
     }
+    await drained;
+    const width = this.screen ? Math.max(10, (this.screen as any).width as number) : 80;
+    const fullscreenExit = (this.kernel.settings.get() as { fullscreenExitOutput?: unknown }).fullscreenExitOutput;
+    // After a hang-up the terminal is gone: nothing more is written to it.
+    const transcript = this.screen && !how.hangup && this.tuiMode === "fullscreen" && fullscreenExit !== "resume-hint" ? this.safely(() => transcriptText(this, width)) : "";
+    const out = this.screen ? (program(this.screen).output as NodeJS.WritableStream & { isTTY?: boolean }) : undefined;
     this.destroy();
+    if (this.screen) program(this.screen).flush?.();
+    const hint = how.signal ? "" : this.safely(() => resumeHint(this, !!out?.isTTY));
+    // Regular mode left the editor and the footer in place: a blank line, then the hint (pi 1.6's spacing).
+    const after = transcript + (hint && this.scrollback.enabled ? "\n" : "") + hint;
+    if (after && out) {
+      try {
+        out.write(after.replace(/\r?\n/g, "\r\n"));
+      } catch {
+        /* output gone */
+      }
+    }
     if (this.notices.length) process.stderr.write(this.notices.join("\n") + "\n");
     this.resolveRun?.(code);
+  }
+
+  private safely(f: () => string): string {
+    try {
+      return f();
+    } catch {
+      return "";
+    }
   }
 
   /** Tear down the screen and every timer and listener (idempotent). */
@@ -348,9 +399,10 @@ export class TuiApp {
       }
     }
     if (!this.screen) return;
+    this.viewport.dispose();
     this.programStatus.clear();
+    this.terminal.leave();
     try {
-      program(this.screen).output.write("\x1b[?2004l");
       program(this.screen).showCursor?.();
     } catch {
       /* output gone */
@@ -635,15 +687,10 @@ export class TuiApp {
     const dir = mkdtempSync(join(tmpdir(), "pi-edit-"));
     const file = join(dir, "message.md");
     writeFileSync(file, this.editor.getText());
-    const prog = program(this.screen);
     try {
-      prog.output.write("\x1b[?2004l");
-      const resume = prog.pause?.();
+      const resume = this.releaseTerminal();
       const r = spawnSync(editorCmd, [file], { stdio: "inherit", shell: true });
-      resume?.();
-      prog.output.write("\x1b[?2004h");
-      prog.hideCursor?.();
-      (this.screen as any).alloc?.();
+      resume();
       if (r.status === 0) this.editor.setText(readFileSync(file, "utf8").replace(/\n$/, ""));
       else this.addNotice(`${editorCmd} exited with ${r.status ?? r.signal}`, "warning");
     } finally {
@@ -652,19 +699,44 @@ export class TuiApp {
     }
   }
 
+  /**
+   * Give the terminal back as it was (modes off, normal screen, cursor shown, cooked input) for a
+   * shell or an editor; the returned function takes it again (raw input, screen, protocols) and
+   * marks the whole screen for redrawing. Written before blessed's pause(), which drops writes.
+   */
+  private releaseTerminal(): () => void {
+    const prog = program(this.screen);
+    const alt = this.tuiMode === "fullscreen" && prog.isAlt;
+    this.terminal.leave();
+    if (alt) prog.normalBuffer?.();
+    prog.showCursor?.();
+    prog.flush?.();
+    const resume = prog.pause?.();
+    return () => {
+      resume?.();
+      if (alt) prog.alternateBuffer?.();
+      this.terminal.enter({ mouse: this.tuiMode === "fullscreen" });
+      prog.hideCursor?.();
+      (this.screen as any).alloc?.();
+      // A resize while we were away was not seen: ask for the size again.
+      if (this.opts.processHooks && process.platform !== "win32") {
+        try {
+          process.kill(process.pid, "SIGWINCH");
+        } catch {
+          /* not permitted here */
+        }
+      }
+    };
+  }
+
   suspend(): void {
     if (process.platform === "win32" || this.opts.input) {
       this.addNotice("Suspending is not available here", "info");
       return;
     }
-    const prog = program(this.screen);
-    prog.output.write("\x1b[?2004l");
-    const resume = prog.pause?.();
+    const resume = this.releaseTerminal();
     process.once("SIGCONT", () => {
-      resume?.();
-      prog.output.write("\x1b[?2004h");
-      prog.hideCursor?.();
-      (this.screen as any).alloc?.();
+      resume();
       this.renderNow();
     });
     process.kill(process.pid, "SIGTSTP");

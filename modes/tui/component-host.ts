@@ -12,7 +12,7 @@
  * pi-tui loads on first need (it costs ~100 ms), started when the TUI starts: until then our own
  * measurement (text.ts, which counts the same East Asian widths) stands in.
  */
-import { fitLine } from "./text.js";
+import { CURSOR_MARK, fitLine } from "./text.js";
 
 interface PiTuiUtils {
   visibleWidth(s: string): number;
@@ -41,7 +41,8 @@ export function piTuiLoaded(): boolean {
   return utils !== undefined;
 }
 
-// APC (pi-tui's cursor marker "\x1b_pi:c\x07"), OSC (hyperlinks, titles), DCS/PM/SOS strings.
+const PI_TUI_CURSOR = "\x1b_pi:c\x07";
+// APC, OSC (hyperlinks, titles), DCS/PM/SOS strings.
 const STRING_SEQ = /\x1b[_\]P^X][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
 // CSI sequences other than SGR (cursor moves, erases) would move blessed's cursor.
 const NON_SGR_CSI = /\x1b\[[0-?]*[ -/]*[@-~]/g;
@@ -51,6 +52,8 @@ const ZWJ_SEQUENCE = /(\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?)(
 /** One component line made safe for a blessed region `width` columns wide. */
 export function fitComponentLine(line: unknown, width: number): string {
   let s = String(line ?? "");
+  // pi-tui's cursor marker becomes ours (the renderer places the terminal's cursor there).
+  if (s.includes(PI_TUI_CURSOR)) s = s.replaceAll(PI_TUI_CURSOR, CURSOR_MARK);
   if (s.includes("\x1b")) s = s.replace(STRING_SEQ, "").replace(NON_SGR_CSI, (m) => (m.endsWith("m") ? m : ""));
   // blessed draws code points, not grapheme clusters: a ZWJ sequence (👨‍👩‍👧‍👦) would come out as
   // one emoji per member, wider than the 2 columns the component laid it out in. Keep its first.

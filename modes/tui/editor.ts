@@ -7,7 +7,7 @@
  * lines with the cursor drawn as an inverse cell.
  */
 import type { KeyPress, Keybindings } from "./keys.js";
-import { charWidth } from "./text.js";
+import { charWidth, CURSOR_MARK } from "./text.js";
 
 export interface EditorRender {
   lines: string[];
@@ -200,6 +200,18 @@ export class Editor {
 
   // ---- keys -------------------------------------------------------------------------------------
 
+  /**
+   * Enter right after a backslash: the backslash becomes a new line (for terminals that cannot
+   * send Shift+Enter, as pi 1.6). Returns false when the character before the cursor is not `\`.
+   */
+  backslashNewLine(): boolean {
+    if (this.cursor === 0 || this.text[this.cursor - 1] !== "\\") return false;
+    this.pushUndo();
+    this.text = this.text.slice(0, this.cursor - 1) + "\n" + this.text.slice(this.cursor);
+    this.changed();
+    return true;
+  }
+
   /** Apply an editing key; returns false when the key is not an editing key. */
   handleKey(k: KeyPress): boolean {
     const kb = this.keys;
@@ -294,7 +306,7 @@ export class Editor {
       if (chars.length === 0) {
         if (showCursor && this.cursor === offset) {
           cursorRow = rows.length;
-          row = "\x1b[7m \x1b[27m";
+          row = CURSOR_MARK + "\x1b[7m \x1b[27m";
         }
         flushRow();
       } else {
@@ -303,21 +315,21 @@ export class Editor {
           if (w + cw > width - 1 && w > 0) flushRow();
           if (showCursor && idx === this.cursor) {
             cursorRow = rows.length;
-            row += `\x1b[7m${c}\x1b[27m`;
+            row += `${CURSOR_MARK}\x1b[7m${c}\x1b[27m`;
           } else row += c;
           w += cw;
           idx += c.length;
         }
         if (showCursor && this.cursor === offset + line.length) {
           cursorRow = rows.length;
-          row += "\x1b[7m \x1b[27m";
+          row += CURSOR_MARK + "\x1b[7m \x1b[27m";
         }
         flushRow();
       }
       offset += line.length + 1;
     }
     if (!this.text && placeholder) {
-      rows[0] = (showCursor ? "\x1b[7m \x1b[27m" : "") + `\x1b[38;5;242m${placeholder}\x1b[39m`;
+      rows[0] = (showCursor ? CURSOR_MARK + "\x1b[7m \x1b[27m" : "") + `\x1b[38;5;242m${placeholder}\x1b[39m`;
     }
     // Keep the cursor row inside the visible window.
     const max = Math.max(1, maxRows);

@@ -1,14 +1,15 @@
 /**
- * The input router: raw terminal data (bracketed paste, extended key sequences) and blessed key
- * presses become KeyPress values and go to one place — the terminal-input handlers extensions
- * registered, then the top dialog layer, then the completion list, then the keybinding → action
- * table below, then extension shortcuts, then the editor.
+ * The input router: raw terminal data (terminal replies taken out, bracketed paste, mouse reports,
+ * every key encoding key-parser.ts reads) becomes KeyPress values that go to one place — the
+ * terminal-input handlers extensions registered, then the top dialog layer, then the completion
+ * list, then the keybinding → action table below, then extension shortcuts, then the editor.
  */
 import type { TuiApp } from "./app.js";
 import { BUILTIN_COMMANDS } from "./commands.js";
 import { commonPrefix, completePath, computeCompletion, type CompletionItem } from "./completion.js";
-import { canonicalKey, fromBlessed, parseExtendedKey, type KeyPress } from "./keys.js";
-import { InputLayer, ComponentLayer } from "./layers.js";
+import { canonicalKey, type KeyPress } from "./keys.js";
+import { parseKey, parseMouse, splitInput } from "./key-parser.js";
+import { InputLayer, ComponentLayer, SelectLayer } from "./layers.js";
 import { TranscriptSearch } from "./search.js";
 
 /** What the app does for a keybinding id when no dialog has focus. `false` = not handled, keep looking. */
@@ -39,7 +40,7 @@ export const APP_ACTIONS: readonly KeyAction[] = [
   },
   { binding: "app.exit", run: (app) => (app.editor.getText() ? false : void app.quit(0)) },
   { binding: "app.message.followUp", run: (app) => void app.submit("followUp") },
-  { binding: "tui.input.submit", run: (app) => void app.submit("steer") },
+  { binding: "tui.input.submit", run: (app) => void (app.editor.backslashNewLine() || app.submit("steer")) },
   { binding: "app.message.dequeue", run: (app) => void app.restoreQueue() },
   { binding: "app.model.select", run: (app) => void app.runCommand("/model") },
   { binding: "app.model.cycleForward", run: (app) => void app.cycleModel("forward") },
@@ -60,8 +61,10 @@ export const APP_ACTIONS: readonly KeyAction[] = [
     },
   },
   { binding: "tui.altScreen.search", run: (app) => TranscriptSearch.open(app) },
-  { binding: "app.chat.scrollUp", run: (app) => app.chat.scrollBy(pageRows(app)) },
-  { binding: "app.chat.scrollDown", run: (app) => app.chat.scrollBy(-pageRows(app)) },
+  { binding: "app.chat.scrollUp", run: (app) => app.viewport.scrollBy(pageRows(app)) },
+  { binding: "app.chat.scrollDown", run: (app) => app.viewport.scrollBy(-pageRows(app)) },
+  { binding: "tui.altScreen.top", run: (app) => app.viewport.toTop() },
+  { binding: "tui.altScreen.bottom", run: (app) => app.viewport.toBottom() },
   { binding: "app.editor.external", run: (app) => app.externalEditor() },
   { binding: "app.suspend", run: (app) => app.suspend() },
   { binding: "app.session.new", run: (app) => void app.runCommand("/new") },
@@ -73,36 +76,63 @@ export const APP_ACTIONS: readonly KeyAction[] = [
 export class InputRouter {
   /** A lone Esc waits one tick: Esc then Enter is Alt+Enter. */
   escPending: NodeJS.Immediate | undefined;
-  /** Set while raw data was already handled (paste, extended keys): blessed's keypress for it is ignored. */
-  suppressKeys = false;
+  /** While leaving: input is read (terminal replies, late keys) and dropped. */
+  draining = false;
   private inPaste = false;
   private pasteBuf = "";
 
   constructor(private readonly app: TuiApp) {}
 
-  onInputData(data: string): void {
+  /** A read from the terminal (`late`: a held fragment no reply completed, read as keys now). */
+  onInputData(data: string, late = false): void {
     if (this.app.destroyed) return;
-    // The terminal's answers to the program status query are not keys.
-    const s = this.app.programStatus.takeReplies(data);
-    if (s !== data) this.suppressKeys = true;
-    if (!s) return;
+    // The terminal's answers to our queries (keyboard protocol, DA, program status) are not keys.
+    const s = this.app.terminal.takeReplies(data, !late);
+    if (!s || this.draining) return;
     if (this.inPaste || s.includes("\x1b[200~")) {
-      this.suppressKeys = true;
       this.handlePasteData(s);
       return;
     }
-    const ext = parseExtendedKey(s);
-    if (ext) {
-      this.suppressKeys = true;
-      this.dispatch(ext);
+    // Pastes come wrapped (bracketed paste is on); anything else is keys, one at a time, even
+    // when several arrive in one read ("text\rmore" is text, Enter, more — as pi 1.6 reads it).
+    for (const seq of splitInput(s)) this.onSequence(seq);
+  }
+
+  private onSequence(seq: string): void {
+    const mouse = parseMouse(seq);
+    if (mouse) {
+      // The wheel over an open list below the transcript (a selector, the completion list) moves
+      // its selection; over the transcript it scrolls the transcript.
+      const top = this.app.layers[this.app.layers.length - 1];
+      const wheel = mouse.kind === "wheelUp" ? "up" : mouse.kind === "wheelDown" ? "down" : undefined;
+      if (wheel && !this.app.viewport.inChat(mouse.y) && (top instanceof SelectLayer || (!top && this.app.completion))) {
+        this.dispatch({ id: wheel, sequence: wheel === "up" ? "\x1b[A" : "\x1b[B" });
+        return;
+      }
+      // Otherwise the transcript takes the mouse, unless an overlay covers it.
+      if (this.app.layers.every((l) => l.placement !== "overlay")) this.app.viewport.handleMouse(mouse);
       return;
     }
-    // A terminal without bracketed paste: several lines arriving at once are a paste.
-    const body = s.replace(/[\r\n]+$/, "");
-    if (body.length > 2 && !s.includes("\x1b") && /[\r\n]/.test(body)) {
-      this.suppressKeys = true;
-      this.deliverPaste(s.replace(/\r\n?/g, "\n").replace(/\n+$/, ""));
+    const k = parseKey(seq);
+    if (!k) return;
+    if (k.id === "escape") {
+      if (this.escPending) {
+        clearImmediate(this.escPending);
+        this.dispatch(k);
+      }
+      this.escPending = setImmediate(() => {
+        this.escPending = undefined;
+        this.dispatch(k);
+      });
+      return;
     }
+    if (this.escPending) {
+      clearImmediate(this.escPending);
+      this.escPending = undefined;
+      if (k.id === "enter") return this.dispatch({ id: "alt+enter", sequence: "\x1b\r" });
+      this.dispatch({ id: "escape", sequence: "\x1b" });
+    }
+    this.dispatch(k);
   }
 
   handlePasteData(s: string): void {
@@ -148,30 +178,6 @@ export class InputRouter {
       this.updateCompletion();
     }
     this.app.requestRender();
-  }
-
-  onKeypress(ch: string | undefined, key: any): void {
-    if (this.suppressKeys || this.app.destroyed) return;
-    const k = fromBlessed(ch, key);
-    if (!k) return;
-    if (k.id === "escape") {
-      if (this.escPending) {
-        clearImmediate(this.escPending);
-        this.dispatch(k);
-      }
-      this.escPending = setImmediate(() => {
-        this.escPending = undefined;
-        this.dispatch(k);
-      });
-      return;
-    }
-    if (this.escPending) {
-      clearImmediate(this.escPending);
-      this.escPending = undefined;
-      if (k.id === "enter") return this.dispatch({ id: "alt+enter", sequence: "\x1b\r" });
-      this.dispatch({ id: "escape", sequence: "\x1b" });
-    }
-    this.dispatch(k);
   }
 
   /** Route one key press (tests may call this directly). */

@@ -1,21 +1,14 @@
 /**
- * Keys and keybindings: blessed key events normalised to the reference's key strings
- * ("ctrl+shift+p", "alt+enter", "pageUp"), the default bindings of the app and the editor
+ * Keybindings: key strings as the reference writes them ("ctrl+shift+p", "alt+enter", "pageUp";
+ * key-parser.ts turns terminal input into them), the default bindings of the app and the editor
  * (reference ids such as "app.interrupt", "tui.editor.cursorLeft"), and
  * `<agentDir>/keybindings.json` overrides (one key or a list per id; old un-namespaced ids are
  * migrated).
  */
 import { existsSync, readFileSync } from "node:fs";
-
-/** A normalised key press. */
-export interface KeyPress {
-  /** Canonical key string: modifiers in the order ctrl, alt, shift, then the key ("ctrl+a", "enter", "/"). */
-  id: string;
-  /** The printable text of the key, when it inserts text. */
-  text?: string;
-  /** Raw bytes the terminal sent (for custom components' handleInput). */
-  sequence: string;
-}
+import type { KeyPress } from "./key-parser.js";
+export type { KeyPress } from "./key-parser.js";
+export { keyFromData } from "./key-parser.js";
 
 const NAME_MAP: Record<string, string> = {
   return: "enter",
@@ -44,7 +37,7 @@ export function canonicalKey(spec: string): string {
   if (!raw) return "";
   // "+" itself may be the key ("ctrl++" or "+").
   const parts = raw === "+" ? ["+"] : raw.endsWith("++") ? [...raw.slice(0, -2).split("+"), "+"] : raw.split("+");
-  let ctrl = false, alt = false, shift = false;
+  let ctrl = false, alt = false, shift = false, sup = false;
   let key = "";
   parts.forEach((p, idx) => {
     const l = p.toLowerCase();
@@ -52,77 +45,12 @@ export function canonicalKey(spec: string): string {
     if (!last && (l === "ctrl" || l === "control")) ctrl = true;
     else if (!last && (l === "alt" || l === "meta" || l === "option")) alt = true;
     else if (!last && l === "shift") shift = true;
+    else if (!last && (l === "super" || l === "cmd" || l === "win")) sup = true;
     else key = NAME_MAP[l] ?? l;
   });
   if (key === "return") key = "enter";
-  const mods = [ctrl && "ctrl", alt && "alt", shift && "shift"].filter(Boolean);
+  const mods = [ctrl && "ctrl", alt && "alt", shift && "shift", sup && "super"].filter(Boolean);
   return [...mods, key].join("+");
-}
-
-/** Normalise a blessed keypress (ch, key) into a KeyPress; undefined for events to ignore. */
-export function fromBlessed(ch: string | undefined, key: { name?: string; full?: string; ctrl?: boolean; meta?: boolean; shift?: boolean; sequence?: string } | undefined): KeyPress | undefined {
-  const seq = key?.sequence ?? ch ?? "";
-  let name = key?.name;
-  let ctrl = !!key?.ctrl;
-  const alt = !!key?.meta;
-  let shift = !!key?.shift;
-  if (name === "linefeed") {
-    name = "j";
-    ctrl = true;
-  }
-  if (!name && ch && ch.length === 1) {
-    const c = ch.charCodeAt(0);
-    if (c === 0x1c) (name = "\\"), (ctrl = true);
-    else if (c === 0x1d) (name = "]"), (ctrl = true);
-    else if (c === 0x1e) (name = "^"), (ctrl = true);
-    else if (c === 0x1f) (name = "-"), (ctrl = true);
-    else if (c === 0x00) (name = "space"), (ctrl = true);
-  }
-  const printable = !ctrl && !alt && ch !== undefined && ch.length > 0 && !/^[\x00-\x1f\x7f]/.test(ch) && name !== "escape";
-  let k: string;
-  if (name) {
-    k = NAME_MAP[name] ?? name;
-    if (name === "enter" && key?.full === "enter") return undefined; // blessed's duplicate of "return"
-  } else if (ch) {
-    k = ch.length === 1 ? ch.toLowerCase() : ch;
-    if (ch.length === 1 && ch !== ch.toLowerCase()) shift = true;
-  } else return undefined;
-  // Printable symbols carry no shift ("?" not "shift+?"); letters keep it ("shift+a").
-  if (printable && !/^[a-z]$/.test(k) && k !== "space") shift = false;
-  const mods = [ctrl && "ctrl", alt && "alt", shift && "shift"].filter(Boolean);
-  const id = [...mods, k].join("+");
-  return { id, text: printable ? (ch === undefined ? undefined : ch) : undefined, sequence: seq };
-}
-
-/** Parse a kitty CSI-u (`ESC[13;2u`) or xterm modifyOtherKeys (`ESC[27;2;13~`) sequence. */
-export function parseExtendedKey(data: string): KeyPress | undefined {
-  let code: number, mod: number;
-  let m = /^\x1b\[(\d+)(?::\d+)*(?:;(\d+)(?::\d+)?)?u$/.exec(data);
-  if (m) {
-    code = Number(m[1]);
-    mod = m[2] ? Number(m[2]) : 1;
-  } else {
-    m = /^\x1b\[27;(\d+);(\d+)~$/.exec(data);
-    if (!m) return undefined;
-    mod = Number(m[1]);
-    code = Number(m[2]);
-  }
-  const bits = Math.max(0, mod - 1);
-  const shift = !!(bits & 1), alt = !!(bits & 2), ctrl = !!(bits & 4);
-  let key: string;
-  let text: string | undefined;
-  if (code === 13) key = "enter";
-  else if (code === 27) key = "escape";
-  else if (code === 9) key = "tab";
-  else if (code === 127 || code === 8) key = "backspace";
-  else if (code === 32) key = "space";
-  else if (code >= 33 && code <= 126) {
-    key = String.fromCharCode(code).toLowerCase();
-    if (!ctrl && !alt) text = shift ? String.fromCharCode(code).toUpperCase() : String.fromCharCode(code);
-  } else return undefined;
-  const keepShift = shift && (/^[a-z]$/.test(key) || key.length > 1);
-  const mods = [ctrl && "ctrl", alt && "alt", keepShift && "shift"].filter(Boolean);
-  return { id: [...mods, key].join("+"), text, sequence: data };
 }
 
 // ---- bindings -------------------------------------------------------------------------------
@@ -146,8 +74,9 @@ export const DEFAULT_BINDINGS: Record<string, string[]> = {
   "tui.editor.deleteToLineEnd": ["ctrl+k"],
   "tui.editor.yank": ["ctrl+y"],
   "tui.editor.undo": ["ctrl+-"],
-  // Most terminals send Shift+Enter as a plain Enter; Ctrl+J (a line feed) always works.
-  "tui.input.newLine": ["shift+enter", "ctrl+enter", "ctrl+j"],
+  // Shift+Enter arrives as its own key once the terminal speaks the kitty protocol or
+  // modifyOtherKeys (negotiated at start); Ctrl+J (a line feed) works everywhere.
+  "tui.input.newLine": ["shift+enter", "ctrl+j"],
   "tui.input.submit": ["enter"],
   "tui.input.tab": ["tab"],
   "tui.select.up": ["up"],
@@ -180,6 +109,8 @@ export const DEFAULT_BINDINGS: Record<string, string[]> = {
   "tui.altScreen.searchNext": ["enter", "ctrl+g"],
   "tui.altScreen.searchPrevious": ["shift+enter", "ctrl+shift+g"],
   "tui.altScreen.searchClose": ["escape"],
+  "tui.altScreen.top": ["ctrl+home"],
+  "tui.altScreen.bottom": ["ctrl+end"],
 };
 
 export const BINDING_DESCRIPTIONS: Record<string, string> = {
@@ -201,6 +132,8 @@ export const BINDING_DESCRIPTIONS: Record<string, string> = {
   "tui.altScreen.searchNext": "Next search match (while searching)",
   "tui.altScreen.searchPrevious": "Previous search match (while searching)",
   "tui.altScreen.searchClose": "Close transcript search",
+  "tui.altScreen.top": "Scroll to the beginning of the transcript",
+  "tui.altScreen.bottom": "Scroll to the latest message and follow new output",
   "app.chat.scrollDown": "Scroll the conversation down",
   "app.session.new": "New session",
   "app.session.tree": "Session tree",
@@ -242,7 +175,9 @@ export class Keybindings {
   constructor(overrides: Record<string, unknown> = {}, source = "keybindings.json") {
     for (const [id, keys] of Object.entries(DEFAULT_BINDINGS)) this.byId.set(id, new Set(keys.map(canonicalKey)));
     for (const [rawId, value] of Object.entries(overrides)) {
+      if (rawId.startsWith("$")) continue; // "$schema" and other editor hints
       const id = LEGACY[rawId] ?? rawId;
+      if (id !== rawId && Object.hasOwn(overrides, id)) continue; // the namespaced id wins over its old name
       const list = typeof value === "string" ? [value] : Array.isArray(value) ? value : undefined;
       if (!list || list.some((k) => typeof k !== "string")) {
         this.errors.push(`${source}: "${rawId}" must be a key string or a list of key strings`);
@@ -257,7 +192,7 @@ export class Keybindings {
     if (!existsSync(path)) return new Keybindings();
     let data: unknown;
     try {
-      data = JSON.parse(readFileSync(path, "utf8"));
+      data = JSON.parse(readFileSync(path, "utf8").replace(/^\uFEFF/, ""));
     } catch (e) {
       const kb = new Keybindings();
       kb.errors.push(`${path}: not valid JSON (${(e as Error).message}); using the default keys`);
@@ -299,24 +234,4 @@ export function formatKey(k: string): string {
     .map((p) => (p.length === 1 ? p.toUpperCase() : p.charAt(0).toUpperCase() + p.slice(1)))
     .join("+")
     .replace(/^$/, "+");
-}
-
-/** Best-effort: raw terminal bytes → key string (for components calling keybindings.matches(data, id)). */
-export function keyFromData(data: string): string | undefined {
-  const simple: Record<string, string> = {
-    "\r": "enter", "\n": "ctrl+j", "\x1b": "escape", "\t": "tab", "\x7f": "backspace", "\b": "backspace",
-    "\x1b[A": "up", "\x1b[B": "down", "\x1b[C": "right", "\x1b[D": "left", "\x1bOA": "up", "\x1bOB": "down",
-    "\x1bOC": "right", "\x1bOD": "left", "\x1b[H": "home", "\x1b[F": "end", "\x1b[1~": "home", "\x1b[4~": "end",
-    "\x1b[5~": "pageUp", "\x1b[6~": "pageDown", "\x1b[3~": "delete", "\x1b[Z": "shift+tab", "\x1b\r": "alt+enter", " ": "space",
-  };
-  if (simple[data]) return simple[data];
-  const ext = parseExtendedKey(data);
-  if (ext) return ext.id;
-  if (data.length === 1) {
-    const c = data.charCodeAt(0);
-    if (c >= 1 && c <= 26) return `ctrl+${String.fromCharCode(c + 96)}`;
-    if (c >= 0x20 && c < 0x7f) return /[A-Z]/.test(data) ? `shift+${data.toLowerCase()}` : data;
-  }
-  if (data.length === 2 && data[0] === "\x1b") return `alt+${data[1]!.toLowerCase()}`;
-  return undefined;
 }

@@ -22,9 +22,7 @@ export interface ProgramStatus {
 }
 
 export const PROGRAM_STATUS_QUERY = "\x1b]7501;?\x1b\\";
-const DA_QUERY = "\x1b[c";
 const STATUS_REPLY = /\x1b\]7501;\?[^\x07\x1b]*(?:\x07|\x1b\\)/;
-const DA_REPLY = /\x1b\[\?[\d;]*c/;
 
 const firstLine = (s: unknown) => String(s ?? "").split(/\r?\n/, 1)[0]!.trim() || "Error";
 
@@ -65,36 +63,33 @@ export class ProgramStatusReporter {
     return this.supported || this.probing;
   }
 
-  /** Ask the terminal whether it takes program status (not with PI_PROGRAM_STATUS=1 or 0). */
-  probe(): void {
-    if (this.override === "1" || this.override === "0" || this.probing) return;
+  /**
+   * The support query to send (not with PI_PROGRAM_STATUS=1 or 0): "" when no query goes out.
+   * The caller sends it before the device-attributes query whose reply ends the probe (endProbe).
+   */
+  probeQuery(): string {
+    if (this.override === "1" || this.override === "0" || this.probing) return "";
     this.probing = true;
-    try {
-      this.write(PROGRAM_STATUS_QUERY + DA_QUERY);
-    } catch {
-      this.probing = false;
-    }
+    return PROGRAM_STATUS_QUERY;
+  }
+
+  /** The device-attributes reply came: a terminal that takes the protocol has answered by now. */
+  endProbe(): void {
+    if (!this.probing) return;
+    this.probing = false;
+    this.report();
   }
 
   /**
-   * Terminal input while the query is out: the replies to it are taken out. Returns the input
-   * left for the keyboard ("" when it was only replies).
+   * Terminal input while the query is out: the reply to it is taken out. Returns the input left
+   * for the keyboard.
    */
   takeReplies(data: string): string {
     if (!this.probing || !data.includes("\x1b")) return data;
-    let rest = data;
-    const status = STATUS_REPLY.exec(rest);
-    if (status) {
-      rest = rest.slice(0, status.index) + rest.slice(status.index + status[0].length);
-      this.supported = true;
-    }
-    const da = DA_REPLY.exec(rest);
-    if (da) {
-      rest = rest.slice(0, da.index) + rest.slice(da.index + da[0].length);
-      this.probing = false;
-      this.report();
-    }
-    return rest;
+    const status = STATUS_REPLY.exec(data);
+    if (!status) return data;
+    this.supported = true;
+    return data.slice(0, status.index) + data.slice(status.index + status[0].length);
   }
 
   onEvent(e: AgentSessionEvent): void {

@@ -11,7 +11,7 @@ import { ComponentLayer, frame, type Layer, type LayerEnv } from "./layers.js";
 import { overlayLayout, overlayWidth } from "./component-host.js";
 import { TranscriptSearch } from "./search.js";
 import { entryRenderer, resolveToolRenderers } from "./renderers.js";
-import { padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
+import { CURSOR_MARK, padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -77,15 +77,19 @@ export class Renderer {
     const panelH = Math.min(panel.length, H - 1);
     const chatH = H - panelH;
     const search = this.app.layers.find((l): l is TranscriptSearch => l instanceof TranscriptSearch);
-    const chatLines = search ? this.searchedChat(search, W, chatH) : this.app.chat.visible(W, chatH, this.chatContext());
+    let chatLines = search ? this.searchedChat(search, W, chatH) : this.app.chat.visible(W, chatH, this.chatContext());
+    if (this.app.tuiMode === "fullscreen") chatLines = this.app.viewport.decorate(chatLines, W, chatH);
     this.app.chatBox.top = 0;
     this.app.chatBox.height = chatH;
-    this.app.chatBox.setContent(chatLines.join("\n"));
+    this.app.chatBox.setContent(chatLines.join("\n").replaceAll(CURSOR_MARK, ""));
     this.app.panelBox.top = chatH;
     this.app.panelBox.height = Math.max(1, panelH);
-    this.app.panelBox.setContent(panel.slice(panel.length - panelH).join("\n"));
-    this.drawOverlay(W, H);
+    const panelShown = panel.slice(panel.length - panelH);
+    let cursor = takeCursor(panelShown, chatH, 0);
+    this.app.panelBox.setContent(panelShown.join("\n"));
+    cursor = this.drawOverlay(W, H) ?? cursor;
     this.app.screen.render();
+    this.placeCursor(cursor);
     this.lastRender = Date.now();
     const ms = performance.now() - t0;
     this.stats.frames++;
@@ -110,11 +114,33 @@ export class Renderer {
     return undefined;
   }
 
-  drawOverlay(W: number, H: number): void {
+  /**
+   * The terminal's own cursor goes where the focused input draws its cursor (our editor, dialogs,
+   * pi-tui components with CURSOR_MARKER), so an input method's candidate window opens there. It
+   * stays hidden (the input draws its own) unless `showHardwareCursor` or PI_HARDWARE_CURSOR=1.
+   */
+  private placeCursor(at: { row: number; col: number } | undefined): void {
+    const prog = (this.app.screen as unknown as { program: { cup(r: number, c: number): void; showCursor(): void; hideCursor(): void; cursorHidden: boolean } }).program;
+    try {
+      if (!at) {
+        if (!prog.cursorHidden) prog.hideCursor();
+        return;
+      }
+      prog.cup(at.row, at.col);
+      const show = process.env.PI_HARDWARE_CURSOR === "1" || (this.app.kernel.settings.get() as { showHardwareCursor?: unknown }).showHardwareCursor === true;
+      if (show && prog.cursorHidden) prog.showCursor();
+      else if (!show && !prog.cursorHidden) prog.hideCursor();
+    } catch {
+      /* output gone */
+    }
+  }
+
+  /** Draw the top overlay; returns the screen position of its input cursor, if it shows one. */
+  drawOverlay(W: number, H: number): { row: number; col: number } | undefined {
     const layer = this.topLayer("overlay");
     if (!layer || (layer instanceof ComponentLayer && (layer.hidden || layer.overlayOptions?.visible?.(W, H) === false))) {
       if (!this.app.overlayBox.hidden) this.app.overlayBox.hide();
-      return;
+      return undefined;
     }
     let box: { row: number; col: number; width: number; lines: string[] };
     if (layer instanceof ComponentLayer || layer instanceof TranscriptSearch) {
@@ -144,6 +170,7 @@ export class Renderer {
       box = { row: Math.max(0, Math.floor((H - framed.length) / 2)), col: Math.max(0, Math.floor((W - w) / 2)), width: w, lines: framed };
     }
     const ob = this.app.overlayBox;
+    const cursor = takeCursor(box.lines, box.row, box.col);
     ob.width = box.width;
     ob.height = Math.max(1, box.lines.length);
     ob.left = box.col;
@@ -151,6 +178,7 @@ export class Renderer {
     ob.setContent(box.lines.join("\n"));
     if (ob.hidden) ob.show();
     ob.setFront();
+    return cursor;
   }
 
   panelLines(W: number, H: number): string[] {
@@ -270,4 +298,17 @@ export class Renderer {
   screenText(): string {
     return screenText(this.app.screen);
   }
+}
+
+/** Find and remove the cursor mark in `lines` (in place): its screen row and column, offset by (row0, col0). */
+function takeCursor(lines: string[], row0: number, col0: number): { row: number; col: number } | undefined {
+  let found: { row: number; col: number } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    const at = l.indexOf(CURSOR_MARK);
+    if (at === -1) continue;
+    if (!found) found = { row: row0 + i, col: col0 + visibleWidth(l.slice(0, at)) };
+    lines[i] = l.replaceAll(CURSOR_MARK, "");
+  }
+  return found;
 }

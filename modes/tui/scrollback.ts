@@ -9,11 +9,12 @@
  * full-screen region). The screen is then blank and blessed redraws its frame in full. The chat
  * viewport keeps showing the recent blocks, so nothing disappears from view; the terminal's
  * history holds every finished turn once, in order. On exit what was not printed yet is written
- * in place, and the shell's prompt follows it.
+ * in place with the editor and the footer below it, and the shell's prompt follows.
  */
 import type { TuiApp } from "./app.js";
 import type { Block } from "./chat.js";
 import { program } from "./blessed-setup.js";
+import { editorAndFooter } from "./exit-output.js";
 
 export class ScrollbackWriter {
   private readonly printed = new WeakSet<Block>();
@@ -114,6 +115,12 @@ export class ScrollbackWriter {
       /* a block failing to render: it stays unprinted */
     }
     while (rest.length && rest.at(-1) === "") rest.pop();
+    // The editor and the footer stay below, as the last frame (pi 1.6 leaves them too).
+    try {
+      rest.push(...(rest.length ? [""] : []), ...editorAndFooter(app, W));
+    } catch {
+      /* the footer failing: the conversation is what matters */
+    }
     const prog = program(app.screen);
     const clear = prog.clear;
     prog.clear = () => {};

@@ -60,6 +60,13 @@ export function isWideCodePoint(cp: number): boolean {
   return charWidth(cp) === 2;
 }
 
+/**
+ * Where a focused input draws its cursor (our editor; pi-tui's CURSOR_MARKER is turned into it):
+ * shaped as an SGR sequence so width measuring and cutting keep it as zero-width; the renderer
+ * takes it out and moves the terminal's cursor there.
+ */
+export const CURSOR_MARK = "\x1b[9999m";
+
 // SGR: ESC [ digits/semicolons m. Other escapes are dropped by sanitize().
 const SGR_RE = /\x1b\[[0-9;]*m/g;
 const ANSI_RE = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]/g;
