@@ -56,13 +56,15 @@ function owner(error: unknown): { name: string } | undefined {
   return state.extensions().find((e) => e.path && !e.path.startsWith("<") && stack.includes(e.path));
 }
 
-function onFailure(kind: string) {
+function onFailure(event: "unhandledRejection" | "uncaughtException", kind: string) {
   return (error: unknown) => {
     const ext = owner(error);
     if (ext && state) {
       state.kernel.diagnostics.report({ level: "error", source: ext.name, message: `extension "${ext.name}": ${kind} (isolated; the CLI goes on)`, error });
       return;
     }
+    // Not an extension's: another listener (the TUI restoring the terminal first) ends the process.
+    if (process.listenerCount(event) > 1) return;
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   };
@@ -73,6 +75,6 @@ export function isolateExtensionFailures(kernel: Kernel, extensions: () => Array
   const first = !state;
   state = { kernel, extensions };
   if (!first) return;
-  process.on("unhandledRejection", onFailure("an unhandled promise rejection"));
-  process.on("uncaughtException", onFailure("an uncaught exception"));
+  process.on("unhandledRejection", onFailure("unhandledRejection", "an unhandled promise rejection"));
+  process.on("uncaughtException", onFailure("uncaughtException", "an uncaught exception"));
 }
