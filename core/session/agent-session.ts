@@ -273,7 +273,11 @@ export class AgentSession {
 
   // ---- model and thinking ---------------------------------------------------------------------
 
-  async setModel(model: AnyModel, source: "set" | "cycle" | "restore" = "set", persist = true): Promise<void> {
+  /**
+   * Switch the model. `persist` records the change in the session file; `saveDefault` also writes
+   * it to settings.json as the default (the TUI's /model passes false: that picks for this session).
+   */
+  async setModel(model: AnyModel, source: "set" | "cycle" | "restore" = "set", persist = true, saveDefault = persist): Promise<void> {
     const previous = this._model;
     this._model = model;
     // (1.6 compat) switching to a model with a modelThinkingLevels entry starts it at that level.
@@ -287,8 +291,8 @@ export class AgentSession {
       } catch {
         /* reported by the store */
       }
-      this.kernel.settings.update({ defaultProvider: model.provider, defaultModel: model.id });
     }
+    if (saveDefault) this.kernel.settings.update({ defaultProvider: model.provider, defaultModel: model.id });
     this.systemPromptDirty = true;
     await this.emit({ type: "model_select", model, previousModel: previous, source });
   }
