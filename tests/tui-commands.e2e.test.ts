@@ -6,6 +6,7 @@
  * that names no command (sent to the model as a prompt, as pi 1.6 does).
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
+import { createServer, type Server } from "node:http";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
@@ -17,6 +18,11 @@ const SOCKET = `pi-tui-cmds-${process.pid}`;
 let server: LlmServer;
 let e: E2eEnv;
 let stubs: string;
+/** A stand-in llama.cpp router: its model list, load and unload. */
+let router: Server;
+let routerUrl = "";
+const routerModels = [{ id: "tiny-model", status: { value: "unloaded" } }];
+const routerCalls: string[] = [];
 
 const { tmux, send, typeText, waitFor, capture } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
 
@@ -62,6 +68,20 @@ async function runCommand(text: string): Promise<void> {
 describe("pi 1.6's slash commands in the terminal UI", () => {
   beforeAll(async () => {
     server = await startLlmServer({ script: SCRIPT });
+    router = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        routerCalls.push(`${req.method} ${req.url} ${body}`);
+        const m = routerModels[0]!;
+        if (req.method === "POST" && req.url === "/models/load") m.status.value = "loaded";
+        if (req.method === "POST" && req.url === "/models/unload") m.status.value = "unloaded";
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify(req.url === "/models" ? { data: routerModels } : { success: true }));
+      });
+    });
+    await new Promise<void>((r) => router.listen(0, "127.0.0.1", () => r()));
+    routerUrl = `http://127.0.0.1:${(router.address() as { port: number }).port}`;
     e = makeE2eEnv(server.url, { settings: { compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 10 } } });
     // A saved session to /import, made by a headless run in the same project.
     const r = await runCli(["-p", "IMPORT-ME-PROMPT"], e);
@@ -102,6 +122,7 @@ exit 2
       /* already gone */
     }
     await server?.close();
+    await new Promise((r) => router?.close(r));
     e?.cleanup();
   });
 
@@ -141,8 +162,8 @@ exit 2
     send("C-s");
     await waitFor(/Default model: mock-anthropic\/mock-claude/);
     expect(readSettings()).toMatchObject({ defaultProvider: "mock-anthropic", defaultModel: "mock-claude" });
-    // Back to the first model, for this session only.
-    await runCommand("/model mock/mock-model");
+    // Ctrl+P cycles to the other model, for this session only.
+    send("C-p");
     await waitFor(/Model: mock\/mock-model/);
     expect(readSettings()).toMatchObject({ defaultProvider: "mock-anthropic", defaultModel: "mock-claude" });
   });
@@ -180,6 +201,35 @@ exit 2
     send("Enter");
     await waitFor(/Removed the stored API key for mock/);
     expect(JSON.parse(readFileSync(authFile(), "utf8"))).toEqual({});
+  });
+
+  it("/llama manages the models of a llama.cpp router configured with /login llama.cpp", async () => {
+    await runCommand("/llama");
+    await waitFor(/Configure llama\.cpp with \/login llama\.cpp/);
+    await runCommand("/login llama.cpp");
+    await waitFor(/llama\.cpp server URL/);
+    typeText(routerUrl + "/v1");
+    send("Enter");
+    await waitFor(/API key \(optional\)/);
+    send("Enter");
+    await waitFor(/Saved the llama\.cpp server\. No model is loaded: \/llama loads one/);
+    expect(JSON.parse(readFileSync(authFile(), "utf8"))["llama.cpp"]).toEqual({ type: "api_key", key: "local", env: { LLAMA_BASE_URL: routerUrl } });
+    await runCommand("/llama");
+    await waitFor(/tiny-model {2}\(unloaded\)/);
+    send("Enter");
+    await waitFor(/Loaded tiny-model; \/model selects it/);
+    await waitFor(/tiny-model {2}\(loaded\)/);
+    send("Escape");
+    expect(routerCalls).toContain('POST /models/load {"model":"tiny-model"}');
+    await runCommand("/model llama.cpp/tiny-model");
+    await waitFor(/Model: llama\.cpp\/tiny-model/);
+    await runCommand("/model mock/mock-model");
+    await waitFor(/Model: mock\/mock-model/);
+    // /logout takes the stored router address away again (the earlier /logout test left auth.json empty).
+    await runCommand("/logout");
+    await waitFor(/Remove the stored credentials of/);
+    send("Enter");
+    await waitFor(/Removed the stored API key for llama\.cpp/);
   });
 
   it("/copy puts the last assistant message on the clipboard through xclip", async () => {

@@ -33,6 +33,8 @@ async function loginOptions(app: CommandHost, auth: AuthStorage): Promise<LoginO
   for (const p of await auth.listOAuthProviders()) out.push({ id: p.id, name: p.name ?? p.id, method: "oauth", oauth: p });
   const registry = app.kernel.service("model-registry") as { getAll(): AnyModel[] } | undefined;
   const providers = [...new Set((registry?.getAll() ?? []).map((m) => m.provider))].filter((p) => p !== "faux");
+  // llama.cpp's models come from its router once it is configured: offered whenever the plugin is on.
+  if (app.kernel.hasService("llama-cpp") && !providers.includes("llama.cpp")) providers.push("llama.cpp");
   for (const id of providers.sort()) out.push({ id, name: id, method: "api_key" });
   return out;
 }
@@ -79,7 +81,11 @@ export async function login(app: CommandHost, arg: string): Promise<void> {
   const hadModel = !!app.session.model;
   try {
     if (picked.method === "oauth") await oauthLogin(app, auth, picked);
-    else {
+    else if (picked.id === "llama.cpp" && app.kernel.hasService("llama-cpp")) {
+      const done = await llamaLogin(app);
+      if (done) app.addNotice(`${done} Credentials saved to ${st.file}`, "success");
+      return;
+    } else {
       const key = await app.input(`API key for ${picked.name}`, { placeholder: "paste the key", message: `Stored in ${st.file} (only you can read it).` });
       if (key === undefined) return app.addNotice("Login cancelled", "info");
       if (!key.trim()) return app.addNotice(`No API key given for ${picked.name}; nothing saved`, "warning");
@@ -104,6 +110,22 @@ export async function login(app: CommandHost, arg: string): Promise<void> {
     }
   }
   app.addNotice(`${done}.${chosen} Credentials saved to ${st.file}`, "success");
+}
+
+/** /login llama.cpp: the router's address and an optional key, checked against the router. */
+async function llamaLogin(app: CommandHost): Promise<string | undefined> {
+  const llama = app.kernel.service("llama-cpp")!;
+  const fallback = process.env.LLAMA_BASE_URL || "http://127.0.0.1:9931";
+  const url = await app.input("llama.cpp server URL", { placeholder: fallback });
+  if (url === undefined) return void app.addNotice("Login cancelled", "info");
+  const key = await app.input("API key (optional)", { placeholder: "empty when the server has none" });
+  if (key === undefined) return void app.addNotice("Login cancelled", "info");
+  app.setStatusLine("Checking the llama.cpp server…");
+  const models = await llama.configure(url.trim() || fallback, key.trim());
+  const serving = models.filter((m) => m.status.value === "loaded" || m.status.value === "sleeping");
+  return serving.length
+    ? "Saved the llama.cpp server. /model selects a loaded model, /llama manages them."
+    : "Saved the llama.cpp server. No model is loaded: /llama loads one, then /model selects it.";
 }
 
 async function oauthLogin(app: CommandHost, auth: AuthStorage, o: LoginOption): Promise<void> {
