@@ -31,6 +31,27 @@ const SCRIPT = {
   default: { text: "Answer with `code` and COPY-ME-MARKER." },
 };
 
+/** A pi extension with an account sign-in (OAuth) provider: the flow shows an address and asks for a code. */
+const OAUTH_EXTENSION = `
+export default function (pi) {
+  pi.registerProvider("fake-oauth", {
+    baseUrl: "http://127.0.0.1:9/v1",
+    api: "openai-completions",
+    models: [{ id: "fake-model", name: "fake-model", reasoning: false, input: ["text"], contextWindow: 1000, maxTokens: 100 }],
+    oauth: {
+      name: "Fake Account",
+      async login(callbacks) {
+        callbacks.onAuth({ url: "https://auth.example.test/authorize?x=1" });
+        const code = await callbacks.onPrompt({ message: "Paste the authorization code" });
+        return { access: "access-" + code, refresh: "refresh-1", expires: Date.now() + 3600000 };
+      },
+      async refreshToken(c) { return c; },
+      getApiKey(c) { return c.access; },
+    },
+  });
+}
+`;
+
 const settingsFile = () => join(e.agentDir, "settings.json");
 const readSettings = () => JSON.parse(readFileSync(settingsFile(), "utf8"));
 const authFile = () => join(e.agentDir, "auth.json");
@@ -101,6 +122,9 @@ if [ "$1" = gist ] && [ "$2" = create ]; then cp "$4" '${join(e.root, "gist.html
 exit 2
 `,
     );
+    writeFileSync(join(stubs, "xdg-open"), `#!/bin/sh\necho "$1" > '${join(e.root, "browser.txt")}'\n`);
+    chmodSync(join(stubs, "xdg-open"), 0o755);
+    writeFileSync(join(e.root, "oauth-ext.mjs"), OAUTH_EXTENSION);
     chmodSync(join(stubs, "xclip"), 0o755);
     chmodSync(join(stubs, "gh"), 0o755);
     delete e.env.TMUX;
@@ -110,7 +134,7 @@ exit 2
     delete e.env.SSH_CONNECTION;
     delete e.env.SSH_CLIENT;
     e.env.PATH = `${stubs}:${dirname(process.execPath)}:/usr/bin:/bin`;
-    const cmd = `cd '${e.cwd}' && '${process.execPath}' '${CLI}' 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;
+    const cmd = `cd '${e.cwd}' && '${process.execPath}' '${CLI}' -e '${join(e.root, "oauth-ext.mjs")}' 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;
     tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", "-e", "NCURSES_NO_UTF8_ACS=1", cmd);
     await waitFor(/mock\/mock-model/);
   });
@@ -318,6 +342,21 @@ exit 2
     send("Enter");
     const s = await waitFor(/Session imported from imported\.jsonl/);
     expect(s).toContain("IMPORT-ME-PROMPT");
+  });
+
+  it("/login signs in with an account through the provider's OAuth flow", async () => {
+    await runCommand("/login fake-oauth");
+    await waitFor(/Sign in to Fake Account with/);
+    send("Enter"); // An account (browser sign-in)
+    const s = await waitFor(/Paste the authorization code/);
+    expect(s).toContain("https://auth.example.test/authorize?x=1");
+    await waitFor(() => existsSync(join(e.root, "browser.txt")));
+    expect(readFileSync(join(e.root, "browser.txt"), "utf8").trim()).toBe("https://auth.example.test/authorize?x=1");
+    typeText("code42");
+    send("Enter");
+    await waitFor(/Logged in to Fake Account\. Credentials saved to .*auth\.json/);
+    expect(JSON.parse(readFileSync(authFile(), "utf8"))["fake-oauth"]).toMatchObject({ type: "oauth", access: "access-code42", refresh: "refresh-1" });
+    expect(statSync(authFile()).mode & 0o777).toBe(0o600);
   });
 });
 
