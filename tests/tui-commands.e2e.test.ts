@@ -190,6 +190,12 @@ exit 2
     send("C-p");
     await waitFor(/Model: mock\/mock-model/);
     expect(readSettings()).toMatchObject({ defaultProvider: "mock-anthropic", defaultModel: "mock-claude" });
+    // A name that matches more than one model opens the list searching for it.
+    await runCommand("/model mock");
+    const list = await waitFor(/Select a model[\s\S]*› mock/);
+    expect(list).toMatch(/mock-anthropic\/mock-claude/);
+    send("Escape");
+    await waitFor((x) => !/Select a model/.test(x));
   });
 
   it("/scoped-models edits what Ctrl+P cycles; Ctrl+S saves it as enabledModels", async () => {

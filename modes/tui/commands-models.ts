@@ -68,15 +68,17 @@ export async function selectModel(app: CommandHost, query: string): Promise<void
       searchText: `${key(m)} ${m.name ?? ""}`,
     }));
   let saveDefault = false;
-  const picked = await app.select(
-    "Select a model",
-    items,
-    {
+  // A name that picked no single model opens the list searching for it (as pi 1.6).
+  const picked = await app.dialog<AnyModel | undefined>((finish) => {
+    const layer: SelectLayer<AnyModel> = new SelectLayer<AnyModel>({
+      title: "Select a model",
+      items,
       search: true,
       initialIndex: Math.max(0, items.findIndex((i) => cur && key(i.value) === key(cur))),
       maxVisible: 12,
+      onDone: finish,
       hint: "↑↓ move · Enter this session · Ctrl+S set as default · Esc cancel · type to search",
-      onKey: (k, item, layer) => {
+      onKey: (k, item) => {
         if (!isSave(app, k)) return false;
         if (item) {
           saveDefault = true;
@@ -84,9 +86,10 @@ export async function selectModel(app: CommandHost, query: string): Promise<void
         }
         return true;
       },
-    },
-    undefined,
-  );
+    });
+    if (query) layer.setQuery(query);
+    return layer;
+  }, undefined);
   if (picked) await set(picked, saveDefault);
 }
 
