@@ -137,6 +137,16 @@ exit 2
     const cmd = `cd '${e.cwd}' && '${process.execPath}' '${CLI}' -e '${join(e.root, "oauth-ext.mjs")}' 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;
     tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", "-e", "NCURSES_NO_UTF8_ACS=1", cmd);
     await waitFor(/mock\/mock-model/);
+    // The footer can be drawn before the editor reads keys: type a probe until the editor shows it.
+    for (let seen = false; !seen; ) {
+      typeText("q");
+      seen = await waitFor(/^q+\s*$/m, 3000).then(
+        () => true,
+        () => false,
+      );
+    }
+    send("C-u");
+    await waitFor((x) => !/^q+\s*$/m.test(x));
   });
 
   afterAll(async () => {
@@ -166,8 +176,10 @@ exit 2
     send("C-u");
     typeText("/mod");
     await waitFor(/\/model <provider\/model>/);
-    send("Escape");
+    // Ctrl+U empties the editor, which closes the menu (an Escape right before another key could
+    // reach the terminal as one Alt+key).
     send("C-u");
+    await waitFor((x) => !/\/model <provider\/model>/.test(x));
   });
 
   it("/model picks for this session only; Ctrl+S in the list saves the default", async () => {
@@ -250,6 +262,7 @@ exit 2
     await waitFor(/Loaded tiny-model; \/model selects it/);
     await waitFor(/tiny-model {2}\(loaded\)/);
     send("Escape");
+    await waitFor((x) => !/llama\.cpp models at/.test(x));
     expect(routerCalls).toContain('POST /models/load {"model":"tiny-model"}');
     await runCommand("/model llama.cpp/tiny-model");
     await waitFor(/Model: llama\.cpp\/tiny-model/);
@@ -310,6 +323,25 @@ exit 2
     expect(text).toContain('"description": "the widget broke"');
     expect(text).toContain("session.jsonl");
     expect(text).toContain("frobnicate the widget");
+    // Without the transcript: a summary written by the session's model instead.
+    const before = server.stats().requests.length;
+    await runCommand("/bug");
+    await waitFor(/Report a bug/);
+    send("Enter");
+    await waitFor(/Include the session transcript\?/);
+    send("Down");
+    send("Enter");
+    await waitFor(/Attach a summary written by mock-model instead\?/);
+    send("Enter");
+    const s2 = await waitFor((x) => (x.match(/Bug report written to/g) ?? []).length >= 2);
+    const names = [...s2.replace(/\n/g, "").matchAll(/pi-bug-report-\w+\.zip/g)].map((m) => m[0]);
+    const zip2 = readFileSync(join(e.cwd, names.at(-1)!)).toString("utf8");
+    expect(zip2).toContain("summary.md");
+    expect(zip2).toContain("COPY-ME-MARKER"); // the scripted model's answer is the summary
+    expect(zip2).not.toContain("session.jsonl");
+    const asked = server.stats().requests.slice(before);
+    expect(asked).toHaveLength(1);
+    expect(JSON.stringify(asked[0]!.body)).toContain("<conversation>");
   });
 
   it("/compact shows its result at the bottom; a failure once, without a doubled prefix", async () => {
