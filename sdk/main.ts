@@ -59,7 +59,8 @@ class UsageError extends Error {}
 /**
  * pi 1.6's built-in extensions, which are built-in plugins here and always on unless their own
  * switch turns them off (`--no-mcp`): mcp = the MCP plugin; codemode and tool-search = the MCP
- * plugin's search tool (docs/pi-1.6-compat.md); llama.cpp has no counterpart and loads nothing.
+ * plugin's search tool (docs/pi-1.6-compat.md); llama.cpp = the llama.cpp plugin, which reads
+ * the same settings itself.
  */
 const BUILTIN_EXTENSIONS = new Set<string>(BUILTIN_EXTENSION_NAMES);
 

@@ -180,7 +180,7 @@ describe("interactive mode in tmux", () => {
     send("Enter");
     const landed = (x: string) => !/Session tree/.test(x) && !/Tool said/.test(x) && !/Summarize the branch/.test(x);
     s = await waitFor((x) => /Summarize the branch you leave\?/.test(x) || landed(x));
-    if (/Summarize the branch you leave\?/.test(s)) send("n"); // no summary: leave the branch as it is
+    if (/Summarize the branch you leave\?/.test(s)) send("Enter"); // the first choice, no summary: leave the branch as it is
     s = await waitFor(landed);
     // The chat now ends at the first answer, and the prompt is back in the editor.
     expect(s).toContain("END-OF-ANSWER");

@@ -290,6 +290,18 @@ export class AuthStorage {
     }
   }
 
+  /** Every OAuth provider that can sign in: registered ones, then pi-ai's built-in ones. */
+  async listOAuthProviders(): Promise<OAuthProvider[]> {
+    const out = new Map<string, OAuthProvider>(this.oauthProviders);
+    try {
+      const mod = (await import("@mariozechner/pi-ai/oauth")) as unknown as { getOAuthProviders(): OAuthProvider[] };
+      for (const p of mod.getOAuthProviders()) if (!out.has(p.id)) out.set(p.id, p);
+    } catch (error) {
+      this.report({ level: "warning", source: this.path ?? "auth", message: "cannot load pi-ai's OAuth providers", error });
+    }
+    return [...out.values()].filter((p) => typeof p.login === "function");
+  }
+
   /** An OAuth provider known without loading anything (registered, or a built-in met before). */
   getOAuthProviderSync(id: string): OAuthProvider | undefined {
     return this.oauthProviders.get(id) ?? this.builtinOAuth.get(id);

@@ -309,7 +309,12 @@ export class AgentSession {
 
   // ---- model and thinking ---------------------------------------------------------------------
 
-  async setModel(model: AnyModel, source: "set" | "cycle" | "restore" = "set", persist = true): Promise<void> {
+  /**
+   * Switch the model. `persist` records the change in the session file; `saveDefault` also writes
+   * it to settings.json as the default (the TUI's /model and Ctrl+P cycling pass false: they pick
+   * for this session, as in pi 1.6; Ctrl+S in /model's list passes true).
+   */
+  async setModel(model: AnyModel, source: "set" | "cycle" | "restore" = "set", persist = true, saveDefault = persist): Promise<void> {
     const previous = this._model;
     this._model = model;
     // (1.6 compat) switching to a model with a modelThinkingLevels entry starts it at that level.
@@ -323,8 +328,8 @@ export class AgentSession {
       } catch {
         /* reported by the store */
       }
-      this.kernel.settings.update({ defaultProvider: model.provider, defaultModel: model.id });
     }
+    if (saveDefault) this.kernel.settings.update({ defaultProvider: model.provider, defaultModel: model.id });
     this.systemPromptDirty = true;
     await this.emit({ type: "model_select", model, previousModel: previous, source });
   }
@@ -336,7 +341,7 @@ export class AgentSession {
     const cur = candidates.findIndex((m) => m.provider === this._model?.provider && m.id === this._model?.id);
     const step = direction === "forward" ? 1 : -1;
     const next = candidates[(cur + step + candidates.length) % candidates.length]!;
-    await this.setModel(next, "cycle");
+    await this.setModel(next, "cycle", true, false); // (pi 1.6) cycling picks for this session only
     const scopedLevel = scoped ? this.scopedModels.find((s) => s.model === next)?.thinkingLevel : undefined;
     if (scopedLevel) this.setThinkingLevel(scopedLevel);
     return { model: next, thinkingLevel: this._thinkingLevel, isScoped: scoped };

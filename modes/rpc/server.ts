@@ -349,7 +349,9 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
         const source = c.source ?? "plugin";
         if (source === "builtin") continue;
         const path = c.path ?? (source === "extension" ? entry.source : undefined);
-        commands.push(dropUndefined({ name: entry.name, description: c.description, source, location: c.location, path, sourceInfo: sourceInfoOf(entry.source, source, c.location, path) }));
+        // pi 1.6's built-in extensions (`builtin:<name>`, e.g. /llama) carry no file path of their own.
+        const builtinExt = path?.startsWith("builtin:");
+        commands.push(dropUndefined({ name: entry.name, description: c.description, source, location: c.location, path: builtinExt ? undefined : path, sourceInfo: sourceInfoOf(entry.source, source, c.location, path) }));
       }
       return { commands };
     },
@@ -452,6 +454,7 @@ function delay(ms: number): Promise<void> {
  */
 function sourceInfoOf(owner: string, source: string, location: string | undefined, path: string | undefined) {
   if (!path || source === "plugin") return { path: `builtin:${owner}`, source: "builtin", scope: "temporary", origin: "top-level" };
+  if (path.startsWith("builtin:")) return { path, source: "builtin", scope: "temporary", origin: "top-level" };
   const scope = location === "user" || location === "project" ? location : "temporary";
   return { path, source: "local", scope, origin: /[\\/]node_modules[\\/]/.test(path) ? "package" : "top-level" };
 }

@@ -4,8 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { fuzzyFilter } from "../../core/models/model-resolver.js";
-import type { AnyModel, ThinkingLevel } from "../../core/types.js";
+import type { ThinkingLevel } from "../../core/types.js";
 import type { Kernel } from "../../core/kernel.js";
 import type { CommandHost, TreeHost } from "./host.js";
 import { BINDING_DESCRIPTIONS, formatKey, Keybindings } from "./keys.js";
@@ -15,25 +14,37 @@ import { findThemes } from "./theme.js";
 export interface BuiltinCommand {
   name: string;
   description: string;
+  /** What the command takes, shown after its name in the `/` menu (as pi 1.6's argumentHint). */
+  argumentHint?: string;
   run(app: CommandHost, args: string): Promise<boolean | void> | boolean | void;
 }
 
 const notice = (app: Pick<CommandHost, "addNotice">, text: string, level: "info" | "warning" | "error" | "success" = "info") => app.addNotice(text, level);
 
+/** In pi 1.6's order, with its arguments. */
 export const BUILTIN_COMMANDS: BuiltinCommand[] = [
-  { name: "model", description: "Switch the model (fuzzy search)", run: (app, args) => selectModel(app, args) },
-  { name: "thinking", description: "Set the thinking level", run: (app, args) => selectThinking(app, args) },
   { name: "settings", description: "Open settings menu", run: (app) => settingsMenu(app) },
-  { name: "new", description: "Start a new session", run: (app) => newSession(app) },
-  { name: "resume", description: "Resume a previous session (searchable)", run: (app) => resumeSession(app) },
+  { name: "model", description: "Pick the model for this session (Ctrl+S in the list: also the default)", argumentHint: "<provider/model>", run: async (app, args) => (await import("./commands-models.js")).selectModel(app, args) },
   { name: "tree", description: "Navigate the session tree: jump, fork, label", run: async (app) => (await import("./tree.js")).openTree(app) },
+  { name: "thinking", description: "Set the thinking level", argumentHint: "<level>", run: (app, args) => selectThinking(app, args) },
+  { name: "scoped-models", description: "Choose the models Ctrl+P cycles through", run: async (app) => (await import("./commands-models.js")).scopedModels(app) },
+  { name: "export", description: "Export the session to HTML [file]", run: (app, args) => exportSession(app, args) },
+  { name: "import", description: "Import a session file (keeps its id and working directory)", argumentHint: "<path.jsonl>", run: async (app, args) => (await import("./commands-project.js")).importSession(app, args) },
+  { name: "share", description: "Share the session as a secret GitHub gist (needs gh)", run: async (app) => (await import("./commands-share.js")).shareSession(app) },
+  { name: "bug", description: "Write a bug report (a zip in the current folder)", argumentHint: "<description>", run: async (app, args) => (await import("./commands-share.js")).reportBug(app, args) },
+  { name: "copy", description: "Copy the last assistant message to the clipboard", run: async (app) => (await import("./commands-share.js")).copyLast(app) },
+  { name: "name", description: "Set the session name", argumentHint: "<name>", run: (app, args) => nameSession(app, args) },
+  { name: "session", description: "Show the session file, id, messages, tokens and cost", run: (app) => sessionInfo(app) },
+  { name: "changelog", description: "Show what changed in each version", run: async (app) => (await import("./commands-project.js")).changelog(app) },
+  { name: "hotkeys", description: "Show the keyboard shortcuts", run: (app) => hotkeys(app) },
   { name: "fork", description: "Start a new session from an earlier user message", run: (app) => forkSession(app) },
   { name: "clone", description: "Duplicate the current branch into a new session", run: (app) => cloneSession(app) },
-  { name: "compact", description: "Compact the context now [custom instructions]", run: (app, args) => compact(app, args) },
-  { name: "export", description: "Export the session to HTML [file]", run: (app, args) => exportSession(app, args) },
-  { name: "name", description: "Set the session name", run: (app, args) => nameSession(app, args) },
-  { name: "session", description: "Show the session file, id, messages, tokens and cost", run: (app) => sessionInfo(app) },
-  { name: "hotkeys", description: "Show the keyboard shortcuts", run: (app) => hotkeys(app) },
+  { name: "trust", description: "Save whether this project is trusted, for later sessions", run: async (app) => (await import("./commands-project.js")).trustCommand(app) },
+  { name: "login", description: "Sign in to a provider or store its API key", argumentHint: "<provider>", run: async (app, args) => (await import("./commands-auth.js")).login(app, args) },
+  { name: "logout", description: "Remove stored provider credentials", run: async (app) => (await import("./commands-auth.js")).logout(app) },
+  { name: "new", description: "Start a new session", run: (app) => newSession(app) },
+  { name: "compact", description: "Compact the context now", argumentHint: "<instructions>", run: (app, args) => compact(app, args) },
+  { name: "resume", description: "Resume a previous session (searchable)", run: (app) => resumeSession(app) },
   { name: "reload", description: "Reload keybindings and themes (and extensions, when installed)", run: (app) => reload(app) },
   { name: "quit", description: "Quit", run: (app) => void app.quit(0) },
   { name: "exit", description: "Quit", run: (app) => void app.quit(0) },
@@ -71,44 +82,7 @@ export async function runBuiltinCommand(app: CommandHost, text: string): Promise
   return r !== false;
 }
 
-// ---- model and thinking ------------------------------------------------------------------------
-
-async function selectModel(app: CommandHost, query: string): Promise<void> {
-  const registry = app.kernel.service("model-registry");
-  if (!registry) return notice(app, "No model registry is installed", "error");
-  let models: AnyModel[] = await registry.getAvailable();
-  if (!models.length) models = registry.getAll();
-  // The scripted faux model is for tests and demos: listed only when it is in use.
-  if (app.session.model?.provider !== "faux") models = models.filter((m) => m.provider !== "faux");
-  if (!models.length) return notice(app, `No models are configured (see ${app.kernel.agentDir}/models.json)`, "warning");
-  const key = (m: AnyModel) => `${m.provider}/${m.id}`;
-  const set = async (m: AnyModel) => {
-    await app.session.setModel(m);
-    notice(app, `Model: ${key(m)}${m.reasoning ? ` (thinking ${app.session.thinkingLevel})` : ""}`, "success");
-  };
-  if (query) {
-    const exact = models.find((m) => key(m) === query || m.id === query);
-    if (exact) return set(exact);
-    const hits = fuzzyFilter(models, query, (m) => `${key(m)} ${m.name ?? ""}`);
-    if (hits.length === 1) return set(hits[0]!);
-  }
-  const cur = app.session.model as AnyModel | undefined;
-  const items: SelectItem<AnyModel>[] = models
-    .slice()
-    .sort((a, b) => key(a).localeCompare(key(b)))
-    .map((m) => ({
-      label: key(m),
-      description: [m.name && m.name !== m.id ? m.name : "", cur && key(cur) === key(m) ? "✓ current" : ""].filter(Boolean).join("  "),
-      value: m,
-      searchText: `${key(m)} ${m.name ?? ""}`,
-    }));
-  const picked = await app.select("Select a model", items, {
-    search: true,
-    initialIndex: Math.max(0, items.findIndex((i) => cur && key(i.value) === key(cur))),
-    maxVisible: 12,
-  }, undefined);
-  if (picked) await set(picked);
-}
+// ---- thinking ----------------------------------------------------------------------------------------
 
 async function selectThinking(app: CommandHost, arg: string): Promise<void> {
   const levels = app.session.getAvailableThinkingLevels() as ThinkingLevel[];
@@ -196,10 +170,18 @@ async function compact(app: CommandHost, instructions: string): Promise<void> {
   const s = app.session;
   if (typeof s.compact !== "function") return notice(app, "Compaction is not available in this build", "warning");
   if (s.isStreaming) return notice(app, "Wait for the agent to finish (or press Esc) before compacting", "warning");
+  // A failure after compaction_start comes back as compaction_end's errorMessage (shown by the
+  // event projector); only one before it (nothing was announced) is shown here.
+  let announced = false;
+  const off = s.subscribe?.((e: { type: string }) => {
+    if (e.type === "compaction_start") announced = true;
+  });
   try {
     await s.compact(instructions || undefined);
   } catch (e) {
-    notice(app, `Compaction failed: ${(e as Error).message}`, "error");
+    if (!announced) notice(app, `Compaction failed: ${(e as Error).message}`, "error");
+  } finally {
+    off?.();
   }
 }
 

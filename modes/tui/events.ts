@@ -81,12 +81,10 @@ export class EventProjector {
         break;
       case "compaction_end":
         this.app.setStatusLine(undefined);
-        if (e.errorMessage) this.app.addNotice(`Compaction failed: ${e.errorMessage}`, "error");
-        else if (e.aborted) this.app.addNotice("Compaction cancelled", "warning");
-        else if (e.result) {
-          this.rebuildChat();
-          this.app.scrollback.markAllPrinted();
-        }
+        // The compactor's message already says what failed ("Compaction failed: …").
+        if (e.errorMessage) this.app.addNotice(e.errorMessage, "error");
+        else if (e.aborted) this.app.addNotice(e.reason === "manual" ? "Compaction cancelled" : "Automatic compaction cancelled", "warning");
+        else if (e.result) this.showCompacted(e.result);
         break;
       case "auto_retry_start":
         this.app.setStatusLine(`Retrying (${e.attempt}/${e.maxAttempts}) in ${Math.round(e.delayMs / 100) / 10}s: ${e.errorMessage}`);
@@ -159,6 +157,27 @@ export class EventProjector {
       tb.name = name;
     }
     return tb;
+  }
+
+  /**
+   * After a compaction: the chat rebuilt from the compacted context, with the summary moved from
+   * the top (where the context holds it) to the bottom, where it happened and where the eye is,
+   * followed by a one-line result.
+   */
+  private showCompacted(result: { tokensBefore?: number; estimatedTokensAfter?: number }): void {
+    this.rebuildChat();
+    const chat = this.app.chat;
+    const top = chat.blocks.find((b): b is SummaryBlock => b instanceof SummaryBlock && b.kind === "compaction");
+    this.app.scrollback.markAllPrinted();
+    if (top) {
+      chat.remove(top);
+      chat.add(new SummaryBlock("compaction", top.summary, top.tokensBefore));
+    }
+    const fmt = (n: number) => n.toLocaleString("en-US");
+    const before = result.tokensBefore;
+    const after = result.estimatedTokensAfter;
+    const sizes = before ? ` (${fmt(before)} tokens${after !== undefined ? ` → about ${fmt(after)}` : ""})` : "";
+    this.app.addNotice(`Context compacted${sizes}`, "success");
   }
 
   /** Rebuild the chat from the session's transcript (startup, switch, compaction, tree). */

@@ -4,6 +4,7 @@
  */
 import type { UiDialogOptions } from "../../core/ui.js";
 import type { Kernel } from "../../core/kernel.js";
+import type { ChatView } from "./chat.js";
 import type { Editor } from "./editor.js";
 import type { Keybindings } from "./keys.js";
 import type { Layer, SelectItem, SelectLayer } from "./layers.js";
@@ -42,6 +43,8 @@ export interface TreeHost extends SessionsHost, DialogApi {
 /** What the built-in slash commands need. */
 export interface CommandHost extends TreeHost {
   readonly argv: Record<string, unknown> | undefined;
+  /** The conversation view (for blocks a command adds, such as /changelog's). */
+  readonly chat: ChatView;
   keys: Keybindings;
   themes: Map<string, Theme>;
   readonly showThinking: boolean;

@@ -288,7 +288,7 @@ export class InputRouter {
   }
 
   commandItems(): CompletionItem[] {
-    const items: CompletionItem[] = BUILTIN_COMMANDS.map((c) => ({ value: "/" + c.name, label: "/" + c.name, description: c.description }));
+    const items: CompletionItem[] = BUILTIN_COMMANDS.map((c) => ({ value: "/" + c.name, label: "/" + c.name + (c.argumentHint ? ` ${c.argumentHint}` : ""), description: c.description }));
     const seen = new Set(BUILTIN_COMMANDS.map((c) => c.name));
     for (const e of this.app.kernel.commands.list()) {
       if (seen.has(e.name)) continue;

@@ -92,7 +92,7 @@ export function treeRows(roots: SessionTreeNode[], leafId: string | null, pathId
   return rows;
 }
 
-export async function openTree(app: TreeHost): Promise<void> {
+export async function openTree(app: TreeHost, initialId?: string): Promise<void> {
   const s = app.session;
   const sm = s.sessionManager;
   if (typeof sm?.getTree !== "function") return app.addNotice("This session has no tree", "warning");
@@ -117,7 +117,7 @@ export async function openTree(app: TreeHost): Promise<void> {
   };
   const items = build();
   if (!items.length) return app.addNotice("The session is empty: nothing to navigate yet", "info");
-  const leafIdx = Math.max(0, items.findIndex((i) => i.value.isLeaf));
+  const leafIdx = Math.max(0, items.findIndex((i) => (initialId ? i.value.id === initialId : i.value.isLeaf)));
   const picked = await app.dialog<TreeRow | undefined>((finish) => {
     const layer: SelectLayer<TreeRow> = new SelectLayer<TreeRow>({
       title: "Session tree",
@@ -170,21 +170,46 @@ export async function openTree(app: TreeHost): Promise<void> {
   await navigateTo(app, picked);
 }
 
+/**
+ * "Summarize the branch you leave?": no summary first (a reflexive Enter costs no model call), a
+ * plain summary, or one with instructions typed here. Esc on the instructions asks again;
+ * undefined means Esc on the question.
+ */
+async function askSummary(app: TreeHost): Promise<{ summarize: boolean; customInstructions?: string } | undefined> {
+  for (;;) {
+    const choice = await app.select("Summarize the branch you leave?", [
+      { label: "No summary", value: "none" as const },
+      { label: "Summarize", value: "summary" as const },
+      { label: "Summarize with custom prompt", value: "custom" as const },
+    ]);
+    if (choice === undefined) return undefined;
+    if (choice === "none") return { summarize: false };
+    if (choice === "summary") return { summarize: true };
+    const text = await app.input("Custom summarization instructions", { multiline: true });
+    if (text === undefined) continue;
+    return { summarize: true, customInstructions: text.trim() || undefined };
+  }
+}
+
 async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
   const s = app.session;
   if (s.isStreaming) return app.addNotice("Wait for the agent to finish (or press Esc) before moving in the tree", "warning");
   if (row.isLeaf) return;
   if (typeof s.navigateTree === "function") {
     let summarize = false;
+    let customInstructions: string | undefined;
     const settings = app.kernel.settings.get();
     if (!settings.branchSummary?.skipPrompt && app.kernel.hasService("branch-summarizer")) {
-      summarize = await app.confirm("Summarize the branch you leave?", "A summary of the abandoned branch is added where you land.");
+      const choice = await askSummary(app);
+      if (choice === undefined) return openTree(app, row.id); // Esc: back to the tree, same entry
+      summarize = choice.summarize;
+      customInstructions = choice.customInstructions;
     }
     if (summarize) app.setStatusLine("Summarizing the branch you leave…");
     app.cancelBusy = () => s.abortBranchSummary?.();
     let r: { cancelled?: boolean; aborted?: boolean; editorText?: string } | undefined;
     try {
-      r = await s.navigateTree(row.id, { summarize });
+      r = await s.navigateTree(row.id, { summarize, customInstructions });
     } finally {
       app.cancelBusy = undefined;
       if (summarize) app.setStatusLine(undefined);
