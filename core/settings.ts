@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import type { Diagnostic } from "./types.js";
 import { applyPi16Aliases, reportUnsupported } from "./settings-compat.js";
 import { writeFileAtomic } from "./fs-utils.js";
+import { projectSettingsPlaces } from "./project-files.js";
 
 export interface PermissionRules {
   allow?: string[];
@@ -317,7 +318,7 @@ async function loadProjectLayer(
   diagnostics: Diagnostic[],
 ): Promise<LayerFile> {
   // Fast path: nothing there, no need to load cosmiconfig at all.
-  const places = [`${configDir}/settings.json`, `.${name}rc.json`, `${name}.config.ts`];
+  const places = projectSettingsPlaces(configDir, name);
   if (!places.some((p) => existsSync(join(cwd, p)))) return { data: {}, broken: false };
   const { cosmiconfig } = await import("cosmiconfig");
   const explorer = cosmiconfig(name, {

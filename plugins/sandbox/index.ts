@@ -16,7 +16,8 @@ import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
 import type { ToolDefinition } from "../../core/types.js";
 import { dialogDeadline, type ExtensionUI } from "../../core/ui.js";
 import { installCommandWrapper, runUnwrapped, type CommandSpec } from "../../core/command-wrapper.js";
-import { bwrapArgs, probeBwrap, type Probe } from "./bwrap.js";
+import { bwrapArgs, launchArgs, probeBwrap, sandboxRuntime, type Probe } from "./bwrap.js";
+import { sandboxEnv } from "./env.js";
 import { checkWrite, describePolicy, expandUserPath, howToAllow, resolvePolicy, SANDBOX_LEVELS, type SandboxPolicy } from "./policy.js";
 
 export { checkWrite, resolvePolicy, describePolicy, SANDBOX_LEVELS, type SandboxLevel, type SandboxPolicy } from "./policy.js";
@@ -60,6 +61,7 @@ export function createSandbox(api: PluginApi): SandboxService {
       cwd: kernel.cwd,
       agentDir: kernel.agentDir,
       configDir: kernel.app.configDir,
+      appName: kernel.app.name,
       global: kernel.settings.getGlobal() as Obj,
       project: kernel.settings.getProject() as Obj,
       projectTrusted: kernel.service("project-trust")?.isTrusted() ?? false,
@@ -86,7 +88,9 @@ export function createSandbox(api: PluginApi): SandboxService {
       const pol = policy();
       if (pol.level === "off") return undefined;
       const bwrap = usable(pol.level);
-      return { file: bwrap, args: [...bwrapArgs(pol, spec.cwd, kernel.app.configDir), spec.file, ...spec.args], cwd: spec.cwd, env: spec.env };
+      const rt = sandboxRuntime();
+      const launch = launchArgs(bwrap, [...bwrapArgs(pol, spec.cwd, rt), spec.file, ...spec.args], rt);
+      return { file: launch.file, args: launch.args, cwd: spec.cwd, env: sandboxEnv(spec.env) };
     },
     explain(output) {
       let pol: SandboxPolicy;

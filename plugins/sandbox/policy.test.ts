@@ -59,15 +59,32 @@ describe("resolvePolicy", () => {
 });
 
 describe("checkWrite", () => {
-  it("workspace-write: the project and /tmp, not the agent dir, .git/hooks, .pi, or a symlink leading out", () => {
+  it("workspace-write: the project, not the host's /tmp, the agent dir, .git, .pi, the start-up files, or a symlink leading out", () => {
     const p = resolvePolicy(inputs({ flag: "workspace-write" }));
     expect(checkWrite(p, join(project, "src", "a.ts"))).toEqual({ ok: true });
-    expect(checkWrite(p, join(elsewhere, "x"))).toEqual({ ok: true }); // under /tmp, writable in workspace-write
+    // Commands get a private /tmp; the host's is not writable.
+    expect(checkWrite(p, join(elsewhere, "x"))).toMatchObject({ ok: false, why: expect.stringContaining("outside the writable folders") });
+    for (const f of [".git/config", ".git/commondir", "pi.config.ts", ".pirc.json", ".mcp.json", ".claude/settings.json"]) {
+      expect(checkWrite(p, join(project, f))).toMatchObject({ ok: false, why: expect.stringContaining("read-only") });
+    }
     expect(checkWrite(p, "/usr/pi-sandbox-x")).toMatchObject({ ok: false, why: expect.stringContaining("outside the writable folders") });
     expect(checkWrite(p, join(agentDir, "settings.json"))).toMatchObject({ ok: false, why: expect.stringContaining("read-only") });
     expect(checkWrite(p, join(project, ".git", "hooks", "pre-commit"))).toMatchObject({ ok: false });
     expect(checkWrite(p, join(project, ".pi", "extensions", "x.ts"))).toMatchObject({ ok: false });
     expect(checkWrite(p, join(project, "link-out", "x"))).toMatchObject({ ok: false, why: expect.stringContaining("/usr/x") });
+  });
+
+  it("follows dangling symlinks (and chains of them) to where a write would land", () => {
+    const p = resolvePolicy(inputs({ flag: "workspace-write" }));
+    symlinkSync(join(agentDir, "extensions", "x.ts"), join(project, "dangling"));
+    symlinkSync(join(project, "dangling"), join(project, "chain"));
+    symlinkSync(join(agentDir, "not-yet"), join(project, "dangling-dir"));
+    symlinkSync(join(project, "loop-b"), join(project, "loop-a"));
+    symlinkSync(join(project, "loop-a"), join(project, "loop-b"));
+    expect(checkWrite(p, join(project, "dangling"))).toMatchObject({ ok: false, why: expect.stringContaining(join(agentDir, "extensions", "x.ts")) });
+    expect(checkWrite(p, join(project, "chain"))).toMatchObject({ ok: false });
+    expect(checkWrite(p, join(project, "dangling-dir", "x.ts"))).toMatchObject({ ok: false, why: expect.stringContaining(join(agentDir, "not-yet", "x.ts")) });
+    expect(checkWrite(p, join(project, "loop-a"))).toMatchObject({ ok: true });
   });
 
   it("read-only: nothing", () => {
@@ -81,9 +98,14 @@ describe("bwrapArgs", () => {
     const p = resolvePolicy(inputs({ flag: "workspace-write" }));
     const a = bwrapArgs(p, project).join(" ");
     expect(a).toContain("--unshare-net");
+    expect(a).toContain("--cap-drop ALL");
+    expect(a).toContain("--new-session");
+    expect(a).toContain("--unshare-uts --unshare-ipc");
+    expect(a).toContain("--ro-bind /proc/sys /proc/sys");
+    expect(a).toMatch(/--bind \S+pi-sandbox-\S+\/tmp \/tmp/);
     expect(a).toContain(`--bind ${project} ${project}`);
-    expect(a.indexOf(`--ro-bind ${agentDir} ${agentDir}`)).toBeGreaterThan(a.indexOf("--bind /tmp /tmp"));
     expect(a).toContain(`--ro-bind ${join(project, ".pi")} ${join(project, ".pi")}`);
+    expect(a).toContain(`--ro-bind ${join(project, ".git")} ${join(project, ".git")}`);
     expect(a.endsWith(`--chdir ${project} --`)).toBe(true);
     const net = resolvePolicy(inputs({ global: { sandbox: { level: "workspace-write", network: true } } }));
     expect(bwrapArgs(net, project)).not.toContain("--unshare-net");
