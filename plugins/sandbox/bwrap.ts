@@ -207,7 +207,11 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, rt: SandboxRuntime
   // /tmp outside the project is not visible at all behind the private /tmp).
   const exposed = policy.writable;
   for (const r of [...policy.readOnly, rt.base]) if (kindOf(r) && exposed.some((w) => isInside(r, w))) a.push("--ro-bind", r, r);
+  // Behind the private /tmp, what lies under the host's /tmp is invisible already (and binding
+  // over it would create its folders inside the private /tmp).
+  const behindPrivateTmp = (p: string) => isInside(p, "/tmp") && !policy.writable.some((w) => isInside(p, w));
   for (const h of policy.hidden) {
+    if (behindPrivateTmp(h)) continue;
     const k = kindOf(h);
     if (k === "dir") a.push("--tmpfs", h, "--remount-ro", h);
     else if (k === "file") a.push("--ro-bind", "/dev/null", h);
