@@ -23,7 +23,13 @@ export const GIT_DIR = ".git";
  * they start there: the project config folder (extensions, settings), the settings files the
  * loader searches, `.mcp.json`, `.claude/` and `.git`.
  */
-export function projectStartupPaths(configDir: string, name: string): string[] {
+export function projectStartupPaths(configDir: string, name: string): Array<{ path: string; kind: "dir" | "file" }> {
   const places = projectSettingsPlaces(configDir, name).filter((p) => !p.startsWith(`${configDir}/`));
-  return [configDir, ...places, PROJECT_MCP_JSON, CLAUDE_SETTINGS_DIR, GIT_DIR];
+  return [
+    { path: configDir, kind: "dir" },
+    ...places.map((path) => ({ path, kind: "file" as const })),
+    { path: PROJECT_MCP_JSON, kind: "file" },
+    { path: CLAUDE_SETTINGS_DIR, kind: "dir" },
+    { path: GIT_DIR, kind: "dir" },
+  ];
 }

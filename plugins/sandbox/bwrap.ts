@@ -155,10 +155,10 @@ function cleanupRuntime(rt: SandboxRuntime): void {
  * when pi exits, if still empty.
  */
 function ensureProtectedPaths(policy: SandboxPolicy, rt: SandboxRuntime): void {
-  for (const p of policy.startupPaths) {
+  for (const { path: p, kind } of policy.startupPaths) {
     if (existsSync(p) || lstatExists(p) || !existsSync(dirname(p))) continue;
     try {
-      if (/\.[a-z]+$/i.test(p) && !p.endsWith(".git")) writeFileSync(p, "", { flag: "wx" });
+      if (kind === "file") writeFileSync(p, "", { flag: "wx" });
       else mkdirSync(p);
       rt.placeholders.add(p);
     } catch {

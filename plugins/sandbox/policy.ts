@@ -37,7 +37,7 @@ export interface SandboxPolicy {
    * The project's paths pi, its plugins and git run code from at their next start (the loaders'
    * own list, core/project-files.ts): read-only inside, created empty first when missing.
    */
-  startupPaths: string[];
+  startupPaths: Array<{ path: string; kind: "dir" | "file" }>;
   /** Folders holding the host's sockets (ssh-agent, tmux, the session's runtime folder): hidden. */
   socketDirs: string[];
 }
@@ -168,11 +168,11 @@ export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
   }
 
   const agentDir = realish(inp.agentDir);
-  const startupPaths = projectStartupPaths(inp.configDir, inp.appName ?? "pi").map((rel) => join(workspace, rel));
+  const startupPaths = projectStartupPaths(inp.configDir, inp.appName ?? "pi").map((p) => ({ path: join(workspace, p.path), kind: p.kind }));
   const home = realish(homedir());
   const readOnly = [
     agentDir,
-    ...startupPaths,
+    ...startupPaths.map((p) => p.path),
     // What a shell or git started by the person runs, should a writable folder hold the home folder.
     ...SHELL_STARTUP_FILES.map((f) => join(home, f)),
     ...fromGlobal(strings(g.readOnly)),
