@@ -197,8 +197,10 @@ describe("sandbox roads, file tools and escalation (workspace-write)", () => {
   describe("in-process file tools cannot be raced or redirected", () => {
     it("a write to a dangling link the sandboxed bash made (into the agent dir's extensions) is refused", async () => {
       const target = join(agentDir, "extensions", "planted.ts");
+      // As on most machines, the global extensions folder exists.
+      mkdirSync(join(agentDir, "extensions"), { recursive: true });
       const r = await attack("dangling", [
-        bash(`mkdir -p '${join(agentDir, "extensions")}' 2>&1; touch '${target}' 2>&1; echo direct=$?`),
+        bash(`touch '${target}' 2>&1; echo direct=$?`),
         bash(`ln -s '${target}' link.ts && ln -s link.ts chain.ts && ln -s '${join(agentDir, "extensions")}' extdir && ln -s '${join(agentDir, "new-dir")}' newdir && echo LINKED`),
         { toolCalls: [call("write", { path: "link.ts", content: "export default () => {}" })] },
         { toolCalls: [call("write", { path: "chain.ts", content: "export default () => {}" })] },
@@ -214,7 +216,8 @@ describe("sandbox roads, file tools and escalation (workspace-write)", () => {
       }
       expect(existsSync(target)).toBe(false);
       expect(existsSync(join(agentDir, "new-dir"))).toBe(false);
-      expect(existsSync(join(agentDir, "extensions"))).toBe(false);
+      expect(existsSync(join(agentDir, "extensions", "x.ts"))).toBe(false);
+      expect(existsSync(join(agentDir, "extensions", "y.ts"))).toBe(false);
     });
 
     it("a file or folder swapped for a link after the check is caught when the write runs", async () => {
