@@ -141,7 +141,10 @@ describe("sandbox escapes (workspace-write)", () => {
       await listen(sockInHostTmp);
       await listen(`\0pi-abstract-${process.pid}`);
     });
-    afterAll(() => rmSync(join("/tmp", `pi-fake-tmux-${process.pid}`), { recursive: true, force: true }));
+    afterAll(() => {
+      rmSync(join("/tmp", `pi-fake-tmux-${process.pid}`), { recursive: true, force: true });
+      rmSync(`/tmp/left-by-sandbox-${process.pid}`, { force: true });
+    });
 
     const connect = (path: string) =>
       node(`const s=require("net").connect(${JSON.stringify(path)});s.on("data",d=>{console.log(String(d).trim());process.exit(0)});s.on("error",e=>{console.log("refused:"+e.code);process.exit(1)})`);
@@ -156,7 +159,7 @@ describe("sandbox escapes (workspace-write)", () => {
           bash(connect(`\0pi-abstract-${process.pid}`)),
           bash(`ls /tmp; echo TMUX=$TMUX SSH=$SSH_AUTH_SOCK DBUS=$DBUS_SESSION_BUS_ADDRESS DISPLAY=$DISPLAY WAYLAND=$WAYLAND_DISPLAY`),
           bash(`python3 -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${sockInProject}');print(s.recv(100))" 2>&1 | tail -1`),
-          bash(`${node(`require("fs").writeFileSync("/tmp/left-by-sandbox","x")`)} && echo TMP-WRITE-OK`),
+          bash(`${node(`require("fs").writeFileSync("/tmp/left-by-sandbox-${process.pid}","x")`)} && echo TMP-WRITE-OK`),
         ],
         { env: { TMUX: `${sockInHostTmp},1234,0`, SSH_AUTH_SOCK: sockInProject, DBUS_SESSION_BUS_ADDRESS: `unix:path=${sockInHostTmp}`, DISPLAY: ":0", WAYLAND_DISPLAY: "wayland-0" } },
       );
@@ -166,7 +169,7 @@ describe("sandbox escapes (workspace-write)", () => {
       expect(r.results[3]!.text).not.toContain(`pi-fake-tmux-${process.pid}`);
       // The command's /tmp is writable, and private: the host's /tmp does not get the file.
       expect(r.results[5]!.text).toContain("TMP-WRITE-OK");
-      expect(existsSync("/tmp/left-by-sandbox")).toBe(false);
+      expect(existsSync(`/tmp/left-by-sandbox-${process.pid}`)).toBe(false);
     });
 
     it("the agent dir's credentials and credential variables are invisible", async () => {
@@ -224,6 +227,86 @@ describe("sandbox escapes (workspace-write)", () => {
       expect(existsSync(join(project, ".git", "hooks", "pre-commit"))).toBe(false);
       execFileSync("git", ["status", "--short"], { cwd: project });
       expect(existsSync(join(outside, "fsmonitor-ran"))).toBe(false);
+    });
+  });
+
+  describe("siblings: other spellings and other roads", () => {
+    it("the write and edit tools refuse every start-up path and the agent dir, in any spelling", async () => {
+      writeFileSync(join(project, "plain.txt"), "plain");
+      const targets = [".git/config", ".git/hooks/post-checkout", ".git/commondir", "pi.config.ts", ".pirc.json", ".mcp.json", ".claude/settings.json", ".pi/extensions/w.ts", `${agentDir}/extensions/w.ts`, `/proc/self/root${agentDir}/settings.json`, `sub/../../agent/auth.json`];
+      const r = await attack("tool-targets", [
+        ...targets.map((path) => tool("write", { path, content: "planted" })),
+        tool("edit", { path: ".git/config", edits: [{ oldText: "[core]", newText: "[core]\n\tfsmonitor = touch /tmp/x" }] }),
+        tool("write", { path: "plain.txt", content: "inside-ok" }),
+      ]);
+      expect(r.results).toHaveLength(targets.length + 2);
+      for (const w of r.results.slice(0, -1)) {
+        expect(w.isError).toBe(true);
+        expect(w.text).toContain("[sandbox]");
+      }
+      expect(r.results.at(-1)!.isError).toBe(false);
+      expect(readFileSync(join(project, "plain.txt"), "utf8")).toBe("inside-ok");
+      expect(readFileSync(join(project, ".git", "config"), "utf8")).not.toContain("fsmonitor");
+      for (const f of ["pi.config.ts", ".pirc.json", ".mcp.json", ".claude/settings.json", ".pi/extensions/w.ts"]) expect(existsSync(join(project, f))).toBe(false);
+      expect(existsSync(join(agentDir, "extensions", "w.ts"))).toBe(false);
+      expect(readFileSync(join(agentDir, "auth.json"), "utf8")).toContain("AUTHJSON");
+    });
+
+    it("hard links into protected files cannot be made, kill -1 stays inside, /proc shows only the sandbox", async () => {
+      const r = await attack("hardlinks", [
+        bash(`ln '${join(agentDir, "settings.json")}' hl-settings 2>&1; ln .git/config hl-config 2>&1; ln '${join(outside, "..")}/.bashrc' hl-bashrc 2>&1; echo end`),
+        tool("write", { path: "hl-config", content: "[core]\n\tfsmonitor = touch x\n" }),
+        bash("ls /proc | grep -c '^[0-9]'; kill -9 -1 2>&1; echo after-kill"),
+        bash("echo still-running"),
+      ]);
+      expect(existsSync(join(project, "hl-settings"))).toBe(false);
+      expect(readFileSync(join(project, ".git", "config"), "utf8")).not.toContain("fsmonitor");
+      expect(Number(/^(\d+)/m.exec(r.results[2]!.text)?.[1] ?? "999")).toBeLessThan(10);
+      expect(r.results[3]!.text).toContain("still-running");
+    });
+
+    it("read-only level: the same isolation (no capabilities, no sockets, private /tmp)", async () => {
+      const sock = join(project, "ro.sock");
+      const srv = createServer((c) => {
+        connections.count++;
+        c.end("REACHED\n");
+      });
+      servers.push(srv);
+      await new Promise<void>((res) => srv.listen(sock, () => res()));
+      const before = connections.count;
+      const r = await attack(
+        "read-only-level",
+        [
+          bash("grep -E '^CapEff' /proc/self/status; cat /proc/sys/kernel/hostname > /proc/sys/kernel/hostname && echo HOSTNAME-WRITABLE; echo end"),
+          bash(`${node(`const s=require("net").connect(${JSON.stringify(sock)});s.on("data",d=>console.log(String(d)));s.on("error",e=>console.log("refused:"+e.code))`)}`),
+          bash("touch ./ro-file 2>&1; echo $TMUX"),
+        ],
+        { args: ["--sandbox", "read-only"], env: { TMUX: "/tmp/tmux-0/default,1,0" } },
+      );
+      expect(r.results[0]!.text).toMatch(/CapEff:\s*0+\b/);
+      expect(r.results[0]!.text).not.toContain("HOSTNAME-WRITABLE");
+      expect(r.results[1]!.text).not.toContain("REACHED");
+      expect(connections.count).toBe(before);
+      expect(existsSync(join(project, "ro-file"))).toBe(false);
+    });
+
+    it("network on: socket variables still removed, the host's /tmp and /run still hidden", async () => {
+      const settingsFile = join(agentDir, "settings.json");
+      const original = readFileSync(settingsFile, "utf8");
+      writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(original), sandbox: { network: true } }));
+      const hostTmp = join("/tmp", `pi-net-on-${process.pid}`);
+      mkdirSync(hostTmp, { recursive: true });
+      try {
+        const r = await attack("net-on", [bash(`ls /tmp /run; echo TMUX=$TMUX SSH=$SSH_AUTH_SOCK; grep -E '^CapEff' /proc/self/status`)], {
+          env: { TMUX: `${hostTmp}/default,1,0`, SSH_AUTH_SOCK: `${hostTmp}/agent.sock` },
+        });
+        expect(r.results[0]!.text).toContain("TMUX= SSH=");
+        expect(r.results[0]!.text).not.toContain(`pi-net-on-${process.pid}`);
+        expect(r.results[0]!.text).toMatch(/CapEff:\s*0+\b/);
+      } finally {
+        writeFileSync(settingsFile, original);
+        rmSync(hostTmp, { recursive: true, force: true });
+      }
     });
   });
 });
