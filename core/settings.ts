@@ -335,7 +335,8 @@ async function loadProjectLayer(
   });
   try {
     const found = await explorer.search(cwd);
-    if (!found || found.isEmpty) return { path: found?.filepath, data: {}, broken: false };
+    // An empty file (e.g. the sandbox's placeholder for a start-up file) is no settings file.
+    if (!found || found.isEmpty) return { data: {}, broken: false };
     if (!isObj(found.config)) {
       diagnostics.push({ level: "error", source: found.filepath, message: "settings must be an object; ignored" });
       return { path: found.filepath, data: {}, broken: true };
