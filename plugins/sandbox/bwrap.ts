@@ -14,7 +14,7 @@
  * creation, so no path socket anywhere on the file system is reachable. The sandbox dies with pi.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { isInside, type SandboxPolicy } from "./policy.js";
@@ -176,6 +176,15 @@ function lstatExists(p: string): boolean {
   }
 }
 
+function resolvConfDir(): string | undefined {
+  try {
+    const dir = dirname(realpathSync("/etc/resolv.conf"));
+    return ["/run", "/var/run"].some((r) => isInside(dir, r)) && kindOf(dir) === "dir" ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** bwrap's arguments for `policy`, up to and including `--`; the command follows. */
 export function bwrapArgs(policy: SandboxPolicy, cwd: string, rt: SandboxRuntime = sandboxRuntime()): string[] {
   const a = [...ISOLATION_ARGS];
@@ -191,8 +200,12 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, rt: SandboxRuntime
       /* none */
     }
   }
-  // Name resolution still works with the network on (resolv.conf often points into /run).
-  if (policy.network && kindOf("/run/systemd/resolve") === "dir") a.push("--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve");
+  // Name resolution still works with the network on (resolv.conf often points into /run:
+  // systemd-resolved, resolvconf, NetworkManager): the folder it points into comes back read-only.
+  if (policy.network) {
+    const resolvDir = resolvConfDir();
+    if (resolvDir) a.push("--ro-bind", resolvDir, resolvDir);
+  }
   if (policy.level === "read-only") a.push("--tmpfs", "/tmp");
   else a.push("--bind", rt.tmp, "/tmp");
   // (Under /tmp the private /tmp already hides them.)

@@ -1,6 +1,7 @@
 /**
  * A classic-BPF seccomp program (the format bwrap's `--seccomp FD` loads) that makes
- * `socket(AF_UNIX, …)` fail with EACCES. With the network off, this keeps a sandboxed command
+ * `socket(AF_UNIX, …)` fail with EACCES (and io_uring_setup, whose socket and connect operations
+ * would go around that check; programs fall back to plain system calls). With the network off, this keeps a sandboxed command
  * from connecting to any path Unix socket it can see (a tmux server, an ssh-agent, docker's or
  * systemd's socket in a folder nobody thought to hide); `socketpair()` (pipes between a program
  * and its children) is a different system call and keeps working.
@@ -19,6 +20,8 @@ const AF_UNIX = 1;
 const OFF_NR = 0;
 const OFF_ARCH = 4;
 const OFF_ARG0_LOW = 16;
+/** io_uring_setup (the same number on every architecture here): io_uring can create and connect sockets without socket(2). */
+const IO_URING_SETUP = 425;
 
 interface ArchTable {
   arch: number;
@@ -30,13 +33,13 @@ interface ArchTable {
 const TABLES: Record<string, ArchTable[]> = {
   // AUDIT_ARCH_X86_64; x32 numbers are the x86-64 ones with bit 30 set. AUDIT_ARCH_I386: socket 359, socketcall 102.
   x64: [
-    { arch: 0xc000003e, socket: [41, 0x40000000 | 41], refuse: [] },
-    { arch: 0x40000003, socket: [359], refuse: [102] },
+    { arch: 0xc000003e, socket: [41, 0x40000000 | 41], refuse: [IO_URING_SETUP, 0x40000000 | IO_URING_SETUP] },
+    { arch: 0x40000003, socket: [359], refuse: [102, IO_URING_SETUP] },
   ],
   // AUDIT_ARCH_AARCH64 socket 198; AUDIT_ARCH_ARM socket 281.
   arm64: [
-    { arch: 0xc00000b7, socket: [198], refuse: [] },
-    { arch: 0x40000028, socket: [281], refuse: [] },
+    { arch: 0xc00000b7, socket: [198], refuse: [IO_URING_SETUP] },
+    { arch: 0x40000028, socket: [281], refuse: [IO_URING_SETUP] },
   ],
 };
 

@@ -160,6 +160,8 @@ describe("sandbox escapes (workspace-write)", () => {
           bash(`ls /tmp; echo TMUX=$TMUX SSH=$SSH_AUTH_SOCK DBUS=$DBUS_SESSION_BUS_ADDRESS DISPLAY=$DISPLAY WAYLAND=$WAYLAND_DISPLAY`),
           bash(`python3 -c "import socket;s=socket.socket(socket.AF_UNIX);s.connect('${sockInProject}');print(s.recv(100))" 2>&1 | tail -1`),
           bash(`${node(`require("fs").writeFileSync("/tmp/left-by-sandbox-${process.pid}","x")`)} && echo TMP-WRITE-OK`),
+          // io_uring can create and connect a socket without socket(2): its setup is refused too.
+          bash(`python3 -c "import ctypes;l=ctypes.CDLL(None,use_errno=True);b=ctypes.create_string_buffer(120);r=l.syscall(425,8,b);print('uring=%d errno=%d'%(r,ctypes.get_errno()))"`),
         ],
         { env: { TMUX: `${sockInHostTmp},1234,0`, SSH_AUTH_SOCK: sockInProject, DBUS_SESSION_BUS_ADDRESS: `unix:path=${sockInHostTmp}`, DISPLAY: ":0", WAYLAND_DISPLAY: "wayland-0" } },
       );
@@ -170,6 +172,7 @@ describe("sandbox escapes (workspace-write)", () => {
       // The command's /tmp is writable, and private: the host's /tmp does not get the file.
       expect(r.results[5]!.text).toContain("TMP-WRITE-OK");
       expect(existsSync(`/tmp/left-by-sandbox-${process.pid}`)).toBe(false);
+      expect(r.results[6]!.text).toContain("uring=-1 errno=13");
     });
 
     it("the agent dir's credentials and credential variables are invisible", async () => {
