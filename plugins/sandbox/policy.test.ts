@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bwrapArgs, probeBwrap } from "./bwrap.js";
+import { seccompDenyUnixSockets } from "./seccomp.js";
 import { checkWrite, resolvePolicy, type PolicyInputs } from "./policy.js";
 
 let root: string;
@@ -118,5 +119,19 @@ describe("probeBwrap", () => {
     expect(mac).toMatchObject({ ok: false, message: expect.stringContaining("not supported on this platform (darwin)") });
     const none = probeBwrap("read-only", "linux", { PATH: join(root, "project") });
     expect(none).toMatchObject({ ok: false, message: expect.stringContaining('install the package "bubblewrap"') });
+  });
+});
+
+describe("seccompDenyUnixSockets", () => {
+  it("is a whole number of BPF instructions for x64 and arm64, and absent elsewhere", () => {
+    for (const arch of ["x64", "arm64"]) {
+      const p = seccompDenyUnixSockets(arch)!;
+      expect(p.length % 8).toBe(0);
+      expect(p.length / 8).toBeGreaterThan(8);
+      // The last instructions return ALLOW and EACCES.
+      expect(p.readUInt32LE(p.length - 4)).toBe(0x7fff0000);
+      expect(p.readUInt32LE(p.length - 12)).toBe(0x00050000 | 13);
+    }
+    expect(seccompDenyUnixSockets("riscv64")).toBeUndefined();
   });
 });
