@@ -91,7 +91,8 @@ export function guardedWriteFile(absPath: string, content: string | Buffer): boo
   judge(list, real);
   let created = false;
   let fd: number;
-  const flags = constants.O_WRONLY | constants.O_NOFOLLOW;
+  // O_NONBLOCK: a FIFO swapped in fails at once instead of hanging the write (regular files ignore it).
+  const flags = constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
   try {
     fd = openSync(real, flags | constants.O_CREAT | constants.O_EXCL, 0o644);
     created = true;
