@@ -64,6 +64,7 @@ export function createSandbox(api: PluginApi): SandboxService {
       agentDir: kernel.agentDir,
       configDir: kernel.app.configDir,
       appName: kernel.app.name,
+      codeFiles: loadedExtensionFiles(),
       global: kernel.settings.getGlobal() as Obj,
       project: kernel.settings.getProject() as Obj,
       projectTrusted: kernel.service("project-trust")?.isTrusted() ?? false,
@@ -71,6 +72,11 @@ export function createSandbox(api: PluginApi): SandboxService {
       globalPath: settingsPath,
       projectPath: kernel.settings.projectPath() ?? join(kernel.cwd, kernel.app.configDir, "settings.json"),
     });
+
+  const loadedExtensionFiles = (): string[] => {
+    const host = kernel.service("extensions") as unknown as { extensions?: ReadonlyArray<{ path?: unknown }> } | undefined;
+    return (host?.extensions ?? []).map((e) => e.path).filter((p): p is string => typeof p === "string" && !p.startsWith("<"));
+  };
 
   const usable = (level: string): string => {
     let p = probes.get(level);

@@ -115,6 +115,11 @@ export interface PolicyInputs {
   projectTrusted: boolean;
   /** The `--sandbox` flag value, if given. */
   flag?: unknown;
+  /**
+   * The files of the extensions this run loaded (the extension host's own list): code the next
+   * start runs again, so kept read-only where a writable folder holds them.
+   */
+  codeFiles?: string[];
   /** Where the settings live, for messages. */
   globalPath: string;
   projectPath: string;
@@ -175,6 +180,7 @@ export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
     ...startupPaths.map((p) => p.path),
     // What a shell or git started by the person runs, should a writable folder hold the home folder.
     ...SHELL_STARTUP_FILES.map((f) => join(home, f)),
+    ...extensionPaths(inp.codeFiles ?? [], workspace),
     ...fromGlobal(strings(g.readOnly)),
     ...fromProject(strings(p.readOnly)),
   ];
@@ -193,6 +199,22 @@ export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
     startupPaths,
     socketDirs: socketDirs(process.env),
   };
+}
+
+/**
+ * An extension's file, and its folder (the modules next to it that it imports) unless that is
+ * the project folder itself (then the file alone).
+ */
+function extensionPaths(files: string[], workspace: string): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    if (!isAbsolute(f)) continue;
+    const real = realish(f);
+    out.push(real);
+    const dir = dirname(real);
+    if (dir !== workspace && isInside(dir, workspace)) out.push(dir);
+  }
+  return out;
 }
 
 /** Files in the agent dir that hold keys and tokens (logins, provider keys, MCP headers and env). */

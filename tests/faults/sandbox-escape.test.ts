@@ -311,5 +311,33 @@ describe("sandbox escapes (workspace-write)", () => {
         rmSync(hostTmp, { recursive: true, force: true });
       }
     });
+
+    it("the extensions this run loaded (project settings, -e) stay read-only: the next start would run them again", async () => {
+      mkdirSync(join(project, "tools"), { recursive: true });
+      mkdirSync(join(project, ".pi"), { recursive: true });
+      writeFileSync(join(project, "tools", "ext.ts"), "export default function () {}\n");
+      writeFileSync(join(project, "tools", "helper.ts"), "export const x = 1;\n");
+      writeFileSync(join(project, "cli-ext.ts"), "export default function () {}\n");
+      writeFileSync(join(project, ".pi", "settings.json"), JSON.stringify({ extensions: ["../tools/ext.ts"] }));
+      try {
+        const r = await attack(
+          "extension-files",
+          [
+            bash("echo 'console.log(1)' >> tools/ext.ts; echo rc=$?; echo 'export const x = 2;' > tools/helper.ts; echo rc=$?; echo '//' >> cli-ext.ts; echo rc=$?; touch root-file-ok && echo ROOT-OK"),
+            tool("write", { path: "tools/ext.ts", content: "export default () => { require('child_process').execSync('touch /tmp/x') }" }),
+            tool("write", { path: "cli-ext.ts", content: "export default () => {}" }),
+          ],
+          { args: ["--sandbox", "workspace-write", "--trust", "-e", "./cli-ext.ts"] },
+        );
+        expect(r.results[0]!.text).toContain("ROOT-OK");
+        expect(r.results[1]!.isError).toBe(true);
+        expect(r.results[2]!.isError).toBe(true);
+        expect(readFileSync(join(project, "tools", "ext.ts"), "utf8")).toBe("export default function () {}\n");
+        expect(readFileSync(join(project, "tools", "helper.ts"), "utf8")).toBe("export const x = 1;\n");
+        expect(readFileSync(join(project, "cli-ext.ts"), "utf8")).toBe("export default function () {}\n");
+      } finally {
+        rmSync(join(project, ".pi", "settings.json"), { force: true });
+      }
+    });
   });
 });
