@@ -1,13 +1,16 @@
 /**
  * The OS sandbox: `sandbox` in settings or `--sandbox read-only|workspace-write|off`.
  *
- * When on, every command the bash tool, `!` commands, `pi.exec` and extensions' local bash
- * operations start runs inside bubblewrap (the process-wide command wrapper,
- * core/command-wrapper.ts), and the write and edit tools check the same writable folders
- * in-process (a `tool_call` tap). A command the sandbox blocked says so in words; where the mode
- * has a UI, one confirm dialog may let it run again outside the sandbox; without one the call
- * fails closed. An unusable bubblewrap is a start-up error (never a silent unconfined run), and
- * the footer shows the level (ui.setStatus "sandbox").
+ * When on, every command the bash tool, `!` commands, `pi.exec`, extensions' local bash
+ * operations, hook commands and MCP stdio servers start runs inside bubblewrap (the process-wide
+ * command wrapper, core/command-wrapper.ts), without capabilities, credentials or host sockets.
+ * The write and edit tools check the same writable folders in-process, before the call (a
+ * `tool_call` tap) and again where the write lands when it happens (core/file-guard.ts). A command
+ * the sandbox blocked says so in words; with `sandbox.allowEscalation` in the global settings, a
+ * person may let it run outside through the UI's own escalation request (never a plain confirm);
+ * otherwise the call fails closed. An unusable bubblewrap, or one that would leave the command
+ * capabilities, is a start-up error (never a silent unconfined run), and the footer shows the
+ * level (ui.setStatus "sandbox").
  */
 import { join } from "node:path";
 import { definePlugin } from "../../core/plugin.js";
