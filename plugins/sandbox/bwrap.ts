@@ -188,6 +188,9 @@ function resolvConfDir(): string | undefined {
 /** bwrap's arguments for `policy`, up to and including `--`; the command follows. */
 export function bwrapArgs(policy: SandboxPolicy, cwd: string, rt: SandboxRuntime = sandboxRuntime()): string[] {
   const a = [...ISOLATION_ARGS];
+  // Behind the private /tmp, what lies under the host's /tmp is invisible already (and binding
+  // over it would create its folders inside the private /tmp).
+  const behindPrivateTmp = (p: string) => isInside(p, "/tmp") && !policy.writable.some((w) => isInside(p, w));
   if (!policy.network) a.push("--unshare-net");
   if (!policy.network && rt.seccomp) a.push("--seccomp", SECCOMP_FD);
   a.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
@@ -208,8 +211,6 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, rt: SandboxRuntime
   }
   if (policy.level === "read-only") a.push("--tmpfs", "/tmp");
   else a.push("--bind", rt.tmp, "/tmp");
-  // (Under /tmp the private /tmp already hides them.)
-  for (const h of policy.socketDirs) if (kindOf(h) === "dir" && !isInside(policy.workspace, h) && !isInside(h, "/tmp"))  a.push("--tmpfs", h, "--remount-ro", h);
   // The private /tmp must not hide the project (or the folder the command runs in).
   for (const p of new Set([policy.workspace, cwd])) {
     if (isInside(p, "/tmp") && p !== "/tmp" && kindOf(p) && !policy.writable.some((w) => isInside(p, w))) a.push("--ro-bind", p, p);
@@ -220,9 +221,9 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, rt: SandboxRuntime
   // /tmp outside the project is not visible at all behind the private /tmp).
   const exposed = policy.writable;
   for (const r of [...policy.readOnly, rt.base]) if (kindOf(r) && exposed.some((w) => isInside(r, w))) a.push("--ro-bind", r, r);
-  // Behind the private /tmp, what lies under the host's /tmp is invisible already (and binding
-  // over it would create its folders inside the private /tmp).
-  const behindPrivateTmp = (p: string) => isInside(p, "/tmp") && !policy.writable.some((w) => isInside(p, w));
+  // The host's socket folders, after the writable binds so that none of them shows them again
+  // (behind the private /tmp they are hidden already).
+  for (const h of policy.socketDirs) if (kindOf(h) === "dir" && !isInside(policy.workspace, h) && !behindPrivateTmp(h)) a.push("--tmpfs", h, "--remount-ro", h);
   for (const h of policy.hidden) {
     if (behindPrivateTmp(h)) continue;
     const k = kindOf(h);

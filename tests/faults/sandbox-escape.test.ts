@@ -339,5 +339,33 @@ describe("sandbox escapes (workspace-write)", () => {
         rmSync(join(project, ".pi", "settings.json"), { force: true });
       }
     });
+
+    it("network on and the host's /tmp made writable: the tmux socket's folder is still hidden", async () => {
+      const settingsFile = join(agentDir, "settings.json");
+      const original = readFileSync(settingsFile, "utf8");
+      writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(original), sandbox: { network: true, writableRoots: ["/tmp"] } }));
+      const dir = join("/tmp", `pi-tmux-w-${process.pid}`);
+      mkdirSync(dir, { recursive: true });
+      const sock = join(dir, "default");
+      const srv = createServer((c) => {
+        connections.count++;
+        c.end("TMUX-REACHED\n");
+      });
+      servers.push(srv);
+      await new Promise<void>((res) => srv.listen(sock, () => res()));
+      const before = connections.count;
+      try {
+        const r = await attack(
+          "tmux-writable-tmp",
+          [bash(`ls '${dir}'; ${node(`const s=require("net").connect(${JSON.stringify(sock)});s.on("data",d=>console.log(String(d)));s.on("error",e=>console.log("refused:"+e.code))`)}`)],
+          { env: { TMUX: `${sock},1,0` } },
+        );
+        expect(r.results[0]!.text).not.toContain("TMUX-REACHED");
+        expect(connections.count).toBe(before);
+      } finally {
+        writeFileSync(settingsFile, original);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });
