@@ -113,9 +113,43 @@ export interface SandboxRuntime {
 
 let runtime: SandboxRuntime | undefined;
 
+const RUNTIME_PREFIX = "pi-sandbox-";
+
+/** Folders left by pi processes that were killed (SIGKILL: no exit handler ran), removed once. */
+export function sweepStaleRuntimes(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const m = new RegExp(`^${RUNTIME_PREFIX}(\\d+)-`).exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    const dir = join(tmpdir(), name);
+    try {
+      if (uid !== undefined && lstatSync(dir).uid !== uid) continue;
+    } catch {
+      continue;
+    }
+    spawnSync("rm", ["-rf", "--one-file-system", dir], { stdio: "ignore", timeout: 5_000 });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export function sandboxRuntime(): SandboxRuntime {
   if (runtime && existsSync(runtime.tmp)) return runtime;
-  const base = mkdtempSync(join(tmpdir(), "pi-sandbox-"));
+  sweepStaleRuntimes();
+  const base = mkdtempSync(join(tmpdir(), `${RUNTIME_PREFIX}${process.pid}-`));
   const tmp = join(base, "tmp");
   mkdirSync(tmp, { mode: 0o700 });
   const program = seccompDenyUnixSockets(process.arch);

@@ -1,8 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapArgs, probeBwrap } from "./bwrap.js";
+import { bwrapArgs, probeBwrap, sweepStaleRuntimes } from "./bwrap.js";
 import { seccompDenyUnixSockets } from "./seccomp.js";
 import { checkWrite, resolvePolicy, type PolicyInputs } from "./policy.js";
 
@@ -133,5 +133,17 @@ describe("seccompDenyUnixSockets", () => {
       expect(p.readUInt32LE(p.length - 12)).toBe(0x00050000 | 13);
     }
     expect(seccompDenyUnixSockets("riscv64")).toBeUndefined();
+  });
+});
+
+describe("sandboxRuntime", () => {
+  it("removes the folders of pi processes that no longer run, never a live one's", () => {
+    const stale = mkdtempSync(join(tmpdir(), "pi-sandbox-2147483646-"));
+    const live = mkdtempSync(join(tmpdir(), `pi-sandbox-${process.ppid}-`));
+    mkdirSync(join(stale, "tmp"));
+    sweepStaleRuntimes();
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    rmSync(live, { recursive: true, force: true });
   });
 });
