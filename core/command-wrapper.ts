@@ -20,10 +20,15 @@ export interface CommandSpec {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * Variables the person configured for this program by name (an MCP server's "env"): a wrapper
+   * that trims the inherited environment keeps these.
+   */
+  explicitEnv?: Record<string, string>;
 }
 
-/** Which spawn site asks. */
-export type CommandOrigin = "bash" | "exec";
+/** Which spawn site asks: the bash tool and `!`, `pi.exec`, a hook command, an MCP stdio server. */
+export type CommandOrigin = "bash" | "exec" | "hook" | "mcp";
 
 export interface CommandWrapper {
   /** Who installed it (for messages). */

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import type { Diagnostic } from "./types.js";
 import { applyPi16Aliases } from "./settings-compat.js";
 import { writeFileAtomic } from "./fs-utils.js";
+import { projectSettingsPlaces } from "./project-files.js";
 
 export interface PermissionRules {
   allow?: string[];
@@ -314,7 +315,7 @@ async function loadProjectLayer(
   diagnostics: Diagnostic[],
 ): Promise<LayerFile> {
   // Fast path: nothing there, no need to load cosmiconfig at all.
-  const places = [`${configDir}/settings.json`, `.${name}rc.json`, `${name}.config.ts`];
+  const places = projectSettingsPlaces(configDir, name);
   if (!places.some((p) => existsSync(join(cwd, p)))) return { data: {}, broken: false };
   const { cosmiconfig } = await import("cosmiconfig");
   const explorer = cosmiconfig(name, {
@@ -331,7 +332,8 @@ async function loadProjectLayer(
   });
   try {
     const found = await explorer.search(cwd);
-    if (!found || found.isEmpty) return { path: found?.filepath, data: {}, broken: false };
+    // An empty file (e.g. the sandbox's placeholder for a start-up file) is no settings file.
+    if (!found || found.isEmpty) return { data: {}, broken: false };
     if (!isObj(found.config)) {
       diagnostics.push({ level: "error", source: found.filepath, message: "settings must be an object; ignored" });
       return { path: found.filepath, data: {}, broken: true };

@@ -15,6 +15,25 @@ export interface UiDialogOptions {
 }
 
 export type NotifyType = "info" | "warning" | "error";
+
+/**
+ * "Run outside the sandbox?": a request of its own, not a confirm, so that nothing that answers
+ * confirms automatically (an auto-confirming client, an approve-all mode) answers it. Only a mode
+ * where a person answers implements `confirmEscalation`.
+ */
+export interface EscalationRequest {
+  /** What would run unconfined: a command (bash) or a file write (write, edit). */
+  kind: "command" | "write";
+  title: string;
+  /** Why it was blocked and what allowing it means, in words. */
+  message: string;
+  /** The command (kind "command"). */
+  command?: string;
+  /** The file (kind "write"). */
+  path?: string;
+  /** The tool that asks. */
+  toolName: string;
+}
 export type WidgetPlacement = "aboveEditor" | "belowEditor";
 
 export interface ExtensionUI {
@@ -22,6 +41,11 @@ export interface ExtensionUI {
   readonly kind: "tui" | "rpc" | "none";
   select(title: string, options: string[], opts?: UiDialogOptions): Promise<string | undefined>;
   confirm(title: string, message: string, opts?: UiDialogOptions): Promise<boolean>;
+  /**
+   * Ask a person whether a blocked command or write may run outside the OS sandbox. Only modes
+   * where a person answers have it; true only on an explicit yes.
+   */
+  confirmEscalation?(request: EscalationRequest, opts?: UiDialogOptions): Promise<boolean>;
   input(title: string, placeholder?: string, opts?: UiDialogOptions): Promise<string | undefined>;
   editor(title: string, prefill?: string, opts?: UiDialogOptions): Promise<string | undefined>;
   notify(message: string, type?: NotifyType): void;

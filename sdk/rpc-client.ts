@@ -60,7 +60,7 @@ function promptOpts(images: RpcImages | PromptOpts | undefined, streamingBehavio
  * What `onExtensionUiRequest` returns for a dialog: a string (select, input, editor), a boolean
  * (confirm), `undefined` (cancel: the dialog resolves to its default), or an explicit answer.
  */
-export type RpcUiAnswer = string | boolean | undefined | { value?: string; confirmed?: boolean; cancelled?: boolean };
+export type RpcUiAnswer = string | boolean | undefined | { value?: string; confirmed?: boolean; cancelled?: boolean; escalation?: "allow" | "deny" };
 
 export interface RpcClientOptions {
   /** The CLI entry (default: this package's `pi` binary, dist/bundle/cli.js). */
@@ -82,6 +82,12 @@ export interface RpcClientOptions {
    * and wait for `respondToUiRequest()` or their server-side timeout.
    */
   onExtensionUiRequest?: (request: RpcExtensionUiRequest) => RpcUiAnswer | Promise<RpcUiAnswer>;
+  /**
+   * Asks a person whether a command or write the OS sandbox blocked may run outside it (the
+   * `sandbox_escalation` request; the server sends it only with `sandbox.allowEscalation`). True
+   * allows. Without it the client denies at once; `onExtensionUiRequest` never answers it.
+   */
+  onSandboxEscalation?: (request: RpcExtensionUiRequest & { method: "sandbox_escalation" }) => boolean | Promise<boolean>;
   /** Milliseconds to wait for a command's response (default 30,000; 0 = no limit). */
   requestTimeoutMs?: number;
   /** Called with every stderr chunk (default: collected, see getStderr()). */
@@ -480,9 +486,22 @@ export class RpcClient {
         /* a failing listener must not stop the others */
       }
     }
-    if (record.type === "extension_ui_request" && this.options.onExtensionUiRequest) {
+    if (record.type === "extension_ui_request" && (record as { method?: unknown }).method === "sandbox_escalation") {
+      void this.answerEscalation(record as RpcExtensionUiRequest & { method: "sandbox_escalation" });
+    } else if (record.type === "extension_ui_request" && this.options.onExtensionUiRequest) {
       void this.answerUi(record as RpcExtensionUiRequest);
     }
+  }
+
+  /** Only a handler written for it may allow an escalation; an error or no handler denies. */
+  private async answerEscalation(request: RpcExtensionUiRequest & { method: "sandbox_escalation" }): Promise<void> {
+    let allow = false;
+    try {
+      allow = this.options.onSandboxEscalation ? (await this.options.onSandboxEscalation(request)) === true : false;
+    } catch {
+      allow = false;
+    }
+    this.respondToUiRequest(request.id, { escalation: allow ? "allow" : "deny" });
   }
 
   private async answerUi(request: RpcExtensionUiRequest): Promise<void> {

@@ -33,7 +33,8 @@ describe("sandbox in the interactive mode (tmux)", () => {
         default: { text: "nothing scripted" },
       },
     });
-    e = makeE2eEnv(server.url);
+    // Escalation is off unless the global settings allow a person to answer it.
+    e = makeE2eEnv(server.url, { settings: { sandbox: { allowEscalation: true } } });
     delete e.env.TMUX;
     e.env.LANG = "C.UTF-8";
     const cmd = `cd '${e.cwd}' && '${process.execPath}' '${CLI}' --no-session --sandbox workspace-write 2>'${join(e.root, "err.log")}'; echo EXIT=$?; sleep 60`;

@@ -101,7 +101,7 @@ describe("OS sandbox (bubblewrap)", () => {
       expect(r.results[0]!.text).toContain("Read-only file system");
       expect(r.results[0]!.text).toContain("[sandbox] The sandbox blocked a write outside the workspace");
       expect(r.results[0]!.text).toContain("sandbox.writableRoots");
-      expect(r.results[0]!.text).toContain("No user interface to ask");
+      expect(r.results[0]!.text).toContain("Running outside the sandbox is off");
       expect(existsSync(join(outside, "from-bash"))).toBe(false);
     });
 
@@ -199,18 +199,27 @@ describe("OS sandbox (bubblewrap)", () => {
     const asked: any[] = [];
     const seen: RpcEvent[] = [];
     let extension = "";
+    let settingsBefore = "";
     beforeAll(async () => {
       extension = join(e.root, "exec-ext.mjs");
       writeFileSync(extension, EXEC_EXTENSION);
+      const settingsFile = join(e.agentDir, "settings.json");
+      settingsBefore = readFileSync(settingsFile, "utf8");
+      writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settingsBefore), sandbox: { allowEscalation: true } }));
       client = new RpcClient({
         cliPath: CLI,
         cwd: e.cwd,
         env: e.env,
         inheritEnv: false,
         args: ["--no-session", "--sandbox", "workspace-write", "-e", extension],
+        // Confirms every confirm: it must not answer the escalation, which has its own request.
         onExtensionUiRequest: (req) => {
           asked.push(req);
-          return req.method === "confirm" ? answer : undefined;
+          return req.method === "confirm" ? true : undefined;
+        },
+        onSandboxEscalation: (req) => {
+          asked.push(req);
+          return answer;
         },
       });
       client.onEvent((ev) => seen.push(ev));
@@ -218,6 +227,7 @@ describe("OS sandbox (bubblewrap)", () => {
     });
     afterAll(async () => {
       await client?.stop();
+      if (settingsBefore) writeFileSync(join(e.agentDir, "settings.json"), settingsBefore);
     });
 
     const resultText = (events: RpcEvent[]) =>
@@ -230,10 +240,11 @@ describe("OS sandbox (bubblewrap)", () => {
       answer = true;
       asked.length = 0;
       const events = await client.promptAndWait("rpc-yes");
-      const dialogs = asked.filter((r) => r.method === "confirm");
+      expect(asked.filter((r) => r.method === "confirm")).toHaveLength(0);
+      const dialogs = asked.filter((r) => r.method === "sandbox_escalation");
       expect(dialogs).toHaveLength(1);
-      expect(dialogs[0].title).toBe("Run outside the sandbox?");
-      expect(dialogs[0].message).toContain("touch");
+      expect(dialogs[0]).toMatchObject({ title: "Run outside the sandbox?", kind: "command", toolName: "bash" });
+      expect(dialogs[0].command).toContain("touch");
       expect(resultText(events)).toContain("The user allowed this command to run outside the sandbox");
       expect(existsSync(join(outside, "rpc-yes"))).toBe(true);
     });
@@ -242,7 +253,7 @@ describe("OS sandbox (bubblewrap)", () => {
       answer = false;
       asked.length = 0;
       const events = await client.promptAndWait("rpc-no");
-      expect(asked.filter((r) => r.method === "confirm")).toHaveLength(1);
+      expect(asked.filter((r) => r.method === "sandbox_escalation")).toHaveLength(1);
       const text = resultText(events);
       expect(text).toContain("[sandbox] The sandbox blocked a write outside the workspace");
       expect(text).toContain("The user did not allow running it outside the sandbox");

@@ -187,6 +187,13 @@ export function providerEnvVars(): Array<{ name: string; provider: string }> {
   return out;
 }
 
+/** Every variable the environment-key table names for any provider (keys, tokens, and what configures them). */
+export function providerEnvNames(): string[] {
+  const names = new Set<string>();
+  for (const entry of Object.values(table())) for (const v of [...entry.keyVars, ...entry.vars]) names.add(v);
+  return [...names];
+}
+
 /** The environment-key table (kept async for the auth storage's lazy path). */
 export async function loadEnvKeys(): Promise<EnvKeysModule> {
   table();

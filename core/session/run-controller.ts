@@ -10,6 +10,7 @@ import { convertToLlm, createCustomMessage, createUserMessage, messageText } fro
 import { systemMessageUpdate } from "./system-message.js";
 import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, ImageContent, ToolCall } from "../types.js";
 import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
+import { fileGuardActive } from "../file-guard.js";
 import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
 import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./pi16-run.js"; // (e18)
 import { routeReason } from "./virtual-route.js"; // (v18)
@@ -354,7 +355,11 @@ export class RunController {
       get tools() {
         return s.getActiveTools();
       },
-      toolExecution: "parallel",
+      // With in-process file writes confined (the OS sandbox), a message's tool calls run one after
+      // another, so a command cannot swap a file while a write of the same message runs.
+      get toolExecution() {
+        return fileGuardActive() ? ("sequential" as const) : ("parallel" as const);
+      },
       stream: (m, ctx, signal) => {
         const failed = this.failedResponse; // (v18: pi 1.6 routes the request after a failed one with reason "retry")
         this.failedResponse = undefined;

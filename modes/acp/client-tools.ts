@@ -8,6 +8,10 @@
  *   editor shows the live output; the timeout and session/cancel kill it.
  * These are wrappers on the registered tools (kernel.tools.wrap), so the permission gate and every
  * tool_call/tool_result hook still apply to them; edit, grep, find and ls stay local.
+ *
+ * With the OS sandbox on, bash and write stay local whatever the client offers: a client's
+ * terminal runs the command outside the sandbox, and an editor's write follows links the sandbox
+ * cannot check at the moment it writes.
  */
 import { isAbsolute, resolve } from "node:path";
 import type { Kernel } from "../../core/kernel.js";
@@ -57,6 +61,14 @@ function cap(content: string, offset: number | undefined): string {
 /** Installs the wrappers the client's capabilities allow; returns a remover. */
 export function useClientTools(kernel: Kernel, client: ClientSide): () => void {
   const removers: Array<() => void> = [];
+  const sandboxed = (): boolean => {
+    try {
+      return (kernel.service("sandbox")?.policy().level ?? "off") !== "off";
+    } catch {
+      // A sandbox setting that does not resolve: stay local (the wrapper refuses what it must).
+      return true;
+    }
+  };
   const wrap = (name: string, fn: (inner: ToolDefinition) => ToolDefinition["execute"]) =>
     removers.push(kernel.tools.wrap(name, (inner) => ({ ...inner, execute: fn(inner) }), "mode-acp"));
 
@@ -77,7 +89,8 @@ export function useClientTools(kernel: Kernel, client: ClientSide): () => void {
   }
 
   if (client.caps.fs?.writeTextFile) {
-    wrap("write", () => async (_id, params, signal) => {
+    wrap("write", (inner) => async (id, params, signal, onUpdate, ctx) => {
+      if (sandboxed()) return inner.execute(id, params, signal, onUpdate, ctx);
       const p = params as { path?: unknown; content?: unknown };
       if (typeof p?.path !== "string" || !p.path.trim()) throw new Error("write needs a path (a non-empty string)");
       if (typeof p.content !== "string") throw new Error(`write needs content (a string) for ${p.path}`);
@@ -92,7 +105,8 @@ export function useClientTools(kernel: Kernel, client: ClientSide): () => void {
   }
 
   if (client.caps.terminal) {
-    wrap("bash", () => async (toolCallId, params, signal) => {
+    wrap("bash", (inner) => async (toolCallId, params, signal, onUpdate, ctx) => {
+      if (sandboxed()) return inner.execute(toolCallId, params, signal, onUpdate, ctx);
       const p = params as { command?: unknown; timeout?: unknown };
       if (typeof p?.command !== "string" || !p.command.trim()) throw new Error("bash needs a command (a non-empty string)");
       if (signal?.aborted) throw new Error("Command aborted");

@@ -96,6 +96,15 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
       const r = await conn.requestPermission({ sessionId: sessionId(), toolCall, options } as unknown as Acp.RequestPermissionRequest);
       return r.outcome.outcome === "selected" ? r.outcome.optionId : undefined;
     },
+    async escalate(request) {
+      try {
+        const r = await conn.extMethod("_pi/sandbox_escalation", { sessionId: sessionId(), ...request });
+        return (r as { allow?: unknown } | undefined)?.allow === true;
+      } catch {
+        // A client without the method (or failing) does not allow it.
+        return false;
+      }
+    },
     currentToolCall: () => live.currentToolCall(),
     sessionMode: () => modeId,
     setTitle: (title) => void send({ sessionUpdate: "session_info_update", title }),

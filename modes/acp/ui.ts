@@ -13,7 +13,7 @@
  * - input()/editor() and terminal-only calls have no ACP form: they answer their default and
  *   report themselves once. setTitle() becomes a session_info_update.
  */
-import { dialogDeadline, type ExtensionUI, type UiDialogOptions } from "../../core/ui.js";
+import { dialogDeadline, type EscalationRequest, type ExtensionUI, type UiDialogOptions } from "../../core/ui.js";
 import type { Diagnostic } from "../../core/types.js";
 
 export interface PermissionOptionLike {
@@ -37,6 +37,12 @@ export interface AcpUiDeps {
   currentToolCall(): PendingToolCall | undefined;
   sessionMode(): string;
   setTitle(title: string): void;
+  /**
+   * Sends the `_pi/sandbox_escalation` request (its own method, never session/request_permission,
+   * so approve-all clients and the auto-approve mode do not answer it); true only when the client
+   * answers {allow: true}.
+   */
+  escalate?(request: EscalationRequest): Promise<boolean>;
 }
 
 export interface AcpUi extends ExtensionUI {
@@ -125,6 +131,28 @@ export function createAcpUi(report: (d: Diagnostic) => void): AcpUi {
       if (call && options.length === 2 && options[0] === "Yes" && options[1] === "No") return gateAsk(title, call, opts);
       const choices: PermissionOptionLike[] = options.map((name, i) => ({ optionId: String(i), name, kind: REFUSAL.test(name) ? "reject_once" : "allow_once" }));
       return ask<string | undefined>(dialogToolCall(title), choices, opts, undefined, (id) => options[Number(id)]);
+    },
+    confirmEscalation(request, opts) {
+      const d = deps;
+      if (!d?.escalate || opts?.signal?.aborted) return Promise.resolve(false);
+      const deadline = dialogDeadline(opts, false);
+      return new Promise<boolean>((resolve) => {
+        let done = false;
+        const finish = (v: boolean) => {
+          if (done) return;
+          done = true;
+          pending.delete(cancel);
+          deadline.cancel();
+          resolve(v);
+        };
+        const cancel = () => finish(false);
+        pending.add(cancel);
+        void deadline.promise.then(finish);
+        d.escalate!(request).then(
+          (allow) => finish(allow === true),
+          () => finish(false),
+        );
+      });
     },
     confirm(title, message, opts) {
       const choices: PermissionOptionLike[] = [

@@ -103,6 +103,7 @@ export const ExtensionUiResponse = Type.Object(
     value: Type.Optional(Type.String({ description: "select, input, editor" })),
     confirmed: Type.Optional(Type.Boolean({ description: "confirm" })),
     cancelled: Type.Optional(Type.Boolean({ description: "any dialog: resolves to its default" })),
+    escalation: Type.Optional(Type.Union([Type.Literal("allow"), Type.Literal("deny")], { description: "sandbox_escalation: \"allow\" runs it outside the sandbox" })),
   },
   { description: "Answer to a dialog; produces no response record" },
 );
@@ -456,6 +457,19 @@ function buildOutputSchemas() {
     confirm: uiRequest("confirm", { title: Type.String(), message: Type.String(), timeout: Timeout }, "Dialog; answer {confirmed} or {cancelled}"),
     input: uiRequest("input", { title: Type.String(), placeholder: Type.Optional(Type.String()), timeout: Timeout }, "Dialog; answer {value} or {cancelled}"),
     editor: uiRequest("editor", { title: Type.String(), prefill: Type.Optional(Type.String()), timeout: Timeout }, "Dialog; answer {value} or {cancelled}"),
+    sandbox_escalation: uiRequest(
+      "sandbox_escalation",
+      {
+        title: Type.String(),
+        message: Type.String(),
+        kind: Type.Union([Type.Literal("command"), Type.Literal("write")]),
+        toolName: Type.String(),
+        command: Type.Optional(Type.String()),
+        path: Type.Optional(Type.String()),
+        timeout: Timeout,
+      },
+      "A person decides whether a command or write the OS sandbox blocked runs outside it; answer {escalation: \"allow\"|\"deny\"} (anything else denies)",
+    ),
     notify: uiRequest(
       "notify",
       { message: Type.String(), notifyType: Type.Optional(Type.Union([Type.Literal("info"), Type.Literal("warning"), Type.Literal("error")])) },

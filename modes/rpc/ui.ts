@@ -102,6 +102,10 @@ export function createRpcUi(deps: RpcUiDeps): RpcUi {
     kind: "rpc",
     select: (title, options, opts) => dialog("select", { title, options }, opts, undefined, stringValue),
     confirm: (title, message, opts) => dialog("confirm", { title, message }, opts, false, (r) => r.confirmed === true),
+    // Its own request: only an answer {escalation: "allow"} allows (a client confirming every
+    // confirm, or answering every dialog with a value, does not).
+    confirmEscalation: (req, opts) =>
+      dialog("sandbox_escalation", { title: req.title, message: req.message, kind: req.kind, toolName: req.toolName, command: req.command, path: req.path }, opts, false, (r) => r.escalation === "allow"),
     input: (title, placeholder, opts) => dialog("input", { title, placeholder }, opts, undefined, stringValue),
     editor: (title, prefill, opts) => dialog("editor", { title, prefill }, opts, undefined, stringValue),
     notify(message, type) {

@@ -8,7 +8,7 @@
  * After the mode ends the object behaves like a UI with no user.
  */
 import type { Kernel } from "../../core/kernel.js";
-import type { ExtensionUI, UiDialogOptions } from "../../core/ui.js";
+import type { EscalationRequest, ExtensionUI, UiDialogOptions } from "../../core/ui.js";
 import { builtinTheme, type Theme } from "./theme.js";
 
 export class DeferredUi implements ExtensionUI {
@@ -68,6 +68,11 @@ export class DeferredUi implements ExtensionUI {
   }
   confirm(title: string, message: string, opts?: UiDialogOptions) {
     return this.target ? this.target.confirm(title, message, opts) : this.early("confirm", false);
+  }
+  confirmEscalation(request: EscalationRequest, opts?: UiDialogOptions) {
+    const t = this.target;
+    if (!t) return this.early("confirmEscalation", false);
+    return t.confirmEscalation ? t.confirmEscalation(request, opts) : Promise.resolve(false);
   }
   input(title: string, placeholder?: string, opts?: UiDialogOptions) {
     return this.target ? this.target.input(title, placeholder, opts) : this.early<string | undefined>("input", undefined);

@@ -69,6 +69,8 @@ export class ExtensionUiBridge {
           opts,
         ),
       confirm: (title, message, opts) => app.confirm(title, message, opts),
+      // The person at the terminal answers "Run outside the sandbox?" like any confirm.
+      confirmEscalation: (req, opts) => app.confirm(req.title, req.message, opts),
       input: (title, placeholder, opts) => app.input(title, { placeholder }, opts),
       editor: (title, prefill, opts) => app.input(title, { prefill, multiline: true }, opts),
       notify: (message, type) => app.addNotice(String(message), type === "error" ? "error" : type === "warning" ? "warning" : "info"),

@@ -26,7 +26,8 @@ export function findGitBranch(cwd: string): string | null {
   for (let i = 0; i < 40; i++) {
     const git = join(dir, ".git");
     try {
-      if (existsSync(git)) {
+      // A `.git` folder without HEAD (an empty placeholder) is no repository: git looks further up too.
+      if (existsSync(git) && (statSync(git).isFile() || existsSync(join(git, "HEAD")))) {
         let head = join(git, "HEAD");
         if (statSync(git).isFile()) {
           const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(git, "utf8"));

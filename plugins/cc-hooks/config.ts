@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { jsonErrorPosition } from "../../core/settings.js";
+import { CLAUDE_SETTINGS_DIR } from "../../core/project-files.js";
 
 /** Events this plugin runs. */
 export const SUPPORTED_EVENTS = [
@@ -205,7 +206,7 @@ export function loadHooks(o: LoadOptions): LoadedHooks {
     else out.skipped.push(projectFile);
   }
   for (const [name, kind] of [["settings.json", "claude"], ["settings.local.json", "claude-local"]] as const) {
-    const file = join(o.cwd, ".claude", name);
+    const file = join(o.cwd, CLAUDE_SETTINGS_DIR, name);
     if (!o.trusted) {
       if (existsSync(file)) {
         // Say that hooks were skipped only when the file has some (read, never run).

@@ -2,10 +2,11 @@
  * Running one command hook: the event JSON on stdin, the command through the shell in its own
  * process group, stdout/stderr captured (capped), the whole group killed past the timeout.
  *
- * Hook commands are the user's own configuration (or a trusted project's): they run with the
- * user's rights, outside any sandbox that confines the bash tool.
+ * Hook commands are the user's own configuration (or a trusted project's); they go through the
+ * kernel's command wrapper like every other command, so with the OS sandbox on they run inside it.
  */
 import { spawn } from "node:child_process";
+import { wrapCommand, type CommandSpec } from "../../core/command-wrapper.js";
 
 export const DEFAULT_TIMEOUT_S = 600;
 const OUTPUT_CAP = 1024 * 1024;
@@ -25,7 +26,12 @@ export function runCommand(command: string, input: unknown, opts: { cwd: string;
     const group = process.platform !== "win32";
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(command, { shell: true, cwd: opts.cwd, env: opts.env, detached: group, stdio: ["pipe", "pipe", "pipe"] });
+      const plain: CommandSpec = { file: "/bin/sh", args: ["-c", command], cwd: opts.cwd, env: opts.env };
+      const spec = process.platform === "win32" ? plain : wrapCommand(plain, "hook");
+      child =
+        spec === plain
+          ? spawn(command, { shell: true, cwd: opts.cwd, env: opts.env, detached: group, stdio: ["pipe", "pipe", "pipe"] })
+          : spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, detached: group, stdio: ["pipe", "pipe", "pipe"] });
     } catch (error) {
       resolve({ code: null, stdout: "", stderr: "", timedOut: false, spawnError: (error as Error).message });
       return;

@@ -39,6 +39,7 @@ import { expandHome } from "../../core/config.js";
 import { jsonErrorPosition } from "../../core/settings.js";
 import type { KernelServices, ServiceName } from "../../core/services.js";
 import type { McpOAuthConfig } from "./oauth.js";
+import { PROJECT_MCP_JSON } from "../../core/project-files.js";
 
 export type McpScope = "user" | "project";
 export type McpTransport = "stdio" | "http" | "sse";
@@ -109,7 +110,7 @@ export interface McpConfig {
   projectTrusted?: boolean;
 }
 
-export const MCP_JSON = ".mcp.json";
+export const MCP_JSON = PROJECT_MCP_JSON;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);

@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerSpec, McpTransport } from "./config.js";
 import type { McpCallResult } from "./content.js";
 import { McpNeedsSignInError, usesOAuth } from "./oauth.js";
+import { wrapCommand } from "../../core/command-wrapper.js";
 
 export interface McpToolInfo {
   name: string;
@@ -170,12 +171,14 @@ export async function connectServer(spec: McpServerSpec, opts: ConnectOptions): 
     if (kind === "stdio") {
       const env = await resolveValues(spec.env, "env");
       const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+      // Servers get the user's environment plus their own "env" (as other agents do), through the
+      // kernel's command wrapper (with the OS sandbox on, they run inside it).
+      const run = wrapCommand({ file: spec.command!, args: spec.args ?? [], cwd: spec.cwd ?? process.cwd(), env: { ...process.env, ...env }, explicitEnv: env }, "mcp");
       const t = new StdioClientTransport({
-        command: spec.command!,
-        args: spec.args ?? [],
-        // Servers get the user's environment plus their own "env" (as other agents do).
-        env: { ...(process.env as Record<string, string>), ...env },
-        cwd: spec.cwd,
+        command: run.file,
+        args: run.args,
+        env: run.env as Record<string, string>,
+        cwd: run.cwd,
         stderr: "pipe",
       });
       t.stderr?.on("data", appendStderr);

@@ -15,7 +15,7 @@
  * against the folder of their settings file; patterns in those arrays ("!glob", "+path",
  * "-path", globs) filter the entries and the auto-discovered files of the same scope.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../../core/fs-utils.js";
@@ -67,10 +67,21 @@ export function expandPath(p: string, base: string, home = homeDir()): string {
   return isAbsolute(t) ? t : resolve(base, t);
 }
 
+/** A `.git` file (a worktree or submodule pointing at its git folder). */
+function isGitFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function findGitRoot(start: string): string | undefined {
   let dir = resolve(start);
   for (;;) {
-    if (existsSync(join(dir, ".git"))) return dir;
+    // A `.git` folder without HEAD (an empty placeholder) is no repository, as for git itself.
+    const git = join(dir, ".git");
+    if (existsSync(join(git, "HEAD")) || isGitFile(git)) return dir;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;

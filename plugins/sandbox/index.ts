@@ -1,23 +1,28 @@
 /**
  * The OS sandbox: `sandbox` in settings or `--sandbox read-only|workspace-write|off`.
  *
- * When on, every command the bash tool, `!` commands, `pi.exec` and extensions' local bash
- * operations start runs inside bubblewrap (the process-wide command wrapper,
- * core/command-wrapper.ts), and the write and edit tools check the same writable folders
- * in-process (a `tool_call` tap). A command the sandbox blocked says so in words; where the mode
- * has a UI, one confirm dialog may let it run again outside the sandbox; without one the call
- * fails closed. An unusable bubblewrap is a start-up error (never a silent unconfined run), and
- * the footer shows the level (ui.setStatus "sandbox").
+ * When on, every command the bash tool, `!` commands, `pi.exec`, extensions' local bash
+ * operations, hook commands and MCP stdio servers start runs inside bubblewrap (the process-wide
+ * command wrapper, core/command-wrapper.ts), without capabilities, credentials or host sockets.
+ * The write and edit tools check the same writable folders in-process, before the call (a
+ * `tool_call` tap) and again where the write lands when it happens (core/file-guard.ts). A command
+ * the sandbox blocked says so in words; with `sandbox.allowEscalation` in the global settings, a
+ * person may let it run outside through the UI's own escalation request (never a plain confirm);
+ * otherwise the call fails closed. An unusable bubblewrap, or one that would leave the command
+ * capabilities, is a start-up error (never a silent unconfined run), and the footer shows the
+ * level (ui.setStatus "sandbox").
  */
 import { join } from "node:path";
 import { definePlugin } from "../../core/plugin.js";
 import type { PluginApi } from "../../core/kernel.js";
 import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
 import type { ToolDefinition } from "../../core/types.js";
-import { dialogDeadline, type ExtensionUI } from "../../core/ui.js";
+import { dialogDeadline, type EscalationRequest } from "../../core/ui.js";
 import { installCommandWrapper, runUnwrapped, type CommandSpec } from "../../core/command-wrapper.js";
-import { bwrapArgs, probeBwrap, type Probe } from "./bwrap.js";
-import { checkWrite, describePolicy, expandUserPath, howToAllow, resolvePolicy, SANDBOX_LEVELS, type SandboxPolicy } from "./policy.js";
+import { installFileGuard, runUnguarded } from "../../core/file-guard.js";
+import { bwrapArgs, launchArgs, probeBwrap, sandboxRuntime, type Probe } from "./bwrap.js";
+import { sandboxEnv } from "./env.js";
+import { checkWrite, describePolicy, expandUserPath, howToAllow, realish, resolvePolicy, SANDBOX_LEVELS, type SandboxPolicy } from "./policy.js";
 
 export { checkWrite, resolvePolicy, describePolicy, SANDBOX_LEVELS, type SandboxLevel, type SandboxPolicy } from "./policy.js";
 export { bwrapArgs, probeBwrap, findBwrap } from "./bwrap.js";
@@ -25,6 +30,7 @@ export { bwrapArgs, probeBwrap, findBwrap } from "./bwrap.js";
 const STATUS_KEY = "sandbox";
 const DEFAULT_ASK_TIMEOUT_MS = 60_000;
 const READ_ONLY_FS = /Read-only file system|EROFS/;
+const PRIVATE_TMP_MISS = /\/tmp\/[^\n]*(No such file or directory|ENOENT)/;
 const NETWORK_FAILURE = /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo|Connection refused|ECONNREFUSED/;
 
 declare module "../../core/services.js" {
@@ -60,6 +66,8 @@ export function createSandbox(api: PluginApi): SandboxService {
       cwd: kernel.cwd,
       agentDir: kernel.agentDir,
       configDir: kernel.app.configDir,
+      appName: kernel.app.name,
+      codeFiles: loadedExtensionFiles(),
       global: kernel.settings.getGlobal() as Obj,
       project: kernel.settings.getProject() as Obj,
       projectTrusted: kernel.service("project-trust")?.isTrusted() ?? false,
@@ -67,6 +75,11 @@ export function createSandbox(api: PluginApi): SandboxService {
       globalPath: settingsPath,
       projectPath: kernel.settings.projectPath() ?? join(kernel.cwd, kernel.app.configDir, "settings.json"),
     });
+
+  const loadedExtensionFiles = (): string[] => {
+    const host = kernel.service("extensions") as unknown as { extensions?: ReadonlyArray<{ path?: unknown }> } | undefined;
+    return (host?.extensions ?? []).map((e) => e.path).filter((p): p is string => typeof p === "string" && !p.startsWith("<"));
+  };
 
   const usable = (level: string): string => {
     let p = probes.get(level);
@@ -86,7 +99,9 @@ export function createSandbox(api: PluginApi): SandboxService {
       const pol = policy();
       if (pol.level === "off") return undefined;
       const bwrap = usable(pol.level);
-      return { file: bwrap, args: [...bwrapArgs(pol, spec.cwd, kernel.app.configDir), spec.file, ...spec.args], cwd: spec.cwd, env: spec.env };
+      const rt = sandboxRuntime();
+      const launch = launchArgs(bwrap, [...bwrapArgs(pol, spec.cwd, rt), spec.file, ...spec.args], rt);
+      return { file: launch.file, args: launch.args, cwd: spec.cwd, env: { ...sandboxEnv(spec.env), ...spec.explicitEnv } };
     },
     explain(output) {
       let pol: SandboxPolicy;
@@ -100,6 +115,9 @@ export function createSandbox(api: PluginApi): SandboxService {
         const what = pol.level === "read-only" ? "a write (the sandbox is read-only)" : "a write outside the workspace";
         return `[sandbox] The sandbox blocked ${what}. ${describePolicy(pol)} ${howToAllow("write", settingsPath)}`;
       }
+      if (PRIVATE_TMP_MISS.test(output)) {
+        return `[sandbox] Commands in the sandbox (${pol.level}) have a private /tmp: the host's /tmp and what lies under it (outside the project) are not visible to them. ${describePolicy(pol)}`;
+      }
       if (!pol.network && NETWORK_FAILURE.test(output)) {
         return `[sandbox] The sandbox has no network access (${pol.level}, network off), which is likely why the connection failed. ${howToAllow("network", settingsPath)}`;
       }
@@ -112,18 +130,38 @@ export function createSandbox(api: PluginApi): SandboxService {
   };
 }
 
-/** Ask the person once (the mode's UI); false without a UI, on No, on timeout or on a failing dialog. */
-async function askOutside(api: PluginApi, title: string, message: string, signal?: AbortSignal): Promise<boolean> {
+/** Is escalation allowed at all? Only the global settings can turn it on (a project cannot). */
+function escalationAllowed(api: PluginApi): boolean {
+  const g = (api.kernel.settings.getGlobal() as Obj).sandbox;
+  return !!g && typeof g === "object" && (g as Obj).allowEscalation === true;
+}
+
+/** Why no one was asked, for the result text (undefined when the person was asked). */
+function whyNotAsked(api: PluginApi): string | undefined {
+  if (!escalationAllowed(api)) return `(Running outside the sandbox is off; "sandbox": {"allowEscalation": true} in the global settings lets a person allow it case by case.)`;
   const ui = api.service("ui");
-  if (!ui || ui.kind === "none" || signal?.aborted) return false;
+  if (!ui?.confirmEscalation) return "(No person can be asked in this mode, so it stays blocked.)";
+  return undefined;
+}
+
+/**
+ * Ask a person once whether a blocked command or write may run outside the sandbox: its own
+ * request (ExtensionUI.confirmEscalation), never a plain confirm, so no auto-confirming client or
+ * approve-all mode answers it. Off unless `sandbox.allowEscalation` is true in the global
+ * settings. False without a way to ask, on No, on timeout or on a failing request.
+ */
+async function askOutside(api: PluginApi, request: EscalationRequest, signal?: AbortSignal): Promise<boolean> {
+  if (!escalationAllowed(api)) return false;
+  const ui = api.service("ui");
+  if (!ui?.confirmEscalation || signal?.aborted) return false;
   const t = Number(((api.kernel.settings.get() as Obj).permissions as Obj | undefined)?.askTimeoutMs);
   const timeout = Number.isFinite(t) && t > 0 ? t : DEFAULT_ASK_TIMEOUT_MS;
   const dismiss = new AbortController();
   const deadline = dialogDeadline<boolean>({ timeout: timeout + 500, signal }, false);
   try {
-    return (await Promise.race([ui.confirm(title, message, { timeout, signal: dismiss.signal }), deadline.promise])) === true;
+    return (await Promise.race([ui.confirmEscalation(request, { timeout, signal: dismiss.signal }), deadline.promise])) === true;
   } catch (error) {
-    api.report("warning", "the sandbox escalation dialog failed; the command stays blocked", error);
+    api.report("warning", "the sandbox escalation request failed; it stays blocked", error);
     return false;
   } finally {
     deadline.cancel();
@@ -143,16 +181,36 @@ function wrapBashTool(api: PluginApi, sandbox: SandboxService) {
         const why = sandbox.explain(text);
         if (!why || signal?.aborted) throw e;
         const command = String((params as Obj | undefined)?.command ?? "");
-        const allowed = await askOutside(api, "Run outside the sandbox?", `${why.replace(/^\[sandbox\] /, "")}\n\nRun this command again outside the sandbox?\n\n${command}`, signal);
+        const request: EscalationRequest = {
+          kind: "command",
+          toolName: tool.name,
+          title: "Run outside the sandbox?",
+          message: `${why.replace(/^\[sandbox\] /, "")}\n\nRun this command again outside the sandbox?\n\n${command}`,
+          command,
+        };
+        const allowed = await askOutside(api, request, signal);
         if (!allowed) {
-          const ui = api.service("ui");
-          const tail = !ui || ui.kind === "none" ? " (No user interface to ask, so it stays blocked.)" : " (The user did not allow running it outside the sandbox.)";
-          throw new Error(`${text}\n\n${why}${tail}`);
+          const tail = whyNotAsked(api) ?? "(The user did not allow running it outside the sandbox.)";
+          throw new Error(`${text}\n\n${why} ${tail}`);
         }
         api.report("info", `ran outside the sandbox with the user's permission: ${command}`);
         const r = await runUnwrapped(() => tool.execute(id, params, signal, onUpdate, ctx));
         return { ...r, content: [{ type: "text", text: "[sandbox] The user allowed this command to run outside the sandbox.\n" }, ...(r.content ?? [])] };
       }
+    },
+  });
+}
+
+/** Tool calls of write/edit the person allowed outside the sandbox (run without the file guard). */
+const allowedOutside = new Set<string>();
+
+/** write/edit middleware: a call the person allowed outside the sandbox runs without the file guard. */
+function wrapFileTool() {
+  return (tool: ToolDefinition): ToolDefinition => ({
+    ...tool,
+    async execute(id, params, signal, onUpdate, ctx) {
+      if (!allowedOutside.delete(id)) return tool.execute(id, params, signal, onUpdate, ctx);
+      return runUnguarded(() => tool.execute(id, params, signal, onUpdate, ctx));
     },
   });
 }
@@ -167,11 +225,13 @@ async function checkFileTool(api: PluginApi, sandbox: SandboxService, event: Too
   const verdict = checkWrite(pol, expandUserPath(raw, api.kernel.cwd));
   if (verdict.ok) return undefined;
   const why = `The sandbox (${pol.level}) does not allow this ${event.toolName}: ${verdict.why}.`;
-  if (await askOutside(api, "Write outside the sandbox?", `${why}\n\nAllow this ${event.toolName} anyway?`)) {
+  const request: EscalationRequest = { kind: "write", toolName: event.toolName, title: "Write outside the sandbox?", message: `${why}\n\nAllow this ${event.toolName} anyway?`, path: raw };
+  if (await askOutside(api, request)) {
     api.report("info", `${event.toolName} of ${raw} allowed outside the sandbox by the user`);
+    allowedOutside.add(event.toolCallId);
     return undefined;
   }
-  return { block: true, reason: `[sandbox] ${why} ${howToAllow("write", sandbox.settingsPath)}` };
+  return { block: true, reason: `[sandbox] ${why} ${howToAllow("write", sandbox.settingsPath)} ${whyNotAsked(api) ?? "(The user did not allow it.)"}` };
 }
 
 function statusText(pol: SandboxPolicy): string | undefined {
@@ -209,6 +269,23 @@ export default definePlugin({
     // Process-wide and never removed behind the person's back: with the level "off" it leaves commands alone.
     sandbox.uninstall = installCommandWrapper({ source: api.name, wrap: (spec) => sandbox.wrap(spec), explain: (out) => sandbox.explain(out) });
     api.on("tool_call", (event) => checkFileTool(api, sandbox, event), { stage: 50 });
+    // The write and edit tools' local operations ask again where the write really lands, at the
+    // moment they write (core/file-guard.ts); with it active, a message's tool calls run in turn.
+    const removeGuard = installFileGuard({
+      source: "sandbox",
+      active: () => sandbox.policy().level !== "off",
+      resolve: (abs) => realish(abs),
+      refuse: (real) => {
+        const pol = sandbox.policy();
+        const v = checkWrite(pol, real);
+        return v.ok ? undefined : `The sandbox (${pol.level}) does not allow this write: ${v.why}.`;
+      },
+    });
+    const removeWrapper = sandbox.uninstall;
+    sandbox.uninstall = () => {
+      removeWrapper();
+      removeGuard();
+    };
 
     // The bash tool middleware (words, escalation) is added once the sandbox is on, so a run
     // without it lists and runs bash exactly as before.
@@ -217,6 +294,8 @@ export default definePlugin({
       if (wrapped || pol.level === "off") return;
       wrapped = true;
       api.wrapTool("bash", wrapBashTool(api, sandbox));
+      api.wrapTool("write", wrapFileTool());
+      api.wrapTool("edit", wrapFileTool());
     };
     let shown = false;
     api.on("session_start", () => {

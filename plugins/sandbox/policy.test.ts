@@ -1,8 +1,9 @@
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapArgs, probeBwrap } from "./bwrap.js";
+import { bwrapArgs, probeBwrap, sweepStaleRuntimes } from "./bwrap.js";
+import { seccompDenyUnixSockets } from "./seccomp.js";
 import { checkWrite, resolvePolicy, type PolicyInputs } from "./policy.js";
 
 let root: string;
@@ -59,15 +60,32 @@ describe("resolvePolicy", () => {
 });
 
 describe("checkWrite", () => {
-  it("workspace-write: the project and /tmp, not the agent dir, .git/hooks, .pi, or a symlink leading out", () => {
+  it("workspace-write: the project, not the host's /tmp, the agent dir, .git, .pi, the start-up files, or a symlink leading out", () => {
     const p = resolvePolicy(inputs({ flag: "workspace-write" }));
     expect(checkWrite(p, join(project, "src", "a.ts"))).toEqual({ ok: true });
-    expect(checkWrite(p, join(elsewhere, "x"))).toEqual({ ok: true }); // under /tmp, writable in workspace-write
+    // Commands get a private /tmp; the host's is not writable.
+    expect(checkWrite(p, join(elsewhere, "x"))).toMatchObject({ ok: false, why: expect.stringContaining("outside the writable folders") });
+    for (const f of [".git/config", ".git/commondir", "pi.config.ts", ".pirc.json", ".mcp.json", ".claude/settings.json"]) {
+      expect(checkWrite(p, join(project, f))).toMatchObject({ ok: false, why: expect.stringContaining("read-only") });
+    }
     expect(checkWrite(p, "/usr/pi-sandbox-x")).toMatchObject({ ok: false, why: expect.stringContaining("outside the writable folders") });
     expect(checkWrite(p, join(agentDir, "settings.json"))).toMatchObject({ ok: false, why: expect.stringContaining("read-only") });
     expect(checkWrite(p, join(project, ".git", "hooks", "pre-commit"))).toMatchObject({ ok: false });
     expect(checkWrite(p, join(project, ".pi", "extensions", "x.ts"))).toMatchObject({ ok: false });
     expect(checkWrite(p, join(project, "link-out", "x"))).toMatchObject({ ok: false, why: expect.stringContaining("/usr/x") });
+  });
+
+  it("follows dangling symlinks (and chains of them) to where a write would land", () => {
+    const p = resolvePolicy(inputs({ flag: "workspace-write" }));
+    symlinkSync(join(agentDir, "extensions", "x.ts"), join(project, "dangling"));
+    symlinkSync(join(project, "dangling"), join(project, "chain"));
+    symlinkSync(join(agentDir, "not-yet"), join(project, "dangling-dir"));
+    symlinkSync(join(project, "loop-b"), join(project, "loop-a"));
+    symlinkSync(join(project, "loop-a"), join(project, "loop-b"));
+    expect(checkWrite(p, join(project, "dangling"))).toMatchObject({ ok: false, why: expect.stringContaining(join(agentDir, "extensions", "x.ts")) });
+    expect(checkWrite(p, join(project, "chain"))).toMatchObject({ ok: false });
+    expect(checkWrite(p, join(project, "dangling-dir", "x.ts"))).toMatchObject({ ok: false, why: expect.stringContaining(join(agentDir, "not-yet", "x.ts")) });
+    expect(checkWrite(p, join(project, "loop-a"))).toMatchObject({ ok: true });
   });
 
   it("read-only: nothing", () => {
@@ -81,9 +99,14 @@ describe("bwrapArgs", () => {
     const p = resolvePolicy(inputs({ flag: "workspace-write" }));
     const a = bwrapArgs(p, project).join(" ");
     expect(a).toContain("--unshare-net");
+    expect(a).toContain("--cap-drop ALL");
+    expect(a).toContain("--new-session");
+    expect(a).toContain("--unshare-uts --unshare-ipc");
+    expect(a).toContain("--ro-bind /proc/sys /proc/sys");
+    expect(a).toMatch(/--bind \S+pi-sandbox-\S+\/tmp \/tmp/);
     expect(a).toContain(`--bind ${project} ${project}`);
-    expect(a.indexOf(`--ro-bind ${agentDir} ${agentDir}`)).toBeGreaterThan(a.indexOf("--bind /tmp /tmp"));
     expect(a).toContain(`--ro-bind ${join(project, ".pi")} ${join(project, ".pi")}`);
+    expect(a).toContain(`--ro-bind ${join(project, ".git")} ${join(project, ".git")}`);
     expect(a.endsWith(`--chdir ${project} --`)).toBe(true);
     const net = resolvePolicy(inputs({ global: { sandbox: { level: "workspace-write", network: true } } }));
     expect(bwrapArgs(net, project)).not.toContain("--unshare-net");
@@ -96,5 +119,31 @@ describe("probeBwrap", () => {
     expect(mac).toMatchObject({ ok: false, message: expect.stringContaining("not supported on this platform (darwin)") });
     const none = probeBwrap("read-only", "linux", { PATH: join(root, "project") });
     expect(none).toMatchObject({ ok: false, message: expect.stringContaining('install the package "bubblewrap"') });
+  });
+});
+
+describe("seccompDenyUnixSockets", () => {
+  it("is a whole number of BPF instructions for x64 and arm64, and absent elsewhere", () => {
+    for (const arch of ["x64", "arm64"]) {
+      const p = seccompDenyUnixSockets(arch)!;
+      expect(p.length % 8).toBe(0);
+      expect(p.length / 8).toBeGreaterThan(8);
+      // The last instructions return ALLOW and EACCES.
+      expect(p.readUInt32LE(p.length - 4)).toBe(0x7fff0000);
+      expect(p.readUInt32LE(p.length - 12)).toBe(0x00050000 | 13);
+    }
+    expect(seccompDenyUnixSockets("riscv64")).toBeUndefined();
+  });
+});
+
+describe("sandboxRuntime", () => {
+  it("removes the folders of pi processes that no longer run, never a live one's", () => {
+    const stale = mkdtempSync(join(tmpdir(), "pi-sandbox-2147483646-"));
+    const live = mkdtempSync(join(tmpdir(), `pi-sandbox-${process.ppid}-`));
+    mkdirSync(join(stale, "tmp"));
+    sweepStaleRuntimes();
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    rmSync(live, { recursive: true, force: true });
   });
 });

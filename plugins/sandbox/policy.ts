@@ -9,9 +9,11 @@
  * a stricter level, more read-only or hidden paths. Turning the sandbox off, the network on or
  * adding writable roots from a project needs the project to be trusted.
  */
-import { realpathSync } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { expandHome } from "../../core/fs-utils.js";
+import { projectStartupPaths } from "../../core/project-files.js";
 
 export type SandboxLevel = "read-only" | "workspace-write" | "off";
 export const SANDBOX_LEVELS: readonly SandboxLevel[] = Object.freeze(["read-only", "workspace-write", "off"]);
@@ -31,6 +33,13 @@ export interface SandboxPolicy {
   readOnly: string[];
   /** Replaced by an empty read-only folder (real paths, existing ones only matter). */
   hidden: string[];
+  /**
+   * The project's paths pi, its plugins and git run code from at their next start (the loaders'
+   * own list, core/project-files.ts): read-only inside, created empty first when missing.
+   */
+  startupPaths: Array<{ path: string; kind: "dir" | "file" }>;
+  /** Folders holding the host's sockets (ssh-agent, tmux, the session's runtime folder): hidden. */
+  socketDirs: string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -57,8 +66,12 @@ export function expandUserPath(p: string, base: string): string {
   return isAbsolute(q) ? resolve(q) : resolve(base, q);
 }
 
-/** The real path of `p`, or of its nearest existing ancestor joined with the rest (symlinks resolved where they exist). */
-export function realish(p: string): string {
+/**
+ * The real path of `p`: symlinks resolved where they exist, and a dangling symlink (one whose
+ * target does not exist yet, so opening it for writing would create the target) followed to
+ * where it points; the part that does not exist is joined to its nearest existing folder.
+ */
+export function realish(p: string, depth = 0): string {
   const rest: string[] = [];
   let cur = resolve(p);
   for (;;) {
@@ -66,6 +79,18 @@ export function realish(p: string): string {
       const real = realpathSync(cur);
       return rest.length ? join(real, ...rest.reverse()) : real;
     } catch {
+      // A link that exists but does not resolve: follow it (bounded, so a loop ends).
+      let target: string | undefined;
+      try {
+        target = readlinkSync(cur);
+      } catch {
+        target = undefined;
+      }
+      if (target !== undefined) {
+        if (depth > 40) return resolve(p);
+        const next = realish(resolve(dirname(cur), target), depth + 1);
+        return rest.length ? join(next, ...rest.reverse()) : next;
+      }
       const parent = dirname(cur);
       if (parent === cur) return resolve(p);
       rest.push(basename(cur));
@@ -83,11 +108,18 @@ export interface PolicyInputs {
   agentDir: string;
   /** The project config folder name (".pi"). */
   configDir: string;
+  /** The app's name ("pi": `.pirc.json`, `pi.config.ts`). */
+  appName?: string;
   global: Obj;
   project: Obj;
   projectTrusted: boolean;
   /** The `--sandbox` flag value, if given. */
   flag?: unknown;
+  /**
+   * The files of the extensions this run loaded (the extension host's own list): code the next
+   * start runs again, so kept read-only where a writable folder holds them.
+   */
+  codeFiles?: string[];
   /** Where the settings live, for messages. */
   globalPath: string;
   projectPath: string;
@@ -134,26 +166,75 @@ export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
 
   const writable: string[] = [];
   if (level === "workspace-write") {
-    writable.push(workspace, realish("/tmp"));
-    // A TMPDIR of the person's own elsewhere is where programs put their temp files.
-    const tmp = process.env.TMPDIR;
-    if (tmp && isAbsolute(tmp)) writable.push(realish(tmp));
+    // Commands get a private /tmp of their own (bwrap.ts), not the host's.
+    writable.push(workspace);
     writable.push(...fromGlobal(strings(g.writableRoots)));
     if (projectTrusted) writable.push(...fromProject(strings(p.writableRoots)));
   }
 
+  const agentDir = realish(inp.agentDir);
+  const startupPaths = projectStartupPaths(inp.configDir, inp.appName ?? "pi").map((p) => ({ path: join(workspace, p.path), kind: p.kind }));
+  const home = realish(homedir());
   const readOnly = [
-    realish(inp.agentDir),
-    join(workspace, ".git", "hooks"),
-    join(workspace, ".git", "config"),
-    join(workspace, inp.configDir),
+    agentDir,
+    ...startupPaths.map((p) => p.path),
+    // What a shell or git started by the person runs, should a writable folder hold the home folder.
+    ...SHELL_STARTUP_FILES.map((f) => join(home, f)),
+    ...extensionPaths(inp.codeFiles ?? [], workspace),
     ...fromGlobal(strings(g.readOnly)),
     ...fromProject(strings(p.readOnly)),
   ];
   const hiddenBase = Array.isArray(g.hidden) ? strings(g.hidden) : [...DEFAULT_HIDDEN];
-  const hidden = [...fromGlobal(hiddenBase), ...fromProject(strings(p.hidden))];
+  // The agent dir's credentials are never visible to a command.
+  const hidden = [...CREDENTIAL_FILES.map((f) => join(agentDir, f)), ...fromGlobal(hiddenBase), ...fromProject(strings(p.hidden))];
 
-  return { level, from, network, workspace, writable: dedupe(writable), readOnly: dedupe(readOnly), hidden: dedupe(hidden) };
+  return {
+    level,
+    from,
+    network,
+    workspace,
+    writable: dedupe(writable),
+    readOnly: dedupe(readOnly),
+    hidden: dedupe(hidden),
+    startupPaths,
+    socketDirs: socketDirs(process.env),
+  };
+}
+
+/**
+ * An extension's file, and its folder (the modules next to it that it imports) unless that is
+ * the project folder itself (then the file alone).
+ */
+function extensionPaths(files: string[], workspace: string): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    if (!isAbsolute(f)) continue;
+    const real = realish(f);
+    out.push(real);
+    const dir = dirname(real);
+    if (dir !== workspace && isInside(dir, workspace)) out.push(dir);
+  }
+  return out;
+}
+
+/** Files in the agent dir that hold keys and tokens (logins, provider keys, MCP headers and env). */
+export const CREDENTIAL_FILES: readonly string[] = Object.freeze(["auth.json", "models.json", "mcp.json"]);
+
+/** Start-up files of shells and git in the home folder (read-only should a writable folder contain them). */
+const SHELL_STARTUP_FILES = [".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig", ".config/git", ".config/fish", ".inputrc"];
+
+/** Folders of the host's sockets the environment names (hidden inside; the variables are removed too). */
+export function socketDirs(env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  const add = (p: string | undefined) => {
+    if (p && isAbsolute(p)) out.push(realish(p));
+  };
+  add(env.XDG_RUNTIME_DIR);
+  if (env.SSH_AUTH_SOCK) add(dirname(env.SSH_AUTH_SOCK));
+  if (env.TMUX) add(dirname(env.TMUX.split(",")[0] ?? ""));
+  add(env.TMUX_TMPDIR);
+  add("/tmp/.X11-unix");
+  return dedupe(out).filter((d) => d !== "/" && d !== realish(homedir()));
 }
 
 function dedupe(list: string[]): string[] {
@@ -182,7 +263,7 @@ export function describePolicy(policy: SandboxPolicy): string {
   if (policy.level === "off") return "The sandbox is off.";
   const net = policy.network ? "network on" : "network off";
   if (policy.level === "read-only") return `The sandbox is read-only: nothing is writable but a private /tmp (${net}).`;
-  return `The sandbox is workspace-write: only ${policy.writable.join(", ")} are writable; the agent dir, .git/hooks, .git/config and .pi stay read-only (${net}).`;
+  return `The sandbox is workspace-write: only ${policy.writable.join(", ")} and a private /tmp are writable; the agent dir, .git, .pi and the project's other start-up files stay read-only (${net}).`;
 }
 
 /** How the person can allow what was blocked. */

@@ -6,6 +6,7 @@
  * one file are serialised.
  */
 import { constants } from "node:fs";
+import { guardedWriteFile } from "../../core/file-guard.js";
 import { access as fsAccess, readFile as fsReadFile, writeFile as fsWriteFile } from "node:fs/promises";
 import { isUtf8 } from "node:buffer";
 import { Type, type Static } from "typebox";
@@ -59,7 +60,10 @@ export interface EditToolOptions {
 export function createLocalEditOperations(): EditOperations {
   return {
     readFile: (p) => fsReadFile(p),
-    writeFile: (p, content) => fsWriteFile(p, content, "utf8"),
+    // Re-checked where it really lands, and not redirected by a link, with a file guard active (core/file-guard.ts).
+    writeFile: async (p, content) => {
+      if (!guardedWriteFile(p, content)) await fsWriteFile(p, content, "utf8");
+    },
     access: async (p) => {
       await fsAccess(p, constants.R_OK | constants.W_OK);
       await assertNotSpecialFile(p);

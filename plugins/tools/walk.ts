@@ -7,7 +7,7 @@
  * trap it; a folder reached twice (a bind mount) is entered once. It yields to the event loop
  * every few milliseconds so an abort is noticed and the agent stays responsive.
  */
-import { readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { matchIgnore, parseIgnoreRules, type IgnoreScope } from "./glob.js";
 
@@ -62,18 +62,23 @@ function isDirSafe(p: string): boolean {
   }
 }
 
+/** A repository's `.git` folder (one without HEAD, such as the sandbox's empty placeholder, is none: git looks further up too). */
+function isGitDir(p: string): boolean {
+  return isDirSafe(p) && existsSync(join(p, "HEAD"));
+}
+
 /** Scopes from the folders above `root` (outermost first), up to the repository root. */
 function ancestorScopes(root: string): IgnoreScope[] {
   const chain: string[] = [];
   let dir = root;
   // The root itself is handled by the walk; look at its parents.
-  if (isDirSafe(join(dir, ".git"))) return exclude(dir);
+  if (isGitDir(join(dir, ".git"))) return exclude(dir);
   for (;;) {
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;
     chain.push(dir);
-    if (isDirSafe(join(dir, ".git"))) break;
+    if (isGitDir(join(dir, ".git"))) break;
   }
   const scopes: IgnoreScope[] = [];
   for (let i = chain.length - 1; i >= 0; i--) {

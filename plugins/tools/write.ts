@@ -3,6 +3,7 @@
  * same file.
  */
 import { mkdir as fsMkdir, writeFile as fsWriteFile } from "node:fs/promises";
+import { guardedMkdir, guardedWriteFile } from "../../core/file-guard.js";
 import { dirname } from "node:path";
 import { Type, type Static } from "typebox";
 import type { ToolDefinition } from "../../core/types.js";
@@ -29,12 +30,14 @@ export interface WriteToolOptions {
 
 export function createLocalWriteOperations(): WriteOperations {
   return {
+    // With a file guard active (the OS sandbox), the write is re-checked where it really lands
+    // and cannot be redirected by a link (core/file-guard.ts).
     writeFile: async (p, content) => {
       await assertNotSpecialFile(p);
-      await fsWriteFile(p, content, "utf8");
+      if (!guardedWriteFile(p, content)) await fsWriteFile(p, content, "utf8");
     },
     mkdir: async (dir) => {
-      await fsMkdir(dir, { recursive: true });
+      if (!guardedMkdir(dir)) await fsMkdir(dir, { recursive: true });
     },
   };
 }

@@ -413,7 +413,8 @@ async function sandboxSpawnCase(ctx) {
   };
   await time();
   const plain = await time();
-  const uninstall = wrapper.installCommandWrapper({ source: "bench", wrap: (spec) => ({ ...spec, file: probe.path, args: [...bw.bwrapArgs(pol, spec.cwd), spec.file, ...spec.args] }) });
+  const rt = bw.sandboxRuntime();
+  const uninstall = wrapper.installCommandWrapper({ source: "bench", wrap: (spec) => ({ ...spec, ...bw.launchArgs(probe.path, [...bw.bwrapArgs(pol, spec.cwd, rt), spec.file, ...spec.args], rt) }) });
   try {
     await time();
     const boxed = await time();
