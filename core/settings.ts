@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import type { Diagnostic } from "./types.js";
 import { applyPi16Aliases, reportUnsupported } from "./settings-compat.js";
 import { writeFileAtomic } from "./fs-utils.js";
+import { DEFAULT_MAX_INPUT_LINE } from "./io/jsonl.js";
 
 export interface PermissionRules {
   allow?: string[];
@@ -116,8 +117,8 @@ export const GLOBAL_ONLY_SETTINGS: readonly string[] = Object.freeze(["faux", "t
  * `zeroIsNone`: 0 means "no limit", so a project's 0 is a raise.
  */
 export const LOWER_ONLY_SETTINGS: ReadonlyArray<{ path: readonly string[]; fallback: number; zeroIsNone?: boolean }> = Object.freeze([
-  { path: ["rpc", "maxLineLength"], fallback: 64 * 1024 * 1024 },
-  { path: ["acp", "maxLineLength"], fallback: 64 * 1024 * 1024 },
+  { path: ["rpc", "maxLineLength"], fallback: DEFAULT_MAX_INPUT_LINE },
+  { path: ["acp", "maxLineLength"], fallback: DEFAULT_MAX_INPUT_LINE },
   { path: ["extensionHandlerTimeoutMs"], fallback: 10 * 60 * 1000, zeroIsNone: true },
 ]);
 

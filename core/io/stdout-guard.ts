@@ -35,12 +35,12 @@
  *
  * It replaces `write` on the target (`process.stdout` by default), which is what `console.log`,
  * `console.info`, `process.stdout.write` and most libraries go through. Writes straight to fd 1
- * (`fs.writeSync(1, …)`, a child process inheriting fd 1) bypass it; spawn children with piped
- * or ignored stdout.
+ * (`fs.writeSync(1, …)`, a child process inheriting fd 1) are sent to stderr by fd1-guard.ts,
+ * which the protocol modes install with it.
  *
  * Node built-ins only.
  */
-import { write as fsWrite } from "node:fs";
+import { unguardedFsWrite as fsWrite, guardDescriptorOne } from "./fd1-guard.js";
 import { isatty } from "node:tty";
 import { serializeRecord } from "./jsonl.js";
 
@@ -462,14 +462,16 @@ export function modeInArgv(argv: readonly string[]): string | undefined {
 }
 
 /**
- * In the protocol modes (json, rpc) send every stdout write to stderr from now on — before any
+ * In the protocol modes (json, rpc, acp) send every stdout write to stderr from now on — before any
  * plugin, extension or dependency module loads — so stdout carries only what the mode's own
  * guard writes (a later guard writes through to the real stdout). Idempotent; returns whether
  * stdout is now protected.
  */
 export function protectProtocolStdout(argv: readonly string[]): boolean {
   const mode = modeInArgv(argv);
-  if (mode !== "json" && mode !== "rpc") return false;
+  if (mode !== "json" && mode !== "rpc" && mode !== "acp") return false;
+  // fs.writeSync(1, …) and children inheriting stdout go to stderr too.
+  guardDescriptorOne();
   if (!earlyGuard) {
     earlyGuard = new StdoutGuard({ onBroken: () => undefined });
     earlyGuard.takeover();
