@@ -102,7 +102,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
  */
 export const TRUST_GATED_SETTINGS: readonly string[] = Object.freeze([
   "shellPath", "shellCommandPrefix", "npmCommand", "sessionDir",
-  "defaultProvider", "defaultModel", "enabledModels", "modelThinkingLevels", "defaultTools",
+  "defaultProvider", "defaultModel", "enabledModels", "defaultTools",
 ]);
 
 /**

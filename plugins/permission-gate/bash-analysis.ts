@@ -327,6 +327,8 @@ function simpleCommand(all: Words, c: Collector): void {
     }
   }
   if (!w.lit.length) return;
+  // xargs adds the words it reads to the command ("$?" stands for them).
+  if (wrappers.includes("xargs")) w = { lit: [...w.lit, undefined], shown: [...w.shown, "$?"] };
   const first = w.lit[0];
   if (first === undefined || first === "") return c.fail("the command name is built at run time (a variable, a substitution or an expansion)");
   if (/[*?[{]/.test(first) && first !== "[") return c.fail("the command name is built at run time (a glob or brace expansion)");
@@ -342,7 +344,12 @@ function simpleCommand(all: Words, c: Collector): void {
       if (a !== undefined && (OPAQUE_VAR_RE.test(a) || COMMAND_VARS.has(a))) c.fail(`${name} ${a} sets a variable that bash or a program runs as code`);
     }
   }
-  if (name === "eval") c.fail("eval runs text built at run time");
+  if (name === "eval") {
+    // Fails closed, and a literal text is still read, so the danger check sees what it runs.
+    c.fail("eval runs text built at run time");
+    const script = joinWords(rest);
+    if (script !== undefined && c.depth <= 5) c.nested(script, "eval's text");
+  }
   else if (name === "source" || name === ".") c.fail(`${name} runs a script the rules cannot see`);
   else if (name === "hash" && rest.some((a) => a === undefined || /^-[A-Za-z]*p/.test(a))) c.fail("hash -p makes a command name run another program");
   else if (name === "enable" && rest.some((a) => a === undefined || /^-[A-Za-z]*f/.test(a))) c.fail("enable -f loads code into bash");
@@ -352,7 +359,8 @@ function simpleCommand(all: Words, c: Collector): void {
   } else if (name === "alias") {
     for (const a of rest) {
       if (a === undefined) c.fail("an alias built at run time");
-      else if (a.includes("=")) c.nested(a.slice(a.indexOf("=") + 1), `alias ${a.slice(0, a.indexOf("="))}`);
+      // The alias's words come first and the words after the alias follow ("$?" stands for them).
+      else if (a.includes("=")) c.nested(`${a.slice(a.indexOf("=") + 1)} "$?"`, `alias ${a.slice(0, a.indexOf("="))}`);
     }
   } else if ((name === "mapfile" || name === "readarray") && rest.some((a) => a === "-C")) {
     c.nested(rest[rest.indexOf("-C") + 1], `${name} -C`);
@@ -371,7 +379,7 @@ function simpleCommand(all: Words, c: Collector): void {
       const cut = rest.findIndex((a) => a === ":::" || a === "::::");
       const cmd = cut < 0 ? rest : rest.slice(0, cut);
       if (!cmd.length || cmd.some((a) => a === undefined || a.includes("{}"))) c.fail("parallel runs commands named by its input");
-      else c.nested(joinWords(cmd.filter((a) => !a!.startsWith("-"))), "parallel's command");
+      else c.nested(`${joinWords(cmd.filter((a) => !a!.startsWith("-")))} "$?"`, "parallel's command");
     } else {
       const i = rest.findIndex((a, k) => a !== undefined && !a.startsWith("-") && !/^-[nd]$/.test(rest[k - 1] ?? ""));
       if (i >= 0) c.nested(joinWords(rest.slice(i)), `${name}'s command`);
@@ -394,7 +402,10 @@ function simpleCommand(all: Words, c: Collector): void {
     else if (/system\s*\(|\||@load|extension\s*\(/.test(program)) c.fail("the awk program runs commands");
   } else if (INTERPRETERS.has(name) || /^python\d/.test(name)) {
     const arg = rest.find((x) => x === undefined || !x.startsWith("-") || x === "-");
-    if (arg === undefined && !rest.some((x) => x === undefined)) {
+    if (rest.length && rest.indexOf(arg) >= 0 && arg === undefined) {
+      c.runsFile = true;
+      c.fail(`${name} runs a program named at run time`);
+    } else if (arg === undefined && !rest.some((x) => x === undefined)) {
       c.readsStdin = true;
       c.fail(`${name} reads its program from stdin`);
     } else if (arg === "-" || (arg !== undefined && (/^\/dev\/(stdin|fd\/)/.test(arg) || /^\/proc\/[^/]+\/fd\//.test(arg)))) {

@@ -180,8 +180,9 @@ function textDangerReason(command: string): string | undefined {
  * `"$HOME"`, `../..`.
  */
 export function dangerousDeleteTarget(target: string): boolean {
-  const t = target.replace(/^"?\$\{?HOME\}?"?(?=\/|$)/, "~").replace(/^["']|["']$/g, "");
+  const t = target.replace(/^"?\$(?:HOME|\{HOME(?:[:?=+-][^}]*)?\})"?(?=\/|$)/, "~").replace(/^["']|["']$/g, "");
   if (!t || /^\$/.test(t)) return false;
+  if (/^~[^/]+\/?(\*|\.)?$/.test(t)) return true; // another user's home folder (`~root`)
   const HOME = "/__home__";
   const CWD = "/__cwd__";
   const base = t === "~" || t.startsWith("~/") ? HOME + t.slice(1) : t.startsWith("/") ? t : `${CWD}/${t}`;
@@ -444,6 +445,16 @@ export function evaluate(policy: CompiledPolicy, toolName: string, input: Record
   const restricting = [...policy.deny, ...policy.ask].find(bashRule);
   if (parsed?.opaque && restricting) {
     return { decision: "ask", rule: restricting.text, reason: `the command cannot be checked against rule "${restricting.text}": ${parsed.opaque}` };
+  }
+  // A command whose arguments are known only at run time (`rm "$X"`, `xargs rm`, an alias's
+  // arguments) cannot be cleared by a deny or ask rule about that program: it asks.
+  const unknownArgs = parsed?.commands.find((c) => c.split(" ").includes("$?"));
+  if (unknownArgs) {
+    const program = unknownArgs.split(" ")[0];
+    const about = [...policy.deny, ...policy.ask].find((r) => bashRule(r) && tidy(r.pattern!).split(" ")[0] === program);
+    if (about) {
+      return { decision: "ask", rule: about.text, reason: `the command cannot be checked against rule "${about.text}": the arguments of ${program} are known only at run time` };
+    }
   }
   const ask = policy.ask.find((r) => anyMatch(r, toolName, input, cwd, parsed));
   if (ask) return { decision: "ask", rule: ask.text, reason: `ask rule "${ask.text}"` };

@@ -20,6 +20,8 @@ export type WorkerMessage =
 export interface WorkerInput {
   corePath: string;
   variantPath: string;
+  /** QuickJS's WebAssembly, compiled once in the main thread (a worker then only instantiates it). */
+  wasmModule?: object;
   code: string;
   bootstrap: string;
   /** [identifier, tool name] pairs and {name, description} entries, as JSON. */
@@ -59,7 +61,10 @@ function codemodeWorkerMain(): void {
     const core = workerRequire(input.corePath);
     const base = workerRequire(input.variantPath);
     // QuickJS's own messages (an assertion when a runtime is freed) must not reach the terminal.
-    const quiet = core.newVariant(base.default ?? base, { emscriptenModule: { print: () => undefined, printErr: () => undefined } });
+    const quiet = core.newVariant(base.default ?? base, {
+      emscriptenModule: { print: () => undefined, printErr: () => undefined },
+      ...(input.wasmModule ? { wasmModule: input.wasmModule } : {}),
+    });
     const QuickJS = await core.newQuickJSWASMModuleFromVariant(quiet);
     const rt = QuickJS.newRuntime();
     rt.setMemoryLimit(input.memoryLimit);
@@ -176,4 +181,20 @@ export function codemodeWorkerSource(): string {
 export function quickjsPaths(): { corePath: string; variantPath: string } {
   const req = createRequire(import.meta.url);
   return { corePath: req.resolve("quickjs-emscripten-core"), variantPath: req.resolve("@jitl/quickjs-wasmfile-release-sync") };
+}
+
+let compiled: Promise<object | undefined> | undefined;
+/** QuickJS's WebAssembly module, compiled on the first script and shared by every worker (undefined: each worker loads its own). */
+export function quickjsWasmModule(variantPath: string): Promise<object | undefined> {
+  compiled ??= (async () => {
+    try {
+      const { readFile } = await import("node:fs/promises");
+      const { dirname, join } = await import("node:path");
+      const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object> } }).WebAssembly;
+      return await wasm.compile(await readFile(join(dirname(variantPath), "emscripten-module.wasm")));
+    } catch {
+      return undefined;
+    }
+  })();
+  return compiled;
 }

@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { Type } from "typebox";
 import type { ExtensionAPI, ExtensionFactory } from "../../plugins/extensions/types.js";
 import { searchEntries } from "../../plugins/mcp/search-tool.js";
-import { codemodeWorkerSource, quickjsPaths, type WorkerInput, type WorkerMessage } from "./codemode-worker.js";
+import { codemodeWorkerSource, quickjsPaths, quickjsWasmModule, type WorkerInput, type WorkerMessage } from "./codemode-worker.js";
 
 export interface CodemodeExtensionOptions {
   /** "on" (the default) only: tools stay declared. 1.6's "only" (hide them) is not available. */
@@ -155,8 +155,10 @@ async function runScript(
   if (signal?.aborted) throw failure("aborted");
   const deadline = options.timeoutMs !== undefined ? started + options.timeoutMs : undefined;
   const { Worker } = await import("node:worker_threads");
+  const paths = quickjsPaths();
   const input: WorkerInput = {
-    ...quickjsPaths(),
+    ...paths,
+    wasmModule: await quickjsWasmModule(paths.variantPath),
     code,
     bootstrap: BOOTSTRAP,
     namesJson: JSON.stringify(callable.map((t) => [toolIdentifier(t.name), t.name])),
