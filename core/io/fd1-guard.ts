@@ -84,7 +84,16 @@ export function guardDescriptorOne(): void {
     if (options && typeof options === "object" && (options as { fd?: unknown }).fd === 1) options = { ...options, fd: 2 };
     return (originalCreateWriteStream as (...a: unknown[]) => unknown)(path, options);
   };
-  const cp = load("node:child_process") as Record<string, (...args: any[]) => any>;
+  // Loaded now (a few milliseconds of start-up in these modes): an ES module that imported it
+  // before a wrap would keep the plain functions otherwise.
+  wrapChildProcess(load("node:child_process") as Record<string, (...args: any[]) => any>);
+  syncBuiltinESMExports();
+}
+
+let childProcessWrapped = false;
+function wrapChildProcess(cp: Record<string, (...args: any[]) => any>): void {
+  if (childProcessWrapped) return;
+  childProcessWrapped = true;
   for (const name of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {
     const original = cp[name];
     if (typeof original !== "function") continue;
