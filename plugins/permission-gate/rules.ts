@@ -193,6 +193,7 @@ export function dangerousDeleteTarget(target: string): boolean {
   return !(n === CWD || n.startsWith(CWD + "/"));
 }
 
+const MAYBE_DANGEROUS = /rm|sudo|doas|run0|pkexec|su\b|runuser|chmod|chown|dd|mkfs|wipefs|curl|wget|fetch|aria2c|http|xh|GET|lwp|find|eval|\$|`|<\(/;
 const DOWNLOADERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "lwp-request", "GET"]);
 const PRIVILEGE = new Set(["sudo", "doas", "run0", "pkexec", "su", "runuser"]);
 
@@ -204,6 +205,9 @@ const PRIVILEGE = new Set(["sudo", "doas", "run0", "pkexec", "su", "runuser"]);
  * `sh -c` do not hide it.
  */
 export function dangerousCommandReason(command: string, analysis?: BashAnalysis): string | undefined {
+  // The parser (~300 ms to load) is needed only when a word that can be dangerous appears once
+  // quotes and escapes are removed; `git status`, `npm test`, `ls` never load it.
+  if (!analysis && !MAYBE_DANGEROUS.test(command.replace(/['"\\]/g, ""))) return undefined;
   const a = analysis ?? analyzeBash(command);
   if (a.opaque?.startsWith("the command does not parse")) return textDangerReason(command);
   const names = new Set(a.parts.map((p) => p.name));
