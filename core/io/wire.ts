@@ -1,14 +1,18 @@
 /**
  * The wire form of session events (protocol.md §2): `message_update` is delta-only — no
  * `partial`, no `message` — so bytes grow linearly with the answer. `toolcall_start` carries the
- * call's id and tool name. Every other event goes out as it is.
+ * call's id and tool name. Every other event goes out as it is, with the credentials the CLI
+ * knows replaced by `[redacted]`.
  */
+import { PROCESS_SECRETS } from "../session/redact.js";
 import type { AgentSessionEvent, AssistantMessageEvent, ToolCall } from "../types.js";
 
 export const PROTOCOL_VERSION = 1;
 
 export function toWireEvent(event: AgentSessionEvent): unknown {
-  if (event.type !== "message_update") return event;
+  // Events other than the per-token updates pass through the known credentials first (a
+  // provider error that echoes the key, a tool that prints it): the protocol never carries them.
+  if (event.type !== "message_update") return PROCESS_SECRETS.redact(event);
   const ame = event.assistantMessageEvent as AssistantMessageEvent & { partial?: { usage?: unknown; content?: unknown[] } };
   const { partial, ...rest } = ame as { partial?: { usage?: unknown; content?: unknown[] } } & Record<string, unknown>;
   const inner: Record<string, unknown> = rest;

@@ -211,9 +211,10 @@ describe("security: credentials in diagnostics", () => {
     expect(r.stderr + r.stdout).toContain("invalid x-api-key");
     expect(r.stderr).not.toContain("MOCK_KEY_VALUE_123");
     expect(r.stdout).not.toContain("MOCK_KEY_VALUE_123");
-    // The same with the key from the environment instead of models.json.
     const j = await runCli(["--mode", "json", "--no-session", "hi"], e, { timeoutMs: 60000 });
+    expect(j.stdout).toContain("invalid x-api-key");
     expect(j.stderr).not.toContain("MOCK_KEY_VALUE_123");
+    expect(j.stdout).not.toContain("MOCK_KEY_VALUE_123"); // the protocol events too
   }, 90000);
 });
 
