@@ -8,6 +8,7 @@ import { createHooks, tapHook, type HookHandler, type HookName, type Hooks } fro
 import { Registry, type RegisterOptions } from "./registry.js";
 import { ToolRegistry, type ToolWrapper } from "./tool-registry.js";
 import { KERNEL_API_VERSION } from "./plugin.js";
+import { redactDiagnostic } from "./session/redact.js";
 import type { AnyModel, Diagnostic, ImageContent, ToolDefinition } from "./types.js";
 import type { AssistantMessage, AssistantMessageEvent, Context, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import type { SettingsManager } from "./settings.js";
@@ -184,6 +185,7 @@ export class DiagnosticLog {
   private readonly listeners = new Set<(d: Diagnostic) => void>();
 
   report(d: Diagnostic): void {
+    d = redactDiagnostic(d); // a credential the CLI knows never reaches a diagnostic
     this.items.push(d);
     for (const l of this.listeners) {
       try {

@@ -147,7 +147,8 @@ export const SettingsSchema = Type.Object(
     warnings: opt(Type.Object({ anthropicExtraUsage: bool("pi 1.6: Anthropic extra-usage warning (never shown here).") }, { additionalProperties: true })),
     // ---- this project
     extensionHandlerTimeoutMs: int("An extension handler running longer is abandoned; 0 = no limit."),
-    rpc: opt(Type.Object({ maxLineLength: int("Longest RPC input line.", 1) }, { additionalProperties: true })),
+    rpc: opt(Type.Object({ maxLineLength: int("Longest RPC input line (a project may only lower it).", 1) }, { additionalProperties: true })),
+    acp: opt(Type.Object({ maxLineLength: int("Longest ACP input line (a project may only lower it).", 1) }, { additionalProperties: true })),
     permissions: opt(PermissionRules),
     yolo: bool("Turn ask into allow (deny still wins)."),
     sandbox: opt(Type.Union([Type.Literal("off"), Type.Literal("read-only"), Type.Literal("workspace-write"), Type.Object({}, { additionalProperties: true })], { description: "OS sandbox for commands." })),

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SettingsManager, DEFAULT_SETTINGS } from "./settings.js";
@@ -81,6 +81,61 @@ describe("settings", () => {
     expect(s.update({ defaultModel: "m1" })).toBe(true);
     expect(JSON.parse(readFileSync(globalPath, "utf8"))).toEqual({ theme: "light", quietStartup: true, defaultModel: "m1" });
     expect(s.get().defaultModel).toBe("m1");
+    d.cleanup();
+  });
+});
+
+describe("settings: what an untrusted project may not widen", () => {
+  it("model, provider and tool choice apply only when trusted; the faux script never comes from a project", async () => {
+    const d = dirs();
+    writeFileSync(join(d.agentDir, "settings.json"), JSON.stringify({ defaultProvider: "mock", defaultModel: "m", defaultTools: ["read"] }));
+    const project = { defaultProvider: "faux", defaultModel: "faux-1", enabledModels: ["faux/*"], defaultTools: ["read", "bash"], faux: { script: "./s.json" }, theme: "light" };
+    writeFileSync(join(d.cwd, ".pi", "settings.json"), JSON.stringify(project));
+    const s = await SettingsManager.load({ agentDir: d.agentDir, cwd: d.cwd });
+    let trusted = false;
+    s.setProjectTrust(() => trusted);
+    expect(s.get()).toMatchObject({ defaultProvider: "mock", defaultModel: "m", defaultTools: ["read"], theme: "light" });
+    expect(s.get().enabledModels).toBeUndefined();
+    expect(s.get().faux).toBeUndefined();
+    expect(s.ignoredProjectKeys()).toEqual(["defaultProvider", "defaultModel", "enabledModels", "defaultTools"]);
+    trusted = true;
+    s.refreshTrust();
+    expect(s.get()).toMatchObject({ defaultProvider: "faux", defaultModel: "faux-1", defaultTools: ["read", "bash"] });
+    expect(s.get().faux).toBeUndefined();
+    d.cleanup();
+  });
+
+  it("an untrusted project may lower a limit, never raise or remove it", async () => {
+    const d = dirs();
+    writeFileSync(join(d.agentDir, "settings.json"), JSON.stringify({ rpc: { maxLineLength: 1000 }, extensionHandlerTimeoutMs: 5000 }));
+    const s = await SettingsManager.load({ agentDir: d.agentDir, cwd: d.cwd });
+    s.setProjectTrust(() => false);
+    const project = (data: object) => {
+      writeFileSync(join(d.cwd, ".pi", "settings.json"), JSON.stringify(data));
+      return SettingsManager.load({ agentDir: d.agentDir, cwd: d.cwd }).then((x) => (x.setProjectTrust(() => false), x));
+    };
+    expect((await project({ rpc: { maxLineLength: 10_000_000 } })).get().rpc).toEqual({ maxLineLength: 1000 });
+    expect((await project({ rpc: { maxLineLength: 100 } })).get().rpc).toEqual({ maxLineLength: 100 });
+    expect((await project({ rpc: { maxLineLength: "1e12" } })).get().rpc).toEqual({ maxLineLength: 1000 });
+    expect((await project({ acp: { maxLineLength: 1e12 } })).get().acp).toEqual({});
+    expect((await project({ extensionHandlerTimeoutMs: 0 })).get().extensionHandlerTimeoutMs).toBe(5000);
+    expect((await project({ extensionHandlerTimeoutMs: 10 })).get().extensionHandlerTimeoutMs).toBe(10);
+    const raised = await project({ rpc: { maxLineLength: 10_000_000 } });
+    expect(raised.ignoredProjectKeys()).toEqual(["rpc.maxLineLength"]);
+    raised.setProjectTrust(() => true);
+    expect(raised.get().rpc).toEqual({ maxLineLength: 10_000_000 });
+    expect(s.get().rpc).toEqual({ maxLineLength: 1000 });
+    d.cleanup();
+  });
+
+  it("saving a setting keeps the file's mode (0600 stays 0600)", async () => {
+    const d = dirs();
+    const file = join(d.agentDir, "settings.json");
+    writeFileSync(file, JSON.stringify({ theme: "dark" }), { mode: 0o600 });
+    const s = await SettingsManager.load({ agentDir: d.agentDir, cwd: d.cwd });
+    expect(s.update({ theme: "light" })).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, "utf8")).theme).toBe("light");
     d.cleanup();
   });
 });

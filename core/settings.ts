@@ -12,6 +12,7 @@ import type { Diagnostic } from "./types.js";
 import { applyPi16Aliases } from "./settings-compat.js";
 import { writeFileAtomic } from "./fs-utils.js";
 import { projectSettingsPlaces } from "./project-files.js";
+import { DEFAULT_MAX_INPUT_LINE } from "./io/jsonl.js";
 
 export interface PermissionRules {
   allow?: string[];
@@ -90,16 +91,55 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   mcpServers: {},
 }) as Settings;
 
-// ---- project trust for settings (security hardening, issue 21) ---------------------------------
+// ---- project trust for settings ----------------------------------------------------------------
 /**
- * Settings whose value is executed, or names a program or a folder written to. A project's own
- * value for one of these applies only while the project is trusted; otherwise it is ignored
- * (the global value, or the default, stays in force) and the trust plugin reports it.
- * Keys that load code (extensions, plugins, packages, mcpServers, a `.ts` config) are gated
- * by their own loaders.
+ * Settings that widen what the agent may do or run: a value that is executed or names a program
+ * or a folder written to, and the model, provider and tool choice (an untrusted repository must
+ * not pick a provider that serves a script of tool calls, nor turn bash back on over a read-only
+ * global `defaultTools`). A project's own value for one of these applies only while the project
+ * is trusted; otherwise it is ignored (the global value, or the default, stays in force) and the
+ * trust plugin reports it. Keys that load code (extensions, plugins, packages, mcpServers, a
+ * `.ts` config) are gated by their own loaders.
  */
-export const TRUST_GATED_SETTINGS: readonly string[] = Object.freeze(["shellPath", "shellCommandPrefix", "npmCommand", "sessionDir"]);
-// ---- end project trust for settings ---------------------------------------------------------------
+export const TRUST_GATED_SETTINGS: readonly string[] = Object.freeze([
+  "shellPath", "shellCommandPrefix", "npmCommand", "sessionDir",
+  "defaultProvider", "defaultModel", "enabledModels", "defaultTools",
+]);
+
+/**
+ * Settings a project layer never sets, trusted or not: the scripted `faux` provider's script
+ * comes only from a flag, the environment (PI_FAUX_SCRIPT) or the global settings.
+ */
+export const GLOBAL_ONLY_SETTINGS: readonly string[] = Object.freeze(["faux", "trustedProjects", "defaultProjectTrust", "httpProxy"]);
+
+/**
+ * Limits an untrusted project may only lower (a positive number not above the global value or
+ * the default): a larger value would let the project's inputs use more of the machine.
+ * `zeroIsNone`: 0 means "no limit", so a project's 0 is a raise.
+ */
+export const LOWER_ONLY_SETTINGS: ReadonlyArray<{ path: readonly string[]; fallback: number; zeroIsNone?: boolean }> = Object.freeze([
+  { path: ["rpc", "maxLineLength"], fallback: DEFAULT_MAX_INPUT_LINE },
+  { path: ["acp", "maxLineLength"], fallback: DEFAULT_MAX_INPUT_LINE },
+  { path: ["extensionHandlerTimeoutMs"], fallback: 10 * 60 * 1000, zeroIsNone: true },
+]);
+
+function getPath(o: Obj, path: readonly string[]): unknown {
+  let v: unknown = o;
+  for (const k of path) v = isObj(v) ? v[k] : undefined;
+  return v;
+}
+
+/** A copy of `o` without the value at `path`. */
+function withoutPath(o: Obj, path: readonly string[]): Obj {
+  const [k, ...rest] = path;
+  if (!k || !(k in o)) return o;
+  if (!rest.length) {
+    const { [k]: _dropped, ...others } = o;
+    return others;
+  }
+  return isObj(o[k]) ? { ...o, [k]: withoutPath(o[k] as Obj, rest) } : o;
+}
+// ---- end project trust for settings ------------------------------------------------------------
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
@@ -217,8 +257,7 @@ export class SettingsManager {
 
   /** The project's trust-gated keys being ignored now (empty when the project is trusted). */
   ignoredProjectKeys(): string[] {
-    if (this.projectTrusted()) return [];
-    return TRUST_GATED_SETTINGS.filter((k) => this.project.data[k] !== undefined);
+    return this.gatedProject().ignored;
   }
 
   /** Runtime-only values (CLI flags); never persisted. */
@@ -267,14 +306,40 @@ export class SettingsManager {
     }
   }
 
+  /**
+   * The project layer as it applies now: global-only keys dropped; while the project is not
+   * trusted, trust-gated keys dropped and limits kept only when they lower the global value.
+   */
+  private gatedProject(): { data: Obj; ignored: string[] } {
+    let data = this.project.data;
+    const ignored: string[] = [];
+    for (const k of GLOBAL_ONLY_SETTINGS) {
+      if (data[k] !== undefined) data = withoutPath(data, [k]);
+    }
+    const present = TRUST_GATED_SETTINGS.some((k) => data[k] !== undefined) || LOWER_ONLY_SETTINGS.some((l) => getPath(data, l.path) !== undefined);
+    if (!present || this.projectTrusted()) return { data, ignored };
+    for (const k of TRUST_GATED_SETTINGS) {
+      if (data[k] === undefined) continue;
+      ignored.push(k);
+      data = withoutPath(data, [k]);
+    }
+    for (const l of LOWER_ONLY_SETTINGS) {
+      const v = getPath(data, l.path);
+      if (v === undefined) continue;
+      const g = Number(getPath(this.global.data, l.path));
+      const base = Number.isFinite(g) && (g > 0 || (g === 0 && !l.zeroIsNone)) ? g : l.fallback;
+      const limitless = l.zeroIsNone && g === 0;
+      const n = Number(v);
+      if (typeof v === "number" && Number.isFinite(n) && n > 0 && (limitless || n <= base)) continue;
+      ignored.push(l.path.join("."));
+      data = withoutPath(data, l.path);
+    }
+    return { data, ignored };
+  }
+
   private compute(): Settings {
     let m = mergeSettings(DEFAULT_SETTINGS as unknown as Obj, this.global.data);
-    let project = this.project.data;
-    if (TRUST_GATED_SETTINGS.some((k) => project[k] !== undefined) && !this.projectTrusted()) {
-      project = { ...project };
-      for (const k of TRUST_GATED_SETTINGS) delete project[k];
-    }
-    m = mergeSettings(m, project);
+    m = mergeSettings(m, this.gatedProject().data);
     m = mergeSettings(m, this.overrides);
     return applyPi16Aliases(m) as Settings; // (1.6 compat) $schema, retry.maxAgentDelayMs
   }

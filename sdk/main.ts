@@ -3,6 +3,7 @@
  * `pi` is one such CLI; teams ship their own with their own name, config folder and inline
  * extensions.
  */
+import { redactProcessStderr } from "../core/session/redact.js";
 import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
@@ -81,6 +82,8 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   const timing = new Timing(env.PI_TIMING === "1" || env.PI_TIMING === "true");
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
+  // Whatever reaches this process's stderr has the credentials the CLI knows replaced.
+  if (!io.stderr) redactProcessStderr();
   const err = (s: string) => stderr.write(s.endsWith("\n") ? s : s + "\n");
   // The CLI's own answers (help, listings, subcommands) reach stdout even when the stray-write
   // guard of a non-interactive mode is already on.

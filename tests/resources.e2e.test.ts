@@ -175,7 +175,7 @@ describe("pi install / list / config / remove", () => {
     expect(request(0).user).toBe("Packed template v1.0.0 for x1");
   });
 
-  it("-e npm:<tarball> installs under the temp folder for this run only", async () => {
+  it("-e npm:<tarball> installs under <agentDir>/tmp/extensions for this run only", async () => {
     const src = join(e.root, "temp-src");
     write(join(src, "package.json"), JSON.stringify({ name: "temp-pkg", version: "1.0.0", pi: { extensions: ["ext.ts"], prompts: ["prompts"] } }));
     write(join(src, "ext.ts"), "export default function () {}\n");
@@ -190,7 +190,9 @@ describe("pi install / list / config / remove", () => {
     expect(r.stderr).not.toContain("error");
     expect(r.code).toBe(0);
     expect(request(0).user).toBe("Temporary template for z");
-    expect(existsSync(join(tmp, "pi-extensions", "npm"))).toBe(true);
+    // Under the agent dir (owner-only), not in the shared temp folder.
+    expect(existsSync(join(e.agentDir, "tmp", "extensions", "npm"))).toBe(true);
+    expect(existsSync(join(tmp, "pi-extensions"))).toBe(false);
     expect(readFileSync(join(e.agentDir, "settings.json"), "utf8")).toBe(settingsBefore);
     server.reset();
     r = await runCli(["-p", "/tempt z"], e, { env: { TMPDIR: tmp } });

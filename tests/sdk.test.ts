@@ -97,7 +97,8 @@ describe("createAgentSession: defaults", () => {
     mkdirSync(join(cwd, ".mycli"));
     writeFileSync(join(cwd, ".mycli", "settings.json"), JSON.stringify({ defaultProvider: "faux", defaultModel: "faux-2" }));
     const faux = new FauxModel({ models: [{ id: "faux-1" }, { id: "faux-2" }] });
-    const r = await createAgentSession({ cwd, app: { name: "mycli" }, env: { MYCLI_CODING_AGENT_DIR: agentDir, PI_CODING_AGENT_DIR: "/nonexistent" }, plugins: withFaux(faux) });
+    // The project's model choice applies in a trusted project only.
+    const r = await createAgentSession({ cwd, app: { name: "mycli" }, env: { MYCLI_CODING_AGENT_DIR: agentDir, PI_CODING_AGENT_DIR: "/nonexistent" }, plugins: withFaux(faux), trustProject: true });
     live.push(r);
     expect(r.services.agentDir).toBe(resolve(agentDir));
     expect(r.services.app.configDir).toBe(".mycli");

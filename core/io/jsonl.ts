@@ -323,6 +323,9 @@ export class JsonlLineReader {
   }
 }
 
+/** Default limit of one protocol input line (RPC, ACP), in characters: `rpc.maxLineLength`, `acp.maxLineLength`. */
+export const DEFAULT_MAX_INPUT_LINE = 64 * 1024 * 1024;
+
 /**
  * Reads LF-delimited lines from a readable byte stream (typically `process.stdin`) with
  * {@link JsonlLineReader} semantics (LF only, one `\r` stripped, empty lines skipped, a final

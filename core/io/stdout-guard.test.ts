@@ -423,11 +423,11 @@ describe("StdoutGuard on a real pipe (child process)", () => {
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    // The child runs plain JS: compile the two modules with swc (already used by jest) into a temp dir.
+    // The child runs plain JS: compile the modules with swc (already used by jest) into a temp dir.
     const swc = await import("@swc/core");
     compiled = mkdtempSync(join(tmpdir(), "pi-io-child-"));
     writeFileSync(join(compiled, "package.json"), '{"type":"module"}\n');
-    for (const name of ["stdout-guard", "jsonl"]) {
+    for (const name of ["stdout-guard", "fd1-guard", "jsonl"]) {
       const { code } = swc.transformFileSync(join(here, `${name}.ts`), {
         jsc: { parser: { syntax: "typescript" }, target: "es2022" },
         module: { type: "es6" },

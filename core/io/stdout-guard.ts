@@ -35,12 +35,12 @@
  *
  * It replaces `write` on the target (`process.stdout` by default), which is what `console.log`,
  * `console.info`, `process.stdout.write` and most libraries go through. Writes straight to fd 1
- * (`fs.writeSync(1, …)`, a child process inheriting fd 1) bypass it; spawn children with piped
- * or ignored stdout.
+ * (`fs.writeSync(1, …)`, a child process inheriting fd 1) are sent to stderr by fd1-guard.ts,
+ * which the protocol modes install with it.
  *
  * Node built-ins only.
  */
-import { write as fsWrite } from "node:fs";
+import { unguardedFsWrite as fsWrite, guardDescriptorOne } from "./fd1-guard.js";
 import { isatty } from "node:tty";
 import { serializeRecord } from "./jsonl.js";
 
@@ -462,6 +462,7 @@ export function modeInArgv(argv: readonly string[]): string | undefined {
 }
 
 /**
+/**
  * Whether raw argv asks for print mode explicitly: `-p`, `--print`, `--mode print`; `--mode text`
  * only without a terminal (in a terminal it opens the TUI).
  */
@@ -487,16 +488,20 @@ export function protectStdout(): void {
 }
 
 /**
- * In the non-interactive modes (`--mode json|rpc|text`, `-p`, or no terminal on stdin or stdout) send
- * every stdout write to stderr from now on — before any plugin, extension or dependency module
- * loads — so stdout carries only what the mode's own guard writes: the protocol, or print
- * mode's answer. Returns whether stdout is now protected.
+ * In the non-interactive modes (`--mode json|rpc|acp|text`, `-p`, or no terminal on stdin or
+ * stdout) send every stdout write to stderr from now on — before any plugin, extension or
+ * dependency module loads — so stdout carries only what the mode's own guard writes: the
+ * protocol, or print mode's answer. In the protocol modes (json, rpc, acp) writes straight to
+ * descriptor 1 and children inheriting stdout go to stderr too. Returns whether stdout is now
+ * protected.
  */
 export function protectProtocolStdout(argv: readonly string[], tty: { stdin?: boolean; stdout?: boolean } = {}): boolean {
   const mode = modeInArgv(argv);
+  const protocol = mode === "json" || mode === "rpc" || mode === "acp";
   // No terminal on either side means print mode too (unless a mode is named).
   const noTerminal = !(tty.stdin ?? isStdinTTY()) || !(tty.stdout ?? isStdoutTTY());
-  if (mode !== "json" && mode !== "rpc" && !printModeInArgv(argv, !noTerminal) && !(mode === undefined && noTerminal)) return false;
+  if (!protocol && !printModeInArgv(argv, !noTerminal) && !(mode === undefined && noTerminal)) return false;
+  if (protocol) guardDescriptorOne();
   protectStdout();
   return true;
 }

@@ -1,14 +1,18 @@
 /**
  * The wire form of session events (protocol.md §2): `message_update` is delta-only — no
  * `partial`, no `message` — so bytes grow linearly with the answer. `toolcall_start` carries the
- * call's id and tool name. Every other event goes out as it is.
+ * call's id and tool name. Every other event goes out as it is (one that carries a provider's
+ * error with the credentials the CLI knows replaced by `[redacted]`).
  */
+import { PROCESS_SECRETS } from "../session/redact.js";
 import type { AgentSessionEvent, AssistantMessageEvent, ToolCall } from "../types.js";
 
 export const PROTOCOL_VERSION = 1;
 
 export function toWireEvent(event: AgentSessionEvent): unknown {
-  if (event.type !== "message_update") return event;
+  // An event that carries a provider's error passes through the known credentials first (an
+  // error that echoes the key). What a tool printed goes out as the model saw it.
+  if (event.type !== "message_update") return carriesError(event) ? PROCESS_SECRETS.redact(event) : event;
   const ame = event.assistantMessageEvent as AssistantMessageEvent & { partial?: { usage?: unknown; content?: unknown[] } };
   const { partial, ...rest } = ame as { partial?: { usage?: unknown; content?: unknown[] } } & Record<string, unknown>;
   const inner: Record<string, unknown> = rest;
@@ -20,4 +24,9 @@ export function toWireEvent(event: AgentSessionEvent): unknown {
     }
   }
   return { type: "message_update", usage: partial?.usage ?? (event.message as { usage?: unknown }).usage, assistantMessageEvent: inner };
+}
+
+function carriesError(event: AgentSessionEvent): boolean {
+  const e = event as { errorMessage?: unknown; message?: { errorMessage?: unknown }; messages?: Array<{ errorMessage?: unknown }> };
+  return !!(e.errorMessage || e.message?.errorMessage || (Array.isArray(e.messages) && e.messages.some((m) => m?.errorMessage)));
 }

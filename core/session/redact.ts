@@ -130,3 +130,45 @@ export function addProcessSecrets(value: unknown, all = false, depth = 0): void 
 export function addEnvSecrets(env: NodeJS.ProcessEnv): void {
   for (const [k, v] of Object.entries(env)) if (v && SECRET_ENV_NAME.test(k)) PROCESS_SECRETS.add(v);
 }
+
+/** A diagnostic with every known secret replaced in its message, source and error (a copy; the original is untouched). */
+export function redactDiagnostic<T extends { message: string; source: string; error?: unknown }>(d: T): T {
+  if (!PROCESS_SECRETS.size) return d;
+  const message = PROCESS_SECRETS.redactText(d.message);
+  const source = PROCESS_SECRETS.redactText(d.source);
+  let error = d.error;
+  if (error instanceof Error) {
+    const m = PROCESS_SECRETS.redactText(error.message);
+    const st = error.stack === undefined ? undefined : PROCESS_SECRETS.redactText(error.stack);
+    if (m !== error.message || st !== error.stack) {
+      const copy = new Error(m);
+      copy.name = error.name;
+      copy.stack = st;
+      error = copy;
+    }
+  } else if (error !== undefined) error = PROCESS_SECRETS.redact(error);
+  if (message === d.message && source === d.source && error === d.error) return d;
+  return { ...d, message, source, error };
+}
+
+let stderrRedacted = false;
+/**
+ * Every write to this process's stderr (diagnostics, a provider error that echoes the key, an
+ * extension's console.error) passes through the known secrets first. Idempotent.
+ */
+export function redactProcessStderr(stream: NodeJS.WriteStream = process.stderr): void {
+  if (stderrRedacted) return;
+  stderrRedacted = true;
+  const write = stream.write;
+  stream.write = function redactedWrite(this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]): boolean {
+    if (PROCESS_SECRETS.size) {
+      if (typeof chunk === "string") chunk = PROCESS_SECRETS.redactText(chunk);
+      else if (chunk instanceof Uint8Array) {
+        const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("utf8");
+        const clean = PROCESS_SECRETS.redactText(text);
+        if (clean !== text) chunk = clean;
+      }
+    }
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof stream.write;
+}

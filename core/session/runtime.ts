@@ -307,7 +307,7 @@ export class AgentSessionRuntime {
       if (!(await this.askSwitch("import", dest))) return { cancelled: true };
       await this.switchTo("import", () => {
         if (resolve(dest) !== source) {
-          mkdirSync(dir, { recursive: true });
+          mkdirSync(dir, { recursive: true, mode: 0o700 });
           copyFileSync(source, dest);
         }
         return SessionManager.open(dest, dir);

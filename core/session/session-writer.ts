@@ -64,7 +64,7 @@ export class SessionWriter implements WriterState {
     if (this.pending.length === 0) return true;
     if (!this.fileStarted) {
       try {
-        mkdirSync(dirname(file), { recursive: true });
+        mkdirSync(dirname(file), { recursive: true, mode: 0o700 }); // transcripts are private: the folders too
       } catch (error) {
         this.failed(file, `could not create the session folder: ${describeError(error)}`, describeError(error));
         return false;

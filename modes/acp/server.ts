@@ -11,7 +11,7 @@
  */
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { Readable } from "node:stream";
+import { attachJsonlReader, DEFAULT_MAX_INPUT_LINE } from "../../core/io/jsonl.js";
 import type * as Acp from "@agentclientprotocol/sdk";
 import type { ModeContext, SlashCommand } from "../../core/kernel.js";
 import type { AgentSession } from "../../core/session/agent-session.js";
@@ -59,7 +59,45 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   // given a message that names the fields.
   const decoder = new TextDecoder();
   const rawOutput = new WritableStream<Uint8Array>({ write: (chunk) => out.guard.write(decoder.decode(chunk, { stream: true })) });
-  const input = Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>;
+  // Input lines are cut at `acp.maxLineLength` characters before the SDK buffers them: a longer
+  // line is dropped as it arrives (memory stays bounded) and answered with a JSON-RPC error.
+  const maxLine = Number((kernel.settings.get().acp as { maxLineLength?: unknown } | undefined)?.maxLineLength);
+  const maxLineLength = Number.isFinite(maxLine) && maxLine > 0 ? maxLine : DEFAULT_MAX_INPUT_LINE;
+  const encoder = new TextEncoder();
+  let detachInput = () => {};
+  const input = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        detachInput = attachJsonlReader(
+          process.stdin,
+          (line) => {
+            controller.enqueue(encoder.encode(line + "\n"));
+            if ((controller.desiredSize ?? 1) <= 0) process.stdin.pause();
+          },
+          () => {
+            try {
+              controller.close();
+            } catch {
+              // already closed
+            }
+          },
+          {
+            maxLineLength,
+            onOversized: (length) =>
+              void out.guard.writeRecord({
+                jsonrpc: "2.0",
+                id: null,
+                error: { code: -32600, message: `Input line too long: ${length} characters, the limit is ${maxLineLength} (setting acp.maxLineLength); the line was ignored` },
+              }),
+          },
+        );
+      },
+      pull() {
+        process.stdin.resume();
+      },
+    },
+    { highWaterMark: 16 },
+  );
   const lines = acp.ndJsonStream(rawOutput, input);
   const stream: Acp.Stream = {
     readable: lines.readable,
@@ -502,6 +540,7 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
   clientMcp.dispose();
   unPlans();
   await out.close();
+  detachInput();
   process.stdin.pause();
   return signalled ?? 0;
 }

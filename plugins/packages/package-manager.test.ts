@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, afterEach, beforeEach } from "@jest/globals";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SettingsManager } from "../../core/settings.js";
@@ -261,5 +261,16 @@ describe("real npm with tarballs", () => {
     const [r] = await pm.resolve();
     expect(r).toMatchObject({ status: "ok", source: `npm:${t1}` });
     expect(r!.resources.map((x) => x.rel)).toEqual(["prompts/a.md"]);
+  });
+});
+
+describe("temporary packages (-e npm:x)", () => {
+  it("live under the agent dir in a 0700 folder, not in the shared temp folder", async () => {
+    const sm = await SettingsManager.load({ agentDir, cwd });
+    const pm = new PackageManager({ cwd, agentDir, configDir: ".pi", settings: sm, host: HOST, log: () => undefined, output: () => undefined });
+    const prefix = pm.npmPrefix("temporary", "npm:x");
+    expect(prefix.startsWith(join(agentDir, "tmp", "extensions") + "/")).toBe(true);
+    expect(statSync(join(agentDir, "tmp", "extensions")).mode & 0o777).toBe(0o700);
+    expect(prefix.startsWith(tmpdir() + "/pi-extensions")).toBe(false);
   });
 });

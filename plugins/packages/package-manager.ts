@@ -15,8 +15,7 @@
  * and the settings written. A failure at any step leaves the previous install and the settings
  * as they were.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import semver from "semver";
 import type { SettingsManager } from "../../core/settings.js";
@@ -92,8 +91,16 @@ export class PackageManager {
   baseDir(scope: SettingsScope): string {
     return scope === "project" ? join(this.cwd, this.opts.configDir) : this.agentDir;
   }
+  /**
+   * Where `-e npm:x` / `-e git:…` packages of one run live: `<agentDir>/tmp/extensions`, the
+   * user's own 0700 folder (a shared temp folder would let another account plant the package).
+   */
   private tempRoot(): string {
-    return this.opts.tempRoot ?? join(tmpdir(), `${this.opts.host.appName}-extensions`);
+    if (this.opts.tempRoot) return this.opts.tempRoot;
+    const root = join(this.agentDir, "tmp", "extensions");
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    chmodSync(root, 0o700);
+    return root;
   }
   npmPrefix(scope: PackageScope, spec?: string): string {
     if (scope === "temporary") return join(this.tempRoot(), "npm", shortHash(spec ?? ""));

@@ -20,9 +20,9 @@
  * Precedence: deny, then ask, then allow, then the built-in default (dangerous bash asks,
  * everything else is allowed).
  */
-import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { expandHome } from "../../core/fs-utils.js";
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, posix, resolve } from "node:path";
+import { expandHome, pathSpellings } from "../../core/fs-utils.js";
 import { analyzeBash, type BashAnalysis } from "./bash-analysis.js";
 
 export type Decision = "allow" | "ask" | "deny";
@@ -155,12 +155,8 @@ function commandWords(segment: string): { words: string[]; sudo: boolean } {
 
 const DANGEROUS_RM_TARGET = /^(\/+\*?|\/+\.|~\/?\*?|\$\{?HOME\}?\/?\*?|\.\.(\/.*)?|\.\.\/?\*?)$/;
 
-/**
- * The built-in default: why this bash command needs a person to say yes, or undefined.
- * Catches rm -r of /, ~ or .., sudo, chmod/chown 777, curl or wget piped into a shell, and
- * dd onto a device.
- */
-export function dangerousCommandReason(command: string): string | undefined {
+/** The text-only check, for a command the parser cannot read (bash would most likely refuse it too). */
+function textDangerReason(command: string): string | undefined {
   const whole = tidy(command);
   if (/\b(curl|wget)\b[^|;&]*\|\s*(sudo\s+)?(\S*\/)?(ba|z|da|k|fi|tc|c)?sh\b/.test(whole)) return "a download piped into a shell";
   if (/\b(ba|z|da|k)?sh\b[^;&|]*(\$\(|<\(|`)\s*(curl|wget)\b/.test(whole)) return "a download run by a shell";
@@ -174,8 +170,66 @@ export function dangerousCommandReason(command: string): string | undefined {
       const target = w.slice(1).find((x) => !x.startsWith("-") && DANGEROUS_RM_TARGET.test(x));
       if (recursive && target) return `recursive rm of ${target}`;
     }
-    if ((cmd === "chmod" || cmd === "chown") && w.slice(1).some((x) => /^0?777$/.test(x) || /(^|[:=])0?777$/.test(x))) return `${cmd} 777`;
-    if (cmd === "dd" && w.some((x) => /^of=\/dev\//.test(x) && !/^of=\/dev\/(null|zero|stdout|stderr|fd\/\d+)$/.test(x))) return "dd onto a device";
+  }
+  return undefined;
+}
+
+/**
+ * Whether deleting `target` recursively reaches the whole file system, a top-level folder, the
+ * home folder or above it, or above the working folder: `/`, `/*`, `/etc`, `~`, `~/.`, `$HOME/..`,
+ * `"$HOME"`, `../..`.
+ */
+export function dangerousDeleteTarget(target: string): boolean {
+  const t = target.replace(/^"?\$(?:HOME|\{HOME(?:[:?=+-][^}]*)?\})"?(?=\/|$)/, "~").replace(/^["']|["']$/g, "");
+  if (!t || /^\$/.test(t)) return false;
+  if (/^~[^/]+\/?(\*|\.)?$/.test(t)) return true; // another user's home folder (`~root`)
+  const HOME = "/__home__";
+  const CWD = "/__cwd__";
+  const base = t === "~" || t.startsWith("~/") ? HOME + t.slice(1) : t.startsWith("/") ? t : `${CWD}/${t}`;
+  let n = posix.normalize(base).replace(/\/+$/, "") || "/";
+  while (/\/(\*|\.\*|\.\[!.\]\*)$/.test(n)) n = n.replace(/\/[^/]*$/, "") || "/"; // `dir/*` empties dir
+  if (t.startsWith("/")) return n.split("/").filter(Boolean).length <= 1;
+  if (base.startsWith(HOME)) return n === HOME || !n.startsWith(HOME + "/");
+  return !(n === CWD || n.startsWith(CWD + "/"));
+}
+
+const MAYBE_DANGEROUS = /rm|sudo|doas|run0|pkexec|su\b|runuser|chmod|chown|dd|mkfs|wipefs|curl|wget|fetch|aria2c|http|xh|GET|lwp|find|eval|\$|`|<\(/;
+const DOWNLOADERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "lwp-request", "GET"]);
+const PRIVILEGE = new Set(["sudo", "doas", "run0", "pkexec", "su", "runuser"]);
+
+/**
+ * The built-in default: why this bash command needs a person to say yes, or undefined.
+ * Catches rm -r of /, a top-level folder, ~ or anything above the home or working folder,
+ * sudo (and doas, pkexec, su), chmod/chown 777, a download run by a shell or an interpreter,
+ * and dd onto a device. The command is parsed (bash-analysis.ts), so quoting, wrappers and
+ * `sh -c` do not hide it.
+ */
+export function dangerousCommandReason(command: string, analysis?: BashAnalysis): string | undefined {
+  // The parser (~300 ms to load) is needed only when a word that can be dangerous appears once
+  // quotes and escapes are removed; `git status`, `npm test`, `ls` never load it.
+  if (!analysis && !MAYBE_DANGEROUS.test(command.replace(/['"\\]/g, ""))) return undefined;
+  const a = analysis ?? analyzeBash(command);
+  if (a.opaque?.startsWith("the command does not parse")) return textDangerReason(command);
+  const names = new Set(a.parts.map((p) => p.name));
+  const download = [...names].some((n) => DOWNLOADERS.has(n));
+  if (download && a.readsStdin) return "a download piped into a shell";
+  if (download && (a.opaque || a.runsFile)) return "a download run by a shell";
+  if (a.parts.some((p) => p.wrappers.some((w) => PRIVILEGE.has(w)) || PRIVILEGE.has(p.name))) return "sudo";
+  for (const p of a.parts) {
+    const w = p.shown;
+    if (p.name === "rm") {
+      const flags = w.filter((x) => x.startsWith("-"));
+      const recursive = flags.some((f) => f === "--recursive" || /^-[a-zA-Z]*[rR]/.test(f));
+      const target = w.find((x) => !x.startsWith("-") && dangerousDeleteTarget(x));
+      if ((recursive && target !== undefined) || flags.includes("--no-preserve-root")) return `recursive rm of ${target ?? "/"}`;
+    }
+    if (p.name === "find" && w.includes("-delete")) {
+      const target = w.find((x) => !x.startsWith("-") && dangerousDeleteTarget(x));
+      if (target !== undefined) return `find -delete under ${target}`;
+    }
+    if ((p.name === "chmod" || p.name === "chown") && w.some((x) => /^0?777$/.test(x) || /(^|[:=])0?777$/.test(x))) return `${p.name} 777`;
+    if (p.name === "dd" && w.some((x) => /^of=\/dev\//.test(x) && !/^of=\/dev\/(null|zero|stdout|stderr|fd\/\d+)$/.test(x))) return "dd onto a device";
+    if (/^mkfs(\.|$)/.test(p.name) || p.name === "wipefs") return `${p.name} formats a device`;
   }
   return undefined;
 }
@@ -287,18 +341,26 @@ function matchesPattern(rule: ParsedRule, toolName: string, input: Record<string
   }
   const p = pathArg(input);
   if (p !== undefined || PATH_TOOLS.has(toolName)) {
-    const t = pathTargets(p ?? ".", cwd);
     const pat = absolutePath(rule.pattern, cwd);
     const pats = [...new Set([pat, realPattern(pat)])].map((x) => globToRegExp(x, "path"));
-    if (side === "allow") return !!t.real && pats.some((re) => re.test(t.real!));
-    if (t.error) return true; // cannot tell where it goes: a restricting rule applies (fail closed)
-    if (pats.some((re) => re.test(t.lexical) || re.test(t.real!))) return true;
-    if (toolName === "grep" && isDirectory(t.real!)) {
-      // A recursive search from a folder above the rule's folder would read the files it covers.
-      const inside = (folder: string) => folder.startsWith(t.real!.endsWith("/") ? t.real! : t.real! + "/");
-      return inside(literalFolder(pat)) || inside(literalFolder(realPattern(pat)));
+    // Every spelling the tool may open (the read tool falls back to them when the written one is missing).
+    const spellings = [absolutePath(p ?? ".", cwd), ...pathSpellings(absolutePath(p ?? ".", cwd))];
+    if (side === "allow") {
+      const opened = spellings.find((x) => existsSync(x)) ?? spellings[0]!;
+      const t = pathTargets(opened, cwd);
+      return !!t.real && pats.some((re) => re.test(t.real!));
     }
-    return false;
+    return spellings.some((spelling) => {
+      const t = pathTargets(spelling, cwd);
+      if (t.error) return true; // cannot tell where it goes: a restricting rule applies (fail closed)
+      if (pats.some((re) => re.test(t.lexical) || re.test(t.real!))) return true;
+      if (toolName === "grep" && isDirectory(t.real!)) {
+        // A recursive search from a folder above the rule's folder would read the files it covers.
+        const inside = (folder: string) => folder.startsWith(t.real!.endsWith("/") ? t.real! : t.real! + "/");
+        return inside(literalFolder(pat)) || inside(literalFolder(realPattern(pat)));
+      }
+      return false;
+    });
   }
   return globToRegExp(rule.pattern, "text").test(JSON.stringify(input ?? {}));
 }
@@ -388,12 +450,22 @@ export function evaluate(policy: CompiledPolicy, toolName: string, input: Record
   if (parsed?.opaque && restricting) {
     return { decision: "ask", rule: restricting.text, reason: `the command cannot be checked against rule "${restricting.text}": ${parsed.opaque}` };
   }
+  // A command whose arguments are known only at run time (`rm "$X"`, `xargs rm`, an alias's
+  // arguments) cannot be cleared by a deny or ask rule about that program: it asks.
+  const unknownArgs = parsed?.commands.find((c) => c.split(" ").includes("$?"));
+  if (unknownArgs) {
+    const program = unknownArgs.split(" ")[0];
+    const about = [...policy.deny, ...policy.ask].find((r) => bashRule(r) && tidy(r.pattern!).split(" ")[0] === program);
+    if (about) {
+      return { decision: "ask", rule: about.text, reason: `the command cannot be checked against rule "${about.text}": the arguments of ${program} are known only at run time` };
+    }
+  }
   const ask = policy.ask.find((r) => anyMatch(r, toolName, input, cwd, parsed));
   if (ask) return { decision: "ask", rule: ask.text, reason: `ask rule "${ask.text}"` };
   const allow = allowCovers(policy.allow, toolName, input, cwd, parsed);
   if (allow) return { decision: "allow", rule: allow.text };
   if (toolName === "bash") {
-    const why = dangerousCommandReason(String(input?.command ?? ""));
+    const why = dangerousCommandReason(String(input?.command ?? ""), parsed);
     if (why) return { decision: "ask", reason: why };
   }
   return { decision: "allow" };

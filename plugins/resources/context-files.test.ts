@@ -1,5 +1,5 @@
 import { describe, it, expect, afterEach } from "@jest/globals";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadContextFiles } from "./context-files.js";
@@ -33,6 +33,36 @@ describe("loadContextFiles", () => {
     const files = loadContextFiles({ cwd, agentDir: root });
     expect(files.filter((f) => f.content === "both")).toHaveLength(1);
     expect(files[0]!.path).toBe(join(root, "AGENTS.md"));
+  });
+});
+
+describe("loadContextFiles: only folders the user owns, up to the repository root", () => {
+  it("stops below a world-writable folder (/tmp, a shared parent) and skips a world-writable file", () => {
+    root = mkdtempSync(join(tmpdir(), "ctx-"));
+    const shared = join(root, "shared");
+    const cwd = join(shared, "project");
+    mkdirSync(cwd, { recursive: true });
+    chmodSync(shared, 0o777);
+    writeFileSync(join(shared, "AGENTS.md"), "planted by another account");
+    writeFileSync(join(root, "AGENTS.md"), "above the shared folder");
+    writeFileSync(join(cwd, "AGENTS.md"), "mine");
+    expect(loadContextFiles({ cwd, agentDir: join(root, "agent") }).map((f) => f.content)).toEqual(["mine"]);
+    chmodSync(join(cwd, "AGENTS.md"), 0o666);
+    const reports: string[] = [];
+    expect(loadContextFiles({ cwd, agentDir: join(root, "agent"), report: (d) => reports.push(d.message) })).toEqual([]);
+    expect(reports.join("\n")).toContain("writable by everyone");
+  });
+
+  it("stops at the repository root (a folder holding .git)", () => {
+    root = mkdtempSync(join(tmpdir(), "ctx-"));
+    const repo = join(root, "repo");
+    const cwd = join(repo, "pkg");
+    mkdirSync(join(repo, ".git"), { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(join(root, "AGENTS.md"), "outside the repository");
+    writeFileSync(join(repo, "AGENTS.md"), "repo");
+    writeFileSync(join(cwd, "CLAUDE.md"), "pkg");
+    expect(loadContextFiles({ cwd, agentDir: join(root, "agent") }).map((f) => f.content)).toEqual(["repo", "pkg"]);
   });
 });
 

@@ -6,6 +6,7 @@
  * temp file whose path is given. The shell runs in its own process group, so an abort or a
  * timeout ends everything it started (SIGTERM, then SIGKILL).
  */
+import { commandProcesses, newRunToken, TOOL_RUN_ENV } from "./process-tree.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, statSync, type WriteStream } from "node:fs";
@@ -114,20 +115,32 @@ export function getShellConfig(shellPath?: string): ShellConfig {
 /** Grace period between SIGTERM and SIGKILL when stopping a command. */
 export const KILL_GRACE_MS = 2000;
 
-function groupAlive(pid: number): boolean {
+function signalAll(pid: number, others: number[], signal: NodeJS.Signals): void {
   try {
-    process.kill(-pid, 0);
-    return true;
+    process.kill(-pid, signal);
   } catch {
-    return false;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+  for (const p of others) {
+    try {
+      process.kill(p, signal);
+    } catch {
+      /* gone meanwhile */
+    }
   }
 }
 
 /**
- * End a process and everything in its process group: SIGTERM now, SIGKILL after
- * `graceMs` for whatever is still there.
+ * End a process, everything in its process group and — on Linux — every process it started
+ * that left the group (`setsid`, an orphan of a double fork; found by ancestry and by the
+ * `token` in their environment, process-tree.ts): SIGTERM now, SIGKILL after `graceMs` for
+ * whatever is still there.
  */
-export function killProcessTree(pid: number, graceMs = KILL_GRACE_MS): void {
+export function killProcessTree(pid: number, graceMs = KILL_GRACE_MS, token?: string): void {
   if (process.platform === "win32") {
     try {
       spawn("taskkill", ["/F", "/T", "/PID", String(pid)], { stdio: "ignore", detached: true }).unref();
@@ -136,30 +149,10 @@ export function killProcessTree(pid: number, graceMs = KILL_GRACE_MS): void {
     }
     return;
   }
-  try {
-    process.kill(-pid, "SIGTERM");
-  } catch {
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch {
-      return; // already gone
-    }
-  }
-  const t = setTimeout(() => {
-    if (groupAlive(pid)) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        /* gone meanwhile */
-      }
-    } else {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        /* gone */
-      }
-    }
-  }, graceMs);
+  // Found before signalling: once the shell dies, ancestry no longer leads to its children.
+  const others = commandProcesses(pid, token);
+  signalAll(pid, others, "SIGTERM");
+  const t = setTimeout(() => signalAll(pid, [...new Set([...others, ...commandProcesses(pid, token)])], "SIGKILL"), graceMs);
   t.unref();
 }
 
@@ -191,9 +184,11 @@ export function createLocalShellOperations(resolveShell: () => ShellConfig): Bas
           return;
         }
         // (added for sandbox) the command goes through the kernel's command wrapper (core/command-wrapper.ts).
+        // Its processes carry a marker, so those that leave the process group are still ended.
+        const token = newRunToken();
         let spec: CommandSpec;
         try {
-          spec = wrapCommand({ file: shell.shell, args: [...shell.args, command], cwd, env: env ?? process.env }, "bash");
+          spec = wrapCommand({ file: shell.shell, args: [...shell.args, command], cwd, env: { ...(env ?? process.env), [TOOL_RUN_ENV]: token } }, "bash");
         } catch (e) {
           reject(e);
           return;
@@ -211,7 +206,7 @@ export function createLocalShellOperations(resolveShell: () => ShellConfig): Bas
         let timer: NodeJS.Timeout | undefined;
         let graceTimer: NodeJS.Timeout | undefined;
         const stop = () => {
-          if (child.pid) killProcessTree(child.pid);
+          if (child.pid) killProcessTree(child.pid, KILL_GRACE_MS, token);
         };
         const onAbort = () => {
           wasAborted = true;

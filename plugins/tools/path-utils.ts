@@ -4,9 +4,7 @@
 import { accessSync, constants } from "node:fs";
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { expandHome } from "../../core/fs-utils.js";
-
-const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+import { expandHome, pathSpellings } from "../../core/fs-utils.js";
 
 /** Strip a leading "@" and expand "~" / "~/…" to the home folder. */
 export function expandPath(filePath: string): string {
@@ -39,15 +37,7 @@ function exists(p: string): boolean {
 export function resolveReadPath(filePath: string, cwd: string): string {
   const plain = resolveToCwd(filePath, cwd);
   if (exists(plain)) return plain;
-  const spaced = plain.replace(UNICODE_SPACES, " ");
-  const amPm = spaced.replace(/ (AM|PM)\./gi, "\u202F$1.");
-  const nfd = spaced.normalize("NFD");
-  const curly = spaced.replace(/'/g, "\u2019");
-  const nfdCurly = nfd.replace(/'/g, "\u2019");
-  for (const candidate of [spaced, amPm, nfd, curly, nfdCurly]) {
-    if (candidate !== plain && exists(candidate)) return candidate;
-  }
-  return plain;
+  return pathSpellings(plain).find(exists) ?? plain;
 }
 
 /**

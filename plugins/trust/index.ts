@@ -227,11 +227,12 @@ export function untrustedMessage(kernel: Kernel, what: string): string {
   );
 }
 
-// ---- settings trust (security hardening, issue 21) ---------------------------------------------
+// ---- settings trust ---------------------------------------------------------------------------------
 /**
- * A project's values for settings that run or point at code (TRUST_GATED_SETTINGS: shellPath,
- * shellCommandPrefix, npmCommand, sessionDir) are ignored until the project is trusted; say so
- * once at start-up with how to trust, and apply them as soon as the project is trusted.
+ * A project's values for settings that widen what the agent may do or run (TRUST_GATED_SETTINGS:
+ * the shell, npm command and session folder, the model, provider and tools; LOWER_ONLY_SETTINGS:
+ * limits it may only lower) are ignored until the project is trusted; say so once at start-up
+ * with how to trust, and apply them as soon as the project is trusted.
  */
 export function gateProjectSettings(kernel: Kernel, trust: ProjectTrust): void {
   const settings = kernel.settings;
@@ -239,13 +240,14 @@ export function gateProjectSettings(kernel: Kernel, trust: ProjectTrust): void {
   settings.setProjectTrust(() => trust.isTrusted(kernel.cwd));
   const ignored = settings.ignoredProjectKeys();
   if (ignored.length) {
-    const values = ignored.map((k) => `${k}=${JSON.stringify(settings.getProject()[k])}`).join(", ");
+    const valueOf = (key: string) => key.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), settings.getProject());
+    const values = ignored.map((k) => `${k}=${JSON.stringify(valueOf(k))}`).join(", ");
     trust.noteSkipped({ kind: "settings", path: ignored.join(", ") });
     kernel.diagnostics.report({
       level: "warning",
       source: settings.projectPath() ?? join(kernel.cwd, kernel.app.configDir, "settings.json"),
       message:
-        `project ${kernel.cwd} is not trusted, so its settings ${values} were ignored (they run commands or choose where files are written). ` +
+        `project ${kernel.cwd} is not trusted, so its settings ${values} were ignored (they run commands, choose where files are written, pick the model or the tools, or raise a limit). ` +
         `Trust it with --trust (this run), by answering the trust prompt in the interactive UI, ` +
         `or by adding it to "trustedProjects" in ${join(kernel.agentDir, "settings.json")}`,
     });

@@ -3,8 +3,9 @@
  * wrote, which calls the session's tools and returns only what it chooses to the model.
  *
  * The sandbox is QuickJS compiled to WebAssembly (`quickjs-emscripten-core` with the
- * `@jitl/quickjs-wasmfile-release-sync` build), loaded on the first script. A script gets a fresh
- * QuickJS runtime with a 256 MB memory limit and an interrupt check (deadline, abort); it sees
+ * `@jitl/quickjs-wasmfile-release-sync` build). A script gets a fresh QuickJS runtime in its own
+ * worker thread (codemode-worker.ts) with a 256 MB memory limit; the worker is terminated on
+ * abort and at the script's deadline, so even `while (true) {}` is stopped; it sees
  * ECMAScript's built-ins and the globals below and nothing of Node (no require, process, import,
  * file system, network or timers). Its tool calls are host functions that run
  * `ctx.executeTool` — the loop's nested calls, with validation, `tool_call`/`tool_result` hooks
@@ -20,10 +21,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
 import { Type } from "typebox";
 import type { ExtensionAPI, ExtensionFactory } from "../../plugins/extensions/types.js";
 import { searchEntries } from "../../plugins/mcp/search-tool.js";
+import { codemodeWorkerSource, quickjsPaths, quickjsWasmModule, type WorkerInput, type WorkerMessage } from "./codemode-worker.js";
 
 export interface CodemodeExtensionOptions {
   /** "on" (the default) only: tools stay declared. 1.6's "only" (hide them) is not available. */
@@ -40,20 +41,6 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 const MAX_OUTPUT_CHARS = 16_777_216;
 const MAX_OUTPUT_ITEMS = 100_000;
 const OPTIONS_LINE = /^\s*\/\/\s*@options:(.*)$/;
-
-let quickjs: Promise<QuickJSWASMModule> | undefined;
-function loadQuickJS(): Promise<QuickJSWASMModule> {
-  quickjs ??= (async () => {
-    const { newQuickJSWASMModuleFromVariant, newVariant } = await import("quickjs-emscripten-core");
-    const base = (await import("@jitl/quickjs-wasmfile-release-sync")) as unknown as { default?: unknown };
-    type Variant = Parameters<typeof newQuickJSWASMModuleFromVariant>[0];
-    // QuickJS's own messages (an assertion when a runtime is freed, below) must not reach the terminal.
-    const quiet = newVariant((base.default ?? base) as Parameters<typeof newVariant>[0], { emscriptenModule: { print: () => undefined, printErr: () => undefined } as never });
-    return newQuickJSWASMModuleFromVariant(quiet as Variant);
-  })();
-  quickjs.catch(() => (quickjs = undefined));
-  return quickjs;
-}
 
 /** A JavaScript identifier for a tool name: other characters become `_`. */
 export const toolIdentifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, "_");
@@ -111,7 +98,7 @@ const BOOTSTRAP = `(function (call, out, search, namesJson, all) {
   globalThis.text = (v) => { out("text", show(v)); };
   globalThis.exit = () => { throw EXIT; };
   globalThis.ALL_TOOLS = Object.freeze(JSON.parse(all).map((t) => Object.freeze(t)));
-  globalThis.searchTools = async (query, opts) => JSON.parse(search(String(query ?? ""), JSON.stringify(opts ?? {})));
+  globalThis.searchTools = async (query, opts) => JSON.parse(await search(String(query ?? ""), JSON.stringify(opts ?? {})));
   return (result) => { if (result !== undefined) out("text", show(result)); };
 })`;
 
@@ -140,7 +127,12 @@ function renderOutput(texts: string[], consoleLines: string[], maxTokens: number
 
 class ScriptError extends Error {}
 
-/** Runs one script; resolves to the result text, rejects with a ScriptError carrying the failure text. */
+/**
+ * Runs one script in a worker thread (codemode-worker.ts); resolves to the result text, rejects
+ * with a ScriptError carrying the failure text. The worker is terminated when the call is
+ * aborted or passes its `timeout_ms`, so a script that never yields cannot hold the agent; when
+ * the process ends (SIGTERM, Ctrl-C), the worker ends with it.
+ */
 async function runScript(
   code: string,
   callable: CallableTool[],
@@ -150,179 +142,93 @@ async function runScript(
   const started = Date.now();
   const texts: string[] = [];
   const consoleLines: string[] = [];
-  let outChars = 0;
-  let outItems = 0;
   let options: ScriptOptions = { maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS };
-  const fail = (message: string): never => {
+  const failure = (message: string): ScriptError => {
     const partial = renderOutput(texts, consoleLines, options.maxOutputTokens);
-    throw new ScriptError(`Script failed in ${formatSeconds(Date.now() - started)}\n${partial ? partial + "\n" : ""}Script error: ${message}`);
+    return new ScriptError(`Script failed in ${formatSeconds(Date.now() - started)}\n${partial ? partial + "\n" : ""}Script error: ${message}`);
   };
   try {
     options = parseScriptOptions(code);
   } catch (e) {
-    return fail((e as Error).message);
+    throw failure((e as Error).message);
   }
+  if (signal?.aborted) throw failure("aborted");
   const deadline = options.timeoutMs !== undefined ? started + options.timeoutMs : undefined;
-  const QuickJS = await loadQuickJS();
-  const calls = new AbortController();
-  const onAbort = () => calls.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  const rt: QuickJSRuntime = QuickJS.newRuntime();
-  rt.setMemoryLimit(MEMORY_LIMIT);
-  rt.setMaxStackSize(256 * 1024); // below V8's own stack for the WASM frames, so QuickJS reports an overflow itself
-  rt.setInterruptHandler(() => !!signal?.aborted || (deadline !== undefined && Date.now() > deadline));
-  const vm: QuickJSContext = rt.newContext();
-  const pending = new Set<Promise<void>>();
-  /** Promises handed to the script and not settled yet: disposed before the runtime is. */
-  const outstanding = new Set<{ dispose(): void }>();
-  let disposed = false;
-  let outputError: string | undefined;
-  const stop = () => {
-    disposed = true;
-    calls.abort();
-    signal?.removeEventListener("abort", onAbort);
+  const { Worker } = await import("node:worker_threads");
+  const paths = quickjsPaths();
+  const input: WorkerInput = {
+    ...paths,
+    wasmModule: await quickjsWasmModule(paths.variantPath),
+    code,
+    bootstrap: BOOTSTRAP,
+    namesJson: JSON.stringify(callable.map((t) => [toolIdentifier(t.name), t.name])),
+    allJson: JSON.stringify(callable.map((t) => ({ name: t.name, description: t.description }))),
+    memoryLimit: MEMORY_LIMIT,
+    deadline,
+    timeoutMs: options.timeoutMs,
+    maxOutputItems: MAX_OUTPUT_ITEMS,
+    maxOutputChars: MAX_OUTPUT_CHARS,
   };
+  const worker = new Worker(codemodeWorkerSource(), { eval: true, workerData: input, stdout: true, stderr: true });
+  const calls = new AbortController();
   const byName = new Map(callable.map((t) => [t.name, t]));
-  try {
-    const out = vm.newFunction("out", (kindH, textH) => {
-      const kind = vm.getString(kindH);
-      const s = vm.getString(textH);
-      outChars += s.length;
-      if (++outItems > MAX_OUTPUT_ITEMS || outChars > MAX_OUTPUT_CHARS) {
-        outputError ??= `the output passed ${MAX_OUTPUT_ITEMS} items or ${MAX_OUTPUT_CHARS} characters; write large data to a file with a tool instead`;
-        throw new Error(outputError);
-      }
-      (kind === "console" ? consoleLines : texts).push(s);
-      return vm.undefined;
-    });
-    const search = vm.newFunction("search", (qH, optsH) => {
-      const query = vm.getString(qH);
-      const opts = JSON.parse(vm.getString(optsH)) as { limit?: unknown };
-      const limit = typeof opts.limit === "number" && opts.limit > 0 ? Math.floor(opts.limit) : 8;
-      const entries = callable.map((t) => ({ name: t.name, server: t.name.startsWith("mcp__") ? t.name.split("__")[1]! : "", tool: t.name, description: t.description, inputSchema: {} }));
-      return vm.newString(JSON.stringify(searchEntries(entries, query, undefined, limit).map((e) => ({ name: e.name, description: e.description }))));
-    });
-    const call = vm.newFunction("call", (nameH, argsH) => {
-      const name = vm.getString(nameH);
-      const args = JSON.parse(vm.getString(argsH)) as unknown;
-      const tool = byName.get(name);
-      const deferred = vm.newPromise();
-      outstanding.add(deferred);
-      const job = (async () => {
-        let outcome: { text: string; isError: boolean };
-        try {
-          outcome = tool ? await callTool(tool, args, calls.signal) : { text: `no tool named ${name}`, isError: true };
-        } catch (e) {
-          outcome = { text: (e as Error)?.message ?? String(e), isError: true };
-        }
-        if (disposed) return;
-        outstanding.delete(deferred);
-        if (outcome.isError) {
-          const err = vm.newError(outcome.text || `${name} failed`);
-          deferred.reject(err);
-          err.dispose();
-        } else {
-          const s = vm.newString(outcome.text);
-          deferred.resolve(s);
-          s.dispose();
-        }
-        deferred.dispose();
-      })();
-      pending.add(job);
-      void job.finally(() => pending.delete(job));
-      return deferred.handle;
-    });
-    const names = vm.newString(JSON.stringify(callable.map((t) => [toolIdentifier(t.name), t.name])));
-    const all = vm.newString(JSON.stringify(callable.map((t) => ({ name: t.name, description: t.description }))));
-    const boot = vm.unwrapResult(vm.evalCode(BOOTSTRAP, "bootstrap.js"));
-    const finish = vm.unwrapResult(vm.callFunction(boot, vm.undefined, call, out, search, names, all));
-    for (const h of [out, search, call, names, all, boot]) h.dispose();
-
-    const evaluated = vm.evalCode(`(async () => {\n${code}\n})()`, "script.js");
-    if (evaluated.error) {
-      const err = vm.dump(evaluated.error);
-      evaluated.error.dispose();
-      finish.dispose();
-      return fail(describeError(err));
-    }
-    const promise: QuickJSHandle = evaluated.value;
+  return new Promise<string>((resolve, reject) => {
+    let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    const deadlineHit = new Promise<"deadline">((res) => {
-      if (deadline !== undefined) timer = setTimeout(() => res("deadline"), Math.max(0, deadline - Date.now()));
-    });
-    const aborted = new Promise<"aborted">((res) => {
-      if (signal?.aborted) res("aborted");
-      signal?.addEventListener("abort", () => res("aborted"), { once: true });
-    });
-    try {
-      for (;;) {
-        const jobs = rt.executePendingJobs();
-        if (jobs.error) {
-          const err = vm.dump(jobs.error);
-          jobs.error.dispose();
-          return fail(describeError(err));
-        }
-        if (outputError) return fail(outputError);
-        const state = vm.getPromiseState(promise);
-        if (state.type === "fulfilled") {
-          const r = vm.callFunction(finish, vm.undefined, state.value);
-          state.value.dispose();
-          if (r.error) {
-            const err = vm.dump(r.error);
-            r.error.dispose();
-            return fail(describeError(err));
-          }
-          r.value.dispose();
-          break;
-        }
-        if (state.type === "rejected") {
-          const err = vm.dump(state.error);
-          state.error.dispose();
-          if (err && typeof err === "object" && (err as { exit?: unknown }).exit === true) break;
-          return fail(describeError(err));
-        }
-        if (signal?.aborted) return fail("aborted");
-        if (deadline !== undefined && Date.now() > deadline) return fail(`the script passed its timeout_ms of ${options.timeoutMs} ms`);
-        if (!pending.size) return fail("the script waits on a promise that can never settle (no tool call is pending, and there are no timers)");
-        const woke = await Promise.race([Promise.race([...pending]).then(() => "call" as const), deadlineHit, aborted]);
-        if (woke === "aborted") return fail("aborted");
-        if (woke === "deadline") return fail(`the script passed its timeout_ms of ${options.timeoutMs} ms`);
-      }
-    } finally {
+    const end = (result: { text?: string; error?: string }) => {
+      if (settled) return;
+      settled = true;
       if (timer) clearTimeout(timer);
-      promise.dispose();
-      finish.dispose();
-    }
-    const output = renderOutput(texts, consoleLines, options.maxOutputTokens);
-    return `Script completed in ${formatSeconds(Date.now() - started)}${output ? "\n" + output : ""}`;
-  } catch (e) {
-    if (e instanceof ScriptError) throw e;
-    // The WebAssembly instance itself failed (e.g. V8's stack ran out inside it): the script
-    // fails, and the instance is not used again.
-    quickjs = undefined;
-    return fail(`the sandbox stopped: ${(e as Error)?.message ?? String(e)}`);
-  } finally {
-    stop();
-    try {
-      for (const d of outstanding) d.dispose();
-      outstanding.clear();
-      vm.dispose();
-      rt.dispose();
-    } catch {
-      // QuickJS can fail an assertion freeing a runtime after some errors (a stack overflow inside
-      // an async function leaves an object behind), which stops that WebAssembly instance for good:
-      // the next script loads a fresh one.
-      quickjs = undefined;
-    }
-  }
+      signal?.removeEventListener("abort", onAbort);
+      calls.abort();
+      void worker.terminate();
+      if (result.error !== undefined) reject(failure(result.error));
+      else resolve(result.text!);
+    };
+    const onAbort = () => end({ error: "aborted" });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    // The worker checks the deadline itself (and keeps the partial output); this is the backstop.
+    if (deadline !== undefined) timer = setTimeout(() => end({ error: `the script passed its timeout_ms of ${options.timeoutMs} ms` }), Math.max(0, deadline - Date.now()) + 250);
+    worker.on("message", (m: WorkerMessage) => {
+      if (settled) return;
+      if (m.type === "out") (m.kind === "console" ? consoleLines : texts).push(m.text);
+      else if (m.type === "call") {
+        void (async () => {
+          let outcome: { text: string; isError: boolean };
+          if (m.name === "\u0000search") {
+            const { query, opts } = m.args as { query: string; opts: string };
+            outcome = { text: searchAnswer(callable, query, opts), isError: false };
+          } else {
+            const tool = byName.get(m.name);
+            try {
+              outcome = tool ? await callTool(tool, m.args, calls.signal) : { text: `no tool named ${m.name}`, isError: true };
+            } catch (e) {
+              outcome = { text: (e as Error)?.message ?? String(e), isError: true };
+            }
+          }
+          if (!settled) worker.postMessage({ type: "result", id: m.id, ...outcome });
+        })();
+      } else if (m.type === "done") {
+        const output = renderOutput(texts, consoleLines, options.maxOutputTokens);
+        end({ text: `Script completed in ${formatSeconds(Date.now() - started)}${output ? "\n" + output : ""}` });
+      } else end({ error: m.message });
+    });
+    worker.on("error", (e) => end({ error: `the sandbox stopped: ${(e as Error)?.message ?? String(e)}` }));
+    worker.on("exit", (code) => end({ error: `the sandbox stopped (exit code ${code})` }));
+  });
 }
 
-function describeError(err: unknown): string {
-  if (err && typeof err === "object") {
-    const e = err as { name?: unknown; message?: unknown };
-    if (typeof e.message === "string") return `${typeof e.name === "string" ? e.name + ": " : ""}${e.message}`;
+/** searchTools(query, {limit}) for a script: the best-matching callable tools. */
+function searchAnswer(callable: CallableTool[], query: string, optsJson: string): string {
+  let opts: { limit?: unknown } = {};
+  try {
+    opts = JSON.parse(optsJson) as { limit?: unknown };
+  } catch {
+    opts = {};
   }
-  return typeof err === "string" ? err : JSON.stringify(err);
+  const limit = typeof opts.limit === "number" && opts.limit > 0 ? Math.floor(opts.limit) : 8;
+  const entries = callable.map((t) => ({ name: t.name, server: t.name.startsWith("mcp__") ? t.name.split("__")[1]! : "", tool: t.name, description: t.description, inputSchema: {} }));
+  return JSON.stringify(searchEntries(entries, query, undefined, limit).map((e) => ({ name: e.name, description: e.description })));
 }
 
 /** The tools a script may call: the session's tools (not codemode itself), and MCP tools behind the `mcp` search tool. */
