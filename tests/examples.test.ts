@@ -108,7 +108,7 @@ describe("examples/ run against the faux model", () => {
       [
         "loaded: <inline:1> (inline)",
         "before binding: Extension runtime not initialized",
-        "[info] greeter ready in sdk mode",
+        "[info] greeter ready in print mode",
         "[status greeter] greeted Ada",
         "answer: Greeted Ada.",
         "",

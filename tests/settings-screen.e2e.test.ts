@@ -18,7 +18,7 @@ let server: LlmServer;
 let e: E2eEnv;
 const { tmux, waitFor, send, typeText, kill } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
 
-/** pi 1.6 keys that have no effect in this build, plus one it honours (markdown.mermaid). */
+/** pi 1.6 keys: some with no effect in this build (cacheWarming, collapseChangelog, …), some honoured (markdown.mermaid, fullscreen*). */
 const PI16_KEYS = {
   enableInstallTelemetry: false,
   warnings: { anthropicExtraUsage: false },
@@ -80,8 +80,8 @@ describe("/settings", () => {
 
     // A key with no effect here is listed, and marked.
     send("C-u");
-    typeText("scrollbar");
-    await waitFor(/→ Fullscreen scrollbar\s+always\s+· no effect here/);
+    typeText("warming");
+    await waitFor(/→ Cache warming\s+off\s+· no effect here/);
 
     // Esc clears the search, a second Esc closes the screen.
     send("Escape");
@@ -155,7 +155,8 @@ describe("pi config", () => {
     expect(r.stderr).toBe("");
     expect(r.stdout).toMatch(/\[x\] mcp/);
     expect(r.stdout).toMatch(/\* markdown\.mermaid\s+final\s+Mermaid diagrams\n/);
-    expect(r.stdout).toMatch(/\* fullscreenScrollbar\s+always\s+Fullscreen scrollbar\s+\(no effect here\)/);
+    expect(r.stdout).toMatch(/\* cacheWarming\s+off\s+Cache warming\s+\(no effect here\)/);
+    expect(r.stdout).toMatch(/\* fullscreenScrollbar\s+always\s+Fullscreen scrollbar\n/);
     expect(r.stdout).toMatch(/\* enableInstallTelemetry\s+false\s+Install telemetry\s+\(no effect here\)/);
     expect(r.stdout).toMatch(/accepted without effect here: .*deviceId/);
   });

@@ -192,8 +192,9 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
  * the end (success, failure or abort), summarization_retry_finished.
  */
 async function completeWithRetry(session: AgentSession, user: Message, signal: AbortSignal, maxTokens: number, source: SummarySource): Promise<AssistantMessage> {
-  const settings = session.kernel.settings.get().retry;
-  const maxRetries = settings.enabled === false || session.autoRetryEnabled === false ? 0 : settings.maxRetries;
+  // A summariser without a kernel (pi's standalone compact()/generateSummary()) makes one request.
+  const settings = session.kernel?.settings.get().retry;
+  const maxRetries = !settings || settings.enabled === false || session.autoRetryEnabled === false ? 0 : settings.maxRetries;
   let attempt = 0;
   for (;;) {
     const reply = await session.completeOnce(SUMMARIZER_SYSTEM_PROMPT, [user], signal, { maxTokens });
@@ -202,7 +203,7 @@ async function completeWithRetry(session: AgentSession, user: Message, signal: A
       return reply;
     }
     attempt++;
-    const delayMs = Math.min(settings.baseDelayMs * 2 ** (attempt - 1), settings.maxDelayMs ?? 60000);
+    const delayMs = Math.min(settings!.baseDelayMs * 2 ** (attempt - 1), settings!.maxDelayMs ?? 60000);
     await session.emit({ type: "summarization_retry_scheduled", attempt, maxAttempts: maxRetries, delayMs, errorMessage: reply.errorMessage || "Unknown error" });
     if (!(await pause(delayMs, signal))) {
       await session.emit({ type: "summarization_retry_finished" });
