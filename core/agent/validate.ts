@@ -13,8 +13,23 @@ type ValidateFn = (tool: { name: string; parameters: unknown }, toolCall: ToolCa
 let validator: Promise<ValidateFn> | undefined;
 
 function load(): Promise<ValidateFn> {
-  validator ??= import("@earendil-works/pi-ai/utils/validation").then((m) => m.validateToolArguments as unknown as ValidateFn);
+  if (!validator) {
+    validator = import("@earendil-works/pi-ai/utils/validation").then((m) => m.validateToolArguments as unknown as ValidateFn);
+    // A failed load is retried by the next call.
+    validator.catch(() => {
+      validator = undefined;
+    });
+  }
   return validator;
+}
+
+/**
+ * Start loading the validator without waiting (the loop calls it once a request with tools is on
+ * its way, so the chunk loads while the model works). A failure is reported by the validation
+ * that needs it.
+ */
+export function preloadValidator(): void {
+  load().catch(() => {});
 }
 
 /** Validated (and coerced) arguments, or an error message the model can read. */
