@@ -25,6 +25,7 @@ import { StringDecoder } from "node:string_decoder";
 import { startLlmServer } from "../fixtures/llm-server.mjs";
 import { makeSessionFile, makeSessionStore, makeSourceTree } from "./generate.mjs";
 import { scaleCases, scaleSection } from "./scale.mjs";
+import { agentCases, AGENT_RATIO_BUDGETS, sessionGrowthBudget } from "./agent-cases.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const OURS = join(ROOT, "dist", "bundle", "cli.js");
@@ -143,6 +144,7 @@ function rpcSession(cli, { env, cwd, extraArgs = [], node = process.execPath }) 
   const exited = new Promise((r) => child.on("close", () => r(/PEAKRSS:(\d+)/.exec(err)?.[1])));
   return {
     t0,
+    pid: child.pid,
     send: (obj) => child.stdin.write(JSON.stringify(obj) + "\n"),
     wait: (until, timeoutMs = 60000) =>
       new Promise((res, rej) => {
@@ -484,6 +486,8 @@ async function main() {
   const cwd = join(root, "project");
   mkdirSync(cwd, { recursive: true });
   const shared = { root, cwd };
+  // What agents do: tool calls, a long session with tools, a first run, the installed size.
+  cases.push(...agentCases({ runOnce, rpcSession, server }));
   const clis = [{ label: "ours", cli: OURS, node: process.execPath }];
   for (const r of REFS) clis.push({ label: refLabel(r), cli: r.cli, node: r.node });
   for (const [i, c] of clis.entries()) {
@@ -501,7 +505,7 @@ async function main() {
     const active = clis.filter((c) => !(cs.oursOnly && c.label !== "ours") && !(cs.rpc && !c.rpc));
     cs.setup?.(shared);
     const failures = new Map(); // label -> message; a CLI that fails a case sits out its other runs
-    for (let i = 0; i < RUNS; i++) {
+    for (let i = 0; i < Math.min(cs.runs ?? RUNS, RUNS); i++) {
       // The CLIs take turns; the order rotates with each repetition.
       for (const c of [...active.slice(i % active.length), ...active.slice(0, i % active.length)]) {
         if (failures.has(c.label)) continue;
@@ -654,13 +658,15 @@ function ratioBudgets(results) {
     ["`-p` short answer, peak RSS", "print, short answer", "peak RSS MiB", 0.6],
     ["10,000-entry session → `get_state`", "rpc, load 10,000-entry session → get_state", "first response ms", 0.3],
     ["10,000-entry session: `get_messages`", "rpc, 10,000-entry session: get_messages", "response ms", 1.0],
+    ...AGENT_RATIO_BUDGETS,
   ];
-  return rows.map(([what, name, metric, budget]) => {
+  const out = rows.map(([what, name, metric, budget]) => {
     const o = get(name, "ours", metric);
     const t = get(name, ref, metric);
     const r = o !== undefined && t ? o / t : undefined;
     return `| ${what} | ${o === undefined ? "–" : fmt(o)} / ${t === undefined ? "–" : fmt(t)} ${metric.replace(/^.* /, "")} | ${r === undefined ? "not measured" : `${r.toFixed(2)}x`} | ≤ ${budget}x | ${r === undefined ? "–" : r <= budget ? "met" : "**missed**"} |`;
   });
+  return [...out, sessionGrowthBudget(get)];
 }
 
 function writeDocs(results) {
