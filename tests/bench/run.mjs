@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench [-- --vs <cli.js> [--vs-node <node>]]... [--runs N] [--only a,b] [--json out.json] [--write-docs] [--scale]`
+ * `npm run bench [-- --vs <cli.js> [--vs-node <node>]]... [--runs N] [--only a,b] [--json out.json] [--write-docs [--note <text>]] [--scale]`
  *
  * Runs each case several times and prints median, min and max. Each --vs names another
  * pi-compatible CLI (e.g. pi 1.6's and pi 0.73.1's dist/cli.js), run by the Node binary of the
@@ -53,6 +53,7 @@ const KEEP_CA = argv.includes("--keep-extra-ca-certs");
 const CLEARED_CA = !KEEP_CA && process.env.NODE_EXTRA_CA_CERTS !== undefined;
 const ONLY = opt("only")?.split(",");
 const JSON_OUT = opt("json");
+const NOTE = opt("note"); // a sentence for docs/performance.md about the run (e.g. a shared, busy machine)
 const DOCS = argv.includes("--write-docs") ? join(ROOT, "docs", "performance.md") : undefined;
 const lines = [];
 const log = (l) => {
@@ -678,8 +679,11 @@ function writeDocs(results) {
     "",
     `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ours on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; load average at the start ${LOAD_AT_START.map((x) => x.toFixed(1)).join(" / ")}, at the end ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1 / 5 / 15 min).`,
     REFS.length ? `References: ${refLabels().join("; ")}` : "References: none run (pass --vs).",
+    ...(NOTE ? ["", NOTE] : []),
     "",
     "How answers are streamed (the SSE fast path, backpressure, what memory remains): [streaming.md](streaming.md).",
+    "",
+    "The agent cases (tests/bench/agent-cases.mjs): `tool → request ms` is the time from the scripted server having sent the whole answer carrying a tool call to the CLI's next request; the 50-turn session reads the CLI's RSS after turns 1, 5, 25 and 50; the installed size is `npm pack` installed with `--omit=dev` into a temporary prefix (file bytes and count under its node_modules).",
     "",
     "## Against pi 1.6 (ratio budgets, issue 20)",
     "",
