@@ -172,9 +172,9 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
       const context: LlmContext = Array.isArray(built) ? { ...base, messages: built } : built;
       requestStart = performance.now();
       const stream = await config.stream(model, context, signal);
-      // The tool-argument validator loads while the model works on the request, not after its
-      // tool call arrived.
-      if (context.tools?.length) preloadValidator();
+      // The tool-argument validators load and compile while the model works on the request, not
+      // after its tool call arrived.
+      if (context.tools?.length) preloadValidator(context.tools);
       for await (const ev of stream) {
         if (ev.type === "done" || ev.type === "error") break;
         if (!started) {

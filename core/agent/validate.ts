@@ -24,13 +24,33 @@ function load(): Promise<ValidateFn> {
 }
 
 /**
- * Start loading the validator without waiting (the loop calls it once a request with tools is on
- * its way, so the chunk loads while the model works). A failure is reported by the validation
- * that needs it.
+ * Start loading the validator without waiting, then compile the validators of `tools`' schemas
+ * (one per schema object, kept by the library), one tool per turn of the event loop. The loop
+ * calls it once a request with tools is on its way, so this happens while the model works and
+ * the first tool call finds its validator ready. A failure is reported by the validation that
+ * needs it.
  */
-export function preloadValidator(): void {
-  load().catch(() => {});
+export function preloadValidator(tools: ReadonlyArray<{ name: string; parameters: unknown }> = []): void {
+  load()
+    .then((fn) => {
+      const pending = tools.filter((t) => t.parameters && typeof t.parameters === "object" && !compiled.has(t.parameters as object));
+      const next = (): void => {
+        const tool = pending.shift();
+        if (!tool) return;
+        compiled.add(tool.parameters as object);
+        try {
+          // Empty arguments: compiles the schema's validator; the verdict does not matter.
+          fn(tool, { type: "toolCall", id: "", name: tool.name, arguments: {} } as ToolCall);
+        } catch {
+          // a schema with required fields refuses {}: compiled all the same
+        }
+        if (pending.length) setImmediate(next);
+      };
+      next();
+    })
+    .catch(() => {});
 }
+const compiled = new WeakSet<object>();
 
 /** Validated (and coerced) arguments, or an error message the model can read. */
 export async function validateToolArguments(
