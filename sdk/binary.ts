@@ -7,7 +7,8 @@
  *   first byte: every other stdout write (an extension at load or in a handler, a dependency) goes
  *   to stderr — the CLI's own modules are imported only after that;
  * - a reader that goes away (EPIPE, `| head`) is a normal end, not a crash;
- * - Node's module compile cache is turned on in the CLI's agent dir (Node ≥ 22.1);
+ * - Node's module compile cache is turned on (Node ≥ 22.1; a per-user folder shared by every
+ *   agent dir, sdk/compile-cache.ts);
  * - the exit code is the one the runner returns.
  *
  * This module is a package entry of its own (`pi-kernel/binary`) that loads almost nothing, so a
@@ -15,7 +16,6 @@
  */
 import { protectProtocolStdout } from "../core/io/stdout-guard.js";
 import { enableModuleCompileCache } from "./compile-cache.js";
-import { defineApp } from "../core/config.js";
 
 export interface BinaryOptions {
   /** The CLI's name (as given to createCli). */
@@ -47,9 +47,7 @@ export async function runBinary(opts: BinaryOptions): Promise<void> {
     return;
   }
   protectProtocolStdout(argv);
-  const app = defineApp(opts.name, "", opts.configDir);
-  if (opts.agentDirEnv) app.agentDirEnv = opts.agentDirEnv;
-  enableModuleCompileCache(app);
+  enableModuleCompileCache();
   const cli = await opts.load();
   process.exitCode = await cli.run(argv);
 }

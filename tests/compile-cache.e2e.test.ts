@@ -1,53 +1,80 @@
 /**
- * End to end (issue 20): the CLI keeps V8's compile cache in `<agent dir>/cache/compile` on a Node
- * that has one (≥ 22.1), only when the agent dir already exists (the first run creates it with
- * its private permissions), and not with NODE_DISABLE_COMPILE_CACHE=1. Node 20 has none.
+ * End to end: the CLI keeps V8's compile cache (Node ≥ 22.1) in one private per-user folder under
+ * the OS temp dir, shared by every agent dir. A process on a cold cache runs without it and, after
+ * it exits, a detached warm-up fills the folder and marks it ready; the next process, even with a
+ * brand-new agent dir, uses it. A folder others can write is not used; NODE_DISABLE_COMPILE_CACHE=1
+ * turns it off. Node 20 has no cache: nothing is created.
  */
 import { describe, it, expect, afterEach } from "@jest/globals";
 import * as nodeModule from "node:module";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "./helpers/e2e.js";
 
 const nodeHasCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
+const uid = String(process.getuid?.() ?? "");
 let root: string | undefined;
 afterEach(() => {
   if (root) rmSync(root, { recursive: true, force: true });
   root = undefined;
 });
 
-function env(agentDir: string, extra: NodeJS.ProcessEnv = {}) {
-  const e: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", ...extra };
+function env(tmp: string, agentDir: string, extra: NodeJS.ProcessEnv = {}) {
+  const e: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" };
   delete e.NODE_COMPILE_CACHE;
   delete e.NODE_DISABLE_COMPILE_CACHE;
   return { ...e, ...extra };
 }
-const cacheFiles = (agentDir: string) => {
-  const dir = join(agentDir, "cache", "compile");
-  return existsSync(dir) ? readdirSync(dir, { recursive: true }).length : 0;
-};
+const cacheDir = (tmp: string) => join(tmp, `pi-kernel-compile-cache-${uid}`);
+const ready = (tmp: string) => existsSync(cacheDir(tmp)) && readdirSync(cacheDir(tmp)).some((f) => f.startsWith("ready-"));
+const entries = (tmp: string) => (existsSync(cacheDir(tmp)) ? readdirSync(cacheDir(tmp), { recursive: true }).length : 0);
+async function until(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 describe("compile cache", () => {
-  it(`${nodeHasCache ? "is written" : "is not written (this Node has none)"} under the agent dir from the second run on`, async () => {
+  it(`${nodeHasCache ? "is filled after a cold run's exit and used by the next process with a new agent dir" : "is not created (this Node has none)"}`, async () => {
     root = mkdtempSync(join(tmpdir(), "pi-cc-"));
-    const agentDir = join(root, "agent");
-    // first run: the agent dir does not exist yet; it is created private, without a cache
-    const first = await runCli(["--help"], { cwd: root, env: env(agentDir) });
+    const tmp = join(root, "tmp");
+    mkdirSync(tmp);
+    const first = await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent1")) });
     expect(first.code).toBe(0);
-    expect(statSync(agentDir).mode & 0o777).toBe(0o700);
-    expect(cacheFiles(agentDir)).toBe(0);
-    const second = await runCli(["--help"], { cwd: root, env: env(agentDir) });
+    if (!nodeHasCache) {
+      expect(existsSync(cacheDir(tmp))).toBe(false);
+      return;
+    }
+    // private folder, owned by this user
+    expect(statSync(cacheDir(tmp)).mode & 0o777).toBe(0o700);
+    // the warm-up runs after the first process exited, detached, and marks the folder ready
+    await until(() => ready(tmp), "the ready marker");
+    expect(entries(tmp)).toBeGreaterThan(10);
+    // nothing of it in the agent dir
+    expect(existsSync(join(root, "agent1", "cache"))).toBe(false);
+    const second = await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent2")) });
     expect(second.code).toBe(0);
-    if (nodeHasCache) expect(cacheFiles(agentDir)).toBeGreaterThan(0);
-    else expect(existsSync(join(agentDir, "cache"))).toBe(false);
-    expect(statSync(agentDir).mode & 0o777).toBe(0o700);
+    expect(second.stdout).toBe(first.stdout);
+    expect(existsSync(join(root, "agent2", "cache"))).toBe(false);
+  }, 180_000);
+
+  it("a cache folder others can write is not used", async () => {
+    root = mkdtempSync(join(tmpdir(), "pi-cc-"));
+    const tmp = join(root, "tmp");
+    mkdirSync(cacheDir(tmp), { recursive: true });
+    chmodSync(cacheDir(tmp), 0o777);
+    expect((await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent")) })).code).toBe(0);
+    expect(readdirSync(cacheDir(tmp))).toEqual([]);
   }, 180_000);
 
   it("NODE_DISABLE_COMPILE_CACHE=1 turns it off", async () => {
     root = mkdtempSync(join(tmpdir(), "pi-cc-"));
-    const agentDir = join(root, "agent");
-    for (let i = 0; i < 2; i++) expect((await runCli(["--help"], { cwd: root, env: env(agentDir, { NODE_DISABLE_COMPILE_CACHE: "1" }) })).code).toBe(0);
-    expect(cacheFiles(agentDir)).toBe(0);
+    const tmp = join(root, "tmp");
+    mkdirSync(tmp);
+    expect((await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent"), { NODE_DISABLE_COMPILE_CACHE: "1" }) })).code).toBe(0);
+    expect(existsSync(cacheDir(tmp))).toBe(false);
   }, 180_000);
 });

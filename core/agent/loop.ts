@@ -19,7 +19,7 @@ import type {
 } from "../types.js";
 import type { AssistantStream } from "../kernel.js";
 import { syntheticAssistant } from "./messages.js";
-import { validateToolArguments } from "./validate.js";
+import { preloadValidator, validateToolArguments } from "./validate.js";
 
 export interface LlmContext {
   systemPrompt: string;
@@ -174,6 +174,9 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
       const context: LlmContext = Array.isArray(built) ? { ...base, messages: built } : built;
       requestStart = performance.now();
       const stream = await config.stream(model, context, signal);
+      // The tool-argument validators load and compile while the model works on the request, not
+      // after its tool call arrived.
+      if (context.tools?.length) preloadValidator(context.tools);
       for await (const ev of stream) {
         if (ev.type === "done" || ev.type === "error") break;
         if (!started) {

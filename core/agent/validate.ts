@@ -13,9 +13,44 @@ type ValidateFn = (tool: { name: string; parameters: unknown }, toolCall: ToolCa
 let validator: Promise<ValidateFn> | undefined;
 
 function load(): Promise<ValidateFn> {
-  validator ??= import("@earendil-works/pi-ai/utils/validation").then((m) => m.validateToolArguments as unknown as ValidateFn);
+  if (!validator) {
+    validator = import("@earendil-works/pi-ai/utils/validation").then((m) => m.validateToolArguments as unknown as ValidateFn);
+    // A failed load is retried by the next call.
+    validator.catch(() => {
+      validator = undefined;
+    });
+  }
   return validator;
 }
+
+/**
+ * Start loading the validator without waiting, then compile the validators of `tools`' schemas
+ * (one per schema object, kept by the library), one tool per turn of the event loop. The loop
+ * calls it once a request with tools is on its way, so this happens while the model works and
+ * the first tool call finds its validator ready. A failure is reported by the validation that
+ * needs it.
+ */
+export function preloadValidator(tools: ReadonlyArray<{ name: string; parameters: unknown }> = []): void {
+  load()
+    .then((fn) => {
+      const pending = tools.filter((t) => t.parameters && typeof t.parameters === "object" && !compiled.has(t.parameters as object));
+      const next = (): void => {
+        const tool = pending.shift();
+        if (!tool) return;
+        compiled.add(tool.parameters as object);
+        try {
+          // Empty arguments: compiles the schema's validator; the verdict does not matter.
+          fn(tool, { type: "toolCall", id: "", name: tool.name, arguments: {} } as ToolCall);
+        } catch {
+          // a schema with required fields refuses {}: compiled all the same
+        }
+        if (pending.length) setImmediate(next);
+      };
+      next();
+    })
+    .catch(() => {});
+}
+const compiled = new WeakSet<object>();
 
 /** Validated (and coerced) arguments, or an error message the model can read. */
 export async function validateToolArguments(

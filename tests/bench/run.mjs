@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench [-- --vs <cli.js> [--vs-node <node>]]... [--runs N] [--only a,b] [--json out.json] [--write-docs] [--scale]`
+ * `npm run bench [-- --vs <cli.js> [--vs-node <node>]]... [--runs N] [--only a,b] [--json out.json] [--write-docs [--note <text>]] [--scale]`
  *
  * Runs each case several times and prints median, min and max. Each --vs names another
  * pi-compatible CLI (e.g. pi 1.6's and pi 0.73.1's dist/cli.js), run by the Node binary of the
@@ -25,6 +25,7 @@ import { StringDecoder } from "node:string_decoder";
 import { startLlmServer } from "../fixtures/llm-server.mjs";
 import { makeSessionFile, makeSessionStore, makeSourceTree } from "./generate.mjs";
 import { scaleCases, scaleSection } from "./scale.mjs";
+import { agentCases, AGENT_RATIO_BUDGETS, sessionGrowthBudget } from "./agent-cases.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const OURS = join(ROOT, "dist", "bundle", "cli.js");
@@ -52,6 +53,7 @@ const KEEP_CA = argv.includes("--keep-extra-ca-certs");
 const CLEARED_CA = !KEEP_CA && process.env.NODE_EXTRA_CA_CERTS !== undefined;
 const ONLY = opt("only")?.split(",");
 const JSON_OUT = opt("json");
+const NOTE = opt("note"); // a sentence for docs/performance.md about the run (e.g. a shared, busy machine)
 const DOCS = argv.includes("--write-docs") ? join(ROOT, "docs", "performance.md") : undefined;
 const lines = [];
 const log = (l) => {
@@ -143,6 +145,7 @@ function rpcSession(cli, { env, cwd, extraArgs = [], node = process.execPath }) 
   const exited = new Promise((r) => child.on("close", () => r(/PEAKRSS:(\d+)/.exec(err)?.[1])));
   return {
     t0,
+    pid: child.pid,
     send: (obj) => child.stdin.write(JSON.stringify(obj) + "\n"),
     wait: (until, timeoutMs = 60000) =>
       new Promise((res, rej) => {
@@ -485,6 +488,8 @@ async function main() {
   const cwd = join(root, "project");
   mkdirSync(cwd, { recursive: true });
   const shared = { root, cwd };
+  // What agents do: tool calls, a long session with tools, a first run, the installed size.
+  cases.push(...agentCases({ runOnce, rpcSession, server }));
   const clis = [{ label: "ours", cli: OURS, node: process.execPath }];
   for (const r of REFS) clis.push({ label: refLabel(r), cli: r.cli, node: r.node });
   for (const [i, c] of clis.entries()) {
@@ -502,7 +507,7 @@ async function main() {
     const active = clis.filter((c) => !(cs.oursOnly && c.label !== "ours") && !(cs.rpc && !c.rpc));
     cs.setup?.(shared);
     const failures = new Map(); // label -> message; a CLI that fails a case sits out its other runs
-    for (let i = 0; i < RUNS; i++) {
+    for (let i = 0; i < Math.min(cs.runs ?? RUNS, RUNS); i++) {
       // The CLIs take turns; the order rotates with each repetition.
       for (const c of [...active.slice(i % active.length), ...active.slice(0, i % active.length)]) {
         if (failures.has(c.label)) continue;
@@ -655,13 +660,15 @@ function ratioBudgets(results) {
     ["`-p` short answer, peak RSS", "print, short answer", "peak RSS MiB", 0.6],
     ["10,000-entry session → `get_state`", "rpc, load 10,000-entry session → get_state", "first response ms", 0.3],
     ["10,000-entry session: `get_messages`", "rpc, 10,000-entry session: get_messages", "response ms", 1.0],
+    ...AGENT_RATIO_BUDGETS,
   ];
-  return rows.map(([what, name, metric, budget]) => {
+  const out = rows.map(([what, name, metric, budget]) => {
     const o = get(name, "ours", metric);
     const t = get(name, ref, metric);
     const r = o !== undefined && t ? o / t : undefined;
     return `| ${what} | ${o === undefined ? "–" : fmt(o)} / ${t === undefined ? "–" : fmt(t)} ${metric.replace(/^.* /, "")} | ${r === undefined ? "not measured" : `${r.toFixed(2)}x`} | ≤ ${budget}x | ${r === undefined ? "–" : r <= budget ? "met" : "**missed**"} |`;
   });
+  return [...out, sessionGrowthBudget(get)];
 }
 
 function writeDocs(results) {
@@ -673,8 +680,11 @@ function writeDocs(results) {
     "",
     `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ours on Node ${process.version}, ${new Date().toISOString().slice(0, 10)}; load average at the start ${LOAD_AT_START.map((x) => x.toFixed(1)).join(" / ")}, at the end ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1 / 5 / 15 min).`,
     REFS.length ? `References: ${refLabels().join("; ")}` : "References: none run (pass --vs).",
+    ...(NOTE ? ["", NOTE] : []),
     "",
     "How answers are streamed (the SSE fast path, backpressure, what memory remains): [streaming.md](streaming.md).",
+    "",
+    "The agent cases (tests/bench/agent-cases.mjs): `tool → request ms` is the time from the scripted server having sent the whole answer carrying a tool call to the CLI's next request; the 50-turn session reads the CLI's RSS after turns 1, 5, 25 and 50; the installed size is `npm pack` installed with `--omit=dev` into a temporary prefix (file bytes and count under its node_modules).",
     "",
     "## Against pi 1.6 (ratio budgets, issue 20)",
     "",

@@ -1,9 +1,12 @@
 /**
- * The pieces of pi-ai 0.73.1 the fast path reuses so that its results are pi-ai's by
- * construction: streaming-JSON parsing of tool arguments (partial-json plus pi-ai's repair) and
- * the JSON repair Anthropic events go through; for the direct path (direct.ts) also pi-ai's
- * message transformation and surrogate clean-up. None of these modules loads an SDK. They are not
- * in pi-ai's exports map, so they are addressed by file URL next to its provider modules.
+ * The pieces of pi-ai the fast path reuses so that its results are pi-ai's by construction:
+ * streaming-JSON parsing of tool arguments (partial-json plus pi-ai's repair) and the JSON repair
+ * Anthropic events go through, from pi 1.6's library (`@earendil-works/pi-ai/utils/json-parse`,
+ * an exported module: the bundle inlines it and partial-json into one small chunk, so the first
+ * tool call reads one file instead of resolving and lexing CommonJS files in node_modules); for
+ * the direct path (direct.ts) also pi-ai 0.73.1's message transformation and surrogate clean-up,
+ * which are not in its exports map and are addressed by file URL next to its provider modules.
+ * None of these modules loads an SDK.
  *
  * The cost calculation is the one formula of pi-ai's models.js, written out here: that module
  * loads pi-ai's whole model catalog (models.generated.js, 540 KB of source) when imported.
@@ -38,9 +41,9 @@ let parts: Promise<PiAiParts> | undefined;
 /** Loaded once; rejects (and is retried next time) when pi-ai's layout is not the expected one. */
 export function loadPiAiParts(): Promise<PiAiParts> {
   parts ??= (async () => {
-    const json = (await import(piAiFile("utils/json-parse.js"))) as Partial<PiAiParts>;
+    const json = (await import("@earendil-works/pi-ai/utils/json-parse")) as Partial<PiAiParts>;
     if (typeof json.parseStreamingJson !== "function" || typeof json.parseJsonWithRepair !== "function") {
-      throw new Error("pi-ai's json-parse.js does not have the expected exports");
+      throw new Error("pi-ai's utils/json-parse does not have the expected exports");
     }
     return { parseStreamingJson: json.parseStreamingJson, parseJsonWithRepair: json.parseJsonWithRepair, calculateCost };
   })().catch((error: unknown) => {
