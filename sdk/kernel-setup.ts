@@ -38,6 +38,8 @@ export interface KernelSetupOptions {
   extensionFactories?: Array<(pi: any) => unknown>;
   /** Load the plugins the `plugins` setting names (default true). */
   userPlugins?: boolean;
+  /** The setup deadline per plugin in milliseconds (default DEFAULT_SETUP_TIMEOUT_MS; 0: none). */
+  pluginSetupTimeoutMs?: number;
   /** Called once the kernel exists, before any plugin is set up (subscribe to diagnostics here). */
   onKernel?: (kernel: Kernel) => void;
   timing?: Timing;
@@ -89,7 +91,7 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   kernel.provide("sessions", true, "cli");
   if (opts.extensionFactories?.length) kernel.provide("extension-factories", opts.extensionFactories, "cli");
 
-  const host = new PluginHost(kernel);
+  const host = new PluginHost(kernel, { setupTimeoutMs: opts.pluginSetupTimeoutMs });
   try {
     await host.load(opts.plugins.map((manifest) => ({ manifest, origin: "builtin", builtin: true })));
   } catch (e) {

@@ -314,6 +314,8 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     return 1;
   } finally {
     unsubscribeDiag();
+    // plugins' teardown steps, in reverse order; a failing one is printed with its plugin's name
+    for (const d of await kernel.dispose()) err(formatDiagnostic(d));
   }
 }
 
