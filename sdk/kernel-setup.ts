@@ -14,7 +14,7 @@ import { createLoader, type ModuleLoader } from "../core/loader.js";
 import { PluginHost } from "../core/plugin-host.js";
 import type { PluginManifest } from "../core/plugin.js";
 import { SettingsManager } from "../core/settings.js";
-import { isProjectTrustedAtStartup, untrustedMessage, type ProjectTrust } from "../plugins/trust/index.js";
+import { isProjectTrustedAtStartup, untrustedMessage } from "../plugins/trust/index.js";
 import { CORE_FLAGS, type ParsedArgs } from "./args.js";
 import { packageInfo } from "./package-info.js";
 import type { Timing } from "./timing.js";

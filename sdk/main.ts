@@ -4,7 +4,6 @@
  * extensions.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { resolve } from "node:path";
 import { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
 import { formatDiagnostic, type Kernel, type ModeContext } from "../core/kernel.js";
 import type { PluginManifest } from "../core/plugin.js";

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import type { Kernel } from "../core/kernel.js";
 import { BUILTIN_EXTENSION_TOOLS } from "./builtin-tool-extensions.js";
 import { expandHome } from "../core/config.js";
-import { AgentSession, type AgentSessionOptions, type SessionMode } from "../core/session/agent-session.js";
+import { AgentSession, type AgentSessionOptions } from "../core/session/agent-session.js";
 import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../core/session/runtime.js";
 import { SessionManager } from "../core/session/session-manager.js";
 import { addEnvSecrets, addProcessSecrets } from "../core/session/redact.js";

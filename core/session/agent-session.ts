@@ -20,7 +20,7 @@ import type { SessionStore } from "./store.js";
 import type { ModelSource } from "./model-source.js";
 import { asTreeStore } from "./store.js";
 import { SecretSet } from "./redact.js";
-import type { CompactionReason, CompactionResult, Compactor } from "./compaction-service.js";
+import type { CompactionReason, CompactionResult } from "./compaction-service.js";
 import { getUserMessagesForForking, navigateTree, type NavigateTreeOptions, type NavigateTreeResult } from "./tree.js";
 import { SessionEvents, type SessionListener } from "./session-events.js";
 import { ProviderGateway } from "./provider-gateway.js";

@@ -39,7 +39,6 @@ import {
   type ContextEditEntry,
   type CustomEntry,
   type CustomMessageEntry,
-  type FileEntry,
   type LabelEntry,
   type ModelChangeEntry,
   type NewSessionOptions,

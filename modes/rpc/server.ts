@@ -25,7 +25,7 @@ import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
 import { messageText } from "../../core/agent/messages.js";
 import type { AgentSession, Disposition } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
-import type { AgentSessionEvent, AnyModel, ThinkingLevel } from "../../core/types.js";
+import type { AgentSessionEvent, ThinkingLevel } from "../../core/types.js";
 import type { RpcCommand, RpcCommandMap, RpcCommandType } from "./commands.js";
 import { validateInput } from "./validate.js";
 import { openRpcOutput } from "./output.js";
@@ -35,13 +35,6 @@ type Id = string | number | undefined;
 /** A handler returns the response data (undefined: a response without data), or NO_RESPONSE when it answered itself. */
 type Handler<K extends RpcCommandType> = (cmd: RpcCommandMap[K], id: Id) => Promise<unknown> | unknown;
 const NO_RESPONSE = Symbol("no response");
-
-interface ModelRegistryLike {
-  find(provider: string, modelId: string): AnyModel | undefined;
-  getAvailable(): Promise<AnyModel[]>;
-  hasConfiguredAuth(model: AnyModel): Promise<boolean>;
-  isKeyless(provider: string): boolean;
-}
 
 class CommandError extends Error {}
 

@@ -14,7 +14,6 @@
 import { filterLateTools } from "../../core/tool-selection.js";
 import type { Kernel, PluginApi } from "../../core/kernel.js";
 import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/types.js";
-import type { ExtensionUI } from "../../core/ui.js";
 import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpServerEntry, type McpTransport } from "./config.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";

@@ -15,7 +15,7 @@
 import { definePlugin } from "../../core/plugin.js";
 import type { Kernel } from "../../core/kernel.js";
 import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
-import { dialogDeadline, type ExtensionUI } from "../../core/ui.js";
+import { dialogDeadline } from "../../core/ui.js";
 import { compilePolicy, describeCall, evaluate, type CompiledPolicy, type Evaluation, type PermissionPolicy } from "./rules.js";
 
 declare module "../../core/services.js" {

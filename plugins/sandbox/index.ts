@@ -14,7 +14,7 @@ import { definePlugin } from "../../core/plugin.js";
 import type { PluginApi } from "../../core/kernel.js";
 import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
 import type { ToolDefinition } from "../../core/types.js";
-import { dialogDeadline, type ExtensionUI } from "../../core/ui.js";
+import { dialogDeadline } from "../../core/ui.js";
 import { installCommandWrapper, runUnwrapped, type CommandSpec } from "../../core/command-wrapper.js";
 import { bwrapArgs, probeBwrap, type Probe } from "./bwrap.js";
 import { checkWrite, describePolicy, expandUserPath, howToAllow, resolvePolicy, SANDBOX_LEVELS, type SandboxPolicy } from "./policy.js";
