@@ -89,7 +89,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   mcpServers: {},
 }) as Settings;
 
-// ---- project trust for settings (security hardening, issue 21) ---------------------------------
+// ---- project trust for settings (security hardening) ---------------------------------
 /**
  * Settings whose value is executed, or names a program or a folder written to. A project's own
  * value for one of these applies only while the project is trusted; otherwise it is ignored

@@ -1,5 +1,5 @@
 /**
- * V8's on-disk compile cache for the modules the CLI loads (issue 20, start-up).
+ * V8's on-disk compile cache for the modules the CLI loads (start-up time).
  *
  * Every start compiles about 1.1 MB of bundled JavaScript before the first answer (the kernel,
  * the built-in plugins, typebox, tapable…), and the provider module of the first prompt another

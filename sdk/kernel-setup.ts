@@ -76,7 +76,7 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   timing?.mark("settings");
 
   const kernel = new Kernel({ app, cwd, agentDir, settings });
-  // Security (issue 21): a project's shell, npm command and session folder apply only when it is trusted.
+  // Security: a project's shell, npm command and session folder apply only when it is trusted.
   const trustedAtStartup = isProjectTrustedAtStartup({ cwd, agentDir, argv: rawArgv });
   settings.setProjectTrust(() => kernel.service("project-trust")?.isTrusted(cwd) ?? trustedAtStartup);
   for (const d of settings.diagnostics) kernel.diagnostics.report(d);

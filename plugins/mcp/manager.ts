@@ -322,7 +322,7 @@ export class McpManager {
 
   /** Active tools = the non-MCP ones kept + `wanted`, limited by `--tools` / `--no-tools`. */
   private activate(session: ReturnType<McpManager["session"]>, kept: string[], wanted: string[]): void {
-    // (changed for 1.6 compat) --tools keeps MCP tools unless an entry starts with mcp__; -nt, -xt.
+    // --tools keeps MCP tools unless an entry starts with mcp__; -nt, -xt.
     const flags = this.kernel.service("argv")?.flags;
     const add = filterLateTools(wanted, flags);
     this.activated = new Set(add);

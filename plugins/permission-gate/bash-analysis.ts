@@ -1,5 +1,5 @@
 /**
- * Bash commands as the shell will run them, for permission rules (issue 21).
+ * Bash commands as the shell will run them, for permission rules.
  *
  * The command is parsed with mvdan-sh (the mvdan/sh parser, full bash syntax, compiled to
  * JavaScript; synchronous). It is heavy (~1.5 MB, about half a second to load on a busy

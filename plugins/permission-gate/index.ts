@@ -211,7 +211,7 @@ export default definePlugin({
     api.provide("permission-gate", gate);
     // After extension taps (stage 0): the gate judges the arguments as they will run.
     api.on("tool_call", (event) => gate.onToolCall(event), { stage: 100 });
-    // Rules naming no tool (`Bash(…)`, `Write(…)`) would silently match nothing: say so at start-up (issue 21).
+    // Rules naming no tool (`Bash(…)`, `Write(…)`) would silently match nothing: say so at start-up.
     let checked = false;
     api.on("session_start", () => {
       if (checked) return;

@@ -226,7 +226,7 @@ export function untrustedMessage(kernel: Kernel, what: string): string {
   );
 }
 
-// ---- settings trust (security hardening, issue 21) ---------------------------------------------
+// ---- settings trust (security hardening) ---------------------------------------------
 /**
  * A project's values for settings that run or point at code (TRUST_GATED_SETTINGS: shellPath,
  * shellCommandPrefix, npmCommand, sessionDir) are ignored until the project is trusted; say so
