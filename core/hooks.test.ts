@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { createHooks, tapHook, HOOK_KINDS, HOOK_NAMES, PI_CONVENTIONS, type HookError } from "./hooks.js";
+import { createHooks, tapHook, EVENT_HOOKS, HOOK_KINDS, HOOK_NAMES, HOOK_SPEC, PI_CONVENTIONS, type HookError } from "./hooks.js";
 
 describe("tap removal", () => {
   it("removes a tap without recompiling through tapable's private API, and later taps still run", async () => {
@@ -63,5 +63,48 @@ describe("hook kinds and pi conventions", () => {
     expect(c.fromPi!({ cancel: false }, ev, env)).toBeUndefined();
     expect(c.fromPi!({ cancel: true }, ev, env)).toEqual({ cancel: true });
     expect(c.toPi!({ ...ev, reason: "fork" }, env)).toBeUndefined();
+  });
+});
+
+describe("hooks built from one spec", () => {
+  it("derives each hook's tapable class, its kind and the event list from HOOK_SPEC", () => {
+    const hooks = createHooks(() => undefined);
+    const classOf: Record<string, string> = {
+      observer: "AsyncSeriesHook",
+      collect: "AsyncSeriesHook",
+      bail: "AsyncSeriesBailHook",
+      waterfall: "AsyncSeriesWaterfallHook",
+      "sync-bail": "SyncBailHook",
+    };
+    expect(Object.keys(hooks)).toEqual(Object.keys(HOOK_SPEC));
+    for (const n of HOOK_NAMES) {
+      expect(HOOK_KINDS[n]).toBe(HOOK_SPEC[n].kind);
+      expect(hooks[n].constructor.name).toBe(classOf[HOOK_KINDS[n]]);
+      expect(EVENT_HOOKS.has(n)).toBe(HOOK_SPEC[n].sessionEvent);
+    }
+    expect([...EVENT_HOOKS]).toEqual(expect.arrayContaining(["agent_start", "turn_end", "message_end", "agent_settled"]));
+    expect(EVENT_HOOKS.has("tool_call")).toBe(false);
+  });
+
+  it("keeps tap removal per table: removing a tap in one table leaves another table's taps running", async () => {
+    const a = createHooks(() => undefined);
+    const b = createHooks(() => undefined);
+    const seen: string[] = [];
+    const offA = tapHook(a, "session_start", { name: "x" }, () => void seen.push("a"));
+    tapHook(b, "session_start", { name: "x" }, () => void seen.push("b"));
+    await a.session_start.promise({ type: "session_start", reason: "startup" });
+    offA();
+    await a.session_start.promise({ type: "session_start", reason: "startup" });
+    await b.session_start.promise({ type: "session_start", reason: "startup" });
+    expect(seen).toEqual(["a", "b"]);
+  });
+
+  it("taps the synchronous bail hook synchronously", () => {
+    const hooks = createHooks(() => undefined);
+    const off = tapHook(hooks, "kernel_mode_select", { name: "m" }, (args) => (args.requested === "x" ? "custom" : undefined));
+    const args = { argv: {}, requested: "x", stdinIsTTY: false, stdoutIsTTY: false };
+    expect(hooks.kernel_mode_select.call(args)).toBe("custom");
+    off();
+    expect(hooks.kernel_mode_select.call(args)).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import { Registry, type RegisterOptions } from "./registry.js";
 import { ToolRegistry, type ToolWrapper } from "./tool-registry.js";
 import { KERNEL_API_VERSION } from "./plugin.js";
 import { redactDiagnostic } from "./session/redact.js";
+import { PluginTeardowns } from "./plugin-teardown.js";
 import type { AnyModel, Diagnostic, ImageContent, ToolDefinition } from "./types.js";
 import type { AssistantMessage, AssistantMessageEvent, Context, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import type { SettingsManager } from "./settings.js";
@@ -243,6 +244,8 @@ export class Kernel {
 
   private readonly services = new Map<string, { value: unknown; source: string }>();
   private binding: unknown;
+  /** Plugins' teardown steps (manifest `teardown`, `api.onClose`), run by dispose(). */
+  readonly teardowns: PluginTeardowns;
 
   constructor(opts: KernelOptions) {
     this.app = opts.app;
@@ -262,6 +265,12 @@ export class Kernel {
     this.modes = new Registry("mode", report);
     this.messageRenderers = new Registry("message renderer", report);
     this.shortcuts = new Registry("shortcut", report);
+    this.teardowns = new PluginTeardowns(report);
+  }
+
+  /** Run the plugins' teardown steps in reverse order; resolves with the failures (also reported). */
+  dispose(timeoutMs?: number): Promise<Diagnostic[]> {
+    return this.teardowns.run(timeoutMs);
   }
 
   /** A view of the kernel for one plugin or extension; everything it registers is attributed to `source`. */
@@ -373,6 +382,10 @@ export class PluginApi {
   }
   service<K extends ServiceName>(service: K): KernelServices[K] | undefined {
     return this.kernel.service(service);
+  }
+  /** Run `fn` when the kernel is disposed (reverse order of registration; failures are reported with this name). */
+  onClose(fn: () => void | Promise<void>): () => void {
+    return this.keep(this.kernel.teardowns.add(this.name, fn))!;
   }
   report(level: Diagnostic["level"], message: string, error?: unknown, hook?: string): void {
     this.kernel.diagnostics.report({ level, source: this.name, message, error, hook });

@@ -2,11 +2,21 @@
  * The plugin host: checks manifests, orders plugins by dependsOn, runs setup() and isolates
  * failures. Built-in plugins fail fast (a broken build is a bug); user plugins fail soft: one
  * diagnostic naming the plugin and the reason, everything it registered undone, the CLI
- * still starts.
+ * still starts. A setup() that does not settle within the setup deadline fails the same way,
+ * naming the plugin. A plugin set up here has its `teardown` run at kernel disposal.
  */
 import { checkManifest, isVerifiedManifest, loadSemver, type PluginManifest } from "./plugin.js";
 import type { Kernel, PluginApi } from "./kernel.js";
 import type { ModuleLoader } from "./loader.js";
+import { DeadlineError, withDeadline } from "./deadline.js";
+
+/** How long one plugin's setup() may take (milliseconds) unless the host is told otherwise. */
+export const DEFAULT_SETUP_TIMEOUT_MS = 30_000;
+
+export interface PluginHostOptions {
+  /** The setup deadline per plugin in milliseconds (0 or Infinity: none). */
+  setupTimeoutMs?: number;
+}
 
 export interface LoadedPlugin {
   manifest: PluginManifest;
@@ -27,7 +37,14 @@ export class PluginHost {
   /** Per plugin: milliseconds its setup took (PI_TIMING). */
   readonly timings: Array<{ name: string; ms: number }> = [];
 
-  constructor(private readonly kernel: Kernel) {}
+  private readonly setupTimeoutMs: number;
+
+  constructor(
+    private readonly kernel: Kernel,
+    opts: PluginHostOptions = {},
+  ) {
+    this.setupTimeoutMs = opts.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS;
+  }
 
   private refuse(c: PluginCandidate, name: string, reason: string): void {
     const message = `plugin ${name} refused: ${reason}`;
@@ -133,17 +150,25 @@ export class PluginHost {
     const manifest = c.manifest as PluginManifest;
     const api = this.kernel.scope(manifest.name);
     const t0 = performance.now();
+    const setup = Promise.resolve().then(() => manifest.setup(api));
     try {
-      await manifest.setup(api);
+      await withDeadline(setup, this.setupTimeoutMs, `plugin ${manifest.name} setup()`);
     } catch (error) {
       api.dispose();
-      if (c.builtin) throw error;
-      const msg = error instanceof Error ? error.message : String(error);
-      this.kernel.diagnostics.report({ level: "error", source: c.origin, message: `plugin ${manifest.name} refused: setup() threw: ${msg}`, error });
+      const late = error instanceof DeadlineError;
+      // a setup that settles after its deadline has its late registrations undone too
+      if (late) void setup.then(() => api.dispose(), () => api.dispose());
+      const message = late
+        ? `plugin ${manifest.name} refused: setup() did not finish within ${this.setupTimeoutMs} ms`
+        : `plugin ${manifest.name} refused: setup() threw: ${error instanceof Error ? error.message : String(error)}`;
+      if (c.builtin) throw late ? new Error(message) : error;
+      this.kernel.diagnostics.report({ level: "error", source: c.origin, message, ...(late ? {} : { error }) });
       return;
     } finally {
       this.timings.push({ name: manifest.name, ms: performance.now() - t0 });
     }
+    const teardown = manifest.teardown;
+    if (teardown) api.onClose(() => teardown.call(manifest, api));
     this.loaded.set(manifest.name, { manifest, api, builtin: !!c.builtin, origin: c.origin });
   }
 

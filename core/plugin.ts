@@ -1,6 +1,8 @@
 /**
  * The plugin contract: `definePlugin({ name, version, kernel, dependsOn?, setup })`.
  *
+ * `teardown` (optional) runs at kernel disposal; `api.onClose(fn)` registers more such steps.
+ *
  * `kernel` is a semver range checked against KERNEL_API_VERSION; a manifest that does not
  * fit is refused with one diagnostic naming the plugin and the reason.
  */
@@ -26,6 +28,11 @@ export interface PluginManifest {
   requires?: ServiceName[];
   /** Register only: tap hooks, add tools, flags, commands. Actions that need a session throw until bound. */
   setup(api: PluginApi): void | Promise<void>;
+  /**
+   * Release what setup acquired (connections, child processes, timers). Runs once when the kernel
+   * is disposed, after the plugins set up later than this one; a failure is reported with its name.
+   */
+  teardown?(api: PluginApi): void | Promise<void>;
 }
 
 export function definePlugin<T extends PluginManifest>(manifest: T): T {
@@ -76,6 +83,7 @@ export function checkManifest(m: unknown, apiVersion = KERNEL_API_VERSION): stri
     if (!sv.satisfies(apiVersion, p.kernel)) return `it needs kernel API ${p.kernel}, but this kernel provides ${apiVersion}`;
   }
   if (typeof p.setup !== "function") return "manifest has no setup() function";
+  if (p.teardown !== undefined && typeof p.teardown !== "function") return "manifest teardown must be a function";
   if (p.dependsOn !== undefined && (!Array.isArray(p.dependsOn) || p.dependsOn.some((d) => typeof d !== "string")))
     return "manifest dependsOn must be an array of plugin names";
   if (p.requires !== undefined && (!Array.isArray(p.requires) || p.requires.some((d) => typeof d !== "string")))

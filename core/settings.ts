@@ -6,8 +6,8 @@
  * A malformed file is a diagnostic naming the file and the position; it never crashes the
  * CLI and it is never rewritten (writes to a file that did not parse are refused).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Diagnostic } from "./types.js";
 import { applyPi16Aliases } from "./settings-compat.js";
 import { writeFileAtomic } from "./fs-utils.js";

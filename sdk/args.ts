@@ -31,7 +31,7 @@ export const CORE_FLAGS: CoreFlag[] = [
   { name: "print", alias: "p", type: "boolean", description: "Print mode: run the prompts, print the last answer, exit", group: G_MODE },
   { name: "mode", type: "string", placeholder: "text|json|rpc", description: "Output mode: text (print), json (event stream), rpc (stdin/stdout protocol)", group: G_MODE },
   { name: "continue", alias: "c", type: "boolean", description: "Continue the most recent session of this folder", group: G_SESSION, requires: "sessions" },
-  { name: "resume", alias: "r", type: "boolean", description: "Pick a session to resume (interactive)", group: G_SESSION }, // (changed for sessions: sdk/session-setup.ts explains when no picker can run)
+  { name: "resume", alias: "r", type: "boolean", description: "Pick a session to resume (interactive)", group: G_SESSION }, // (sdk/session-setup.ts explains when no picker can run)
   { name: "session", type: "string", placeholder: "path|id", description: "Open a session file, or the session whose id starts with this prefix", group: G_SESSION, requires: "sessions" },
   { name: "fork", type: "string", placeholder: "path|id", description: "Start a new session forked from a session file or id", group: G_SESSION, requires: "sessions" },
   { name: "session-id", type: "string", placeholder: "id", description: "Open this folder's session with this id, or create it with that id", group: G_SESSION, requires: "sessions" },

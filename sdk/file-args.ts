@@ -23,7 +23,7 @@ function fileArgError(message: string): Error {
 }
 
 /**
- * `check` (the permission gate's path rules, issue 21) returns why a file may not be read;
+ * `check` (the permission gate's path rules) returns why a file may not be read;
  * such an argument is an error naming the file and the reason.
  */
 export async function processFileArgs(

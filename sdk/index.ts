@@ -174,7 +174,7 @@ export { createExtensionHarness, type ExtensionHarness, type ExtensionHarnessOpt
 export { FauxModel, createFauxPlugin, setFauxScript, type FauxStep, type FauxResponse } from "../plugins/faux/index.js";
 export { RpcClient, RpcCommandError, type RpcClientOptions } from "./rpc-client.js";
 export * from "./pi16-exports.js";
-// ---- pi 1.6 package exports (issue 18, x18): helpers, session/compaction functions, pi-tui components (loaded on first use)
+// ---- pi 1.6 package exports: helpers, session/compaction functions, pi-tui components (loaded on first use)
 export * from "./pi16/helpers.js";
 export * from "./pi16/session.js";
 export { Theme } from "./pi16/theme.js";
@@ -185,6 +185,6 @@ export * from "./pi16/selector-exports.js";
 // ---- end pi 1.6 package exports
 // pi-tui theme helpers for extensions (#19, TUI):
 export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";
-export * from "./pi16/runtime.js"; // (issue 18) pi 1.6 SDK runtimes: DefaultResourceLoader, DefaultPackageManager, ModelRuntime, parseArgs, ExtensionRunner, …
-// pi 1.6 exports: PowerShell tool, image helpers, MCP / tool-search extension factories (issue 18, tools-img)
+export * from "./pi16/runtime.js"; // pi 1.6 SDK runtimes: DefaultResourceLoader, DefaultPackageManager, ModelRuntime, parseArgs, ExtensionRunner, …
+// pi 1.6 exports: PowerShell tool, image helpers, MCP / tool-search extension factories
 export * from "./pi16/tools.js";

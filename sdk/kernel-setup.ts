@@ -14,7 +14,7 @@ import { createLoader, type ModuleLoader } from "../core/loader.js";
 import { PluginHost } from "../core/plugin-host.js";
 import type { PluginManifest } from "../core/plugin.js";
 import { SettingsManager } from "../core/settings.js";
-import { isProjectTrustedAtStartup, untrustedMessage, type ProjectTrust } from "../plugins/trust/index.js";
+import { isProjectTrustedAtStartup, untrustedMessage } from "../plugins/trust/index.js";
 import { CORE_FLAGS, type ParsedArgs } from "./args.js";
 import { packageInfo } from "./package-info.js";
 import type { Timing } from "./timing.js";
@@ -38,6 +38,8 @@ export interface KernelSetupOptions {
   extensionFactories?: Array<(pi: any) => unknown>;
   /** Load the plugins the `plugins` setting names (default true). */
   userPlugins?: boolean;
+  /** The setup deadline per plugin in milliseconds (default DEFAULT_SETUP_TIMEOUT_MS; 0: none). */
+  pluginSetupTimeoutMs?: number;
   /** Called once the kernel exists, before any plugin is set up (subscribe to diagnostics here). */
   onKernel?: (kernel: Kernel) => void;
   timing?: Timing;
@@ -74,7 +76,7 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   timing?.mark("settings");
 
   const kernel = new Kernel({ app, cwd, agentDir, settings });
-  // Security (issue 21): a project's shell, npm command and session folder apply only when it is trusted.
+  // Security: a project's shell, npm command and session folder apply only when it is trusted.
   const trustedAtStartup = isProjectTrustedAtStartup({ cwd, agentDir, argv: rawArgv });
   settings.setProjectTrust(() => kernel.service("project-trust")?.isTrusted(cwd) ?? trustedAtStartup);
   for (const d of settings.diagnostics) kernel.diagnostics.report(d);
@@ -89,7 +91,7 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   kernel.provide("sessions", true, "cli");
   if (opts.extensionFactories?.length) kernel.provide("extension-factories", opts.extensionFactories, "cli");
 
-  const host = new PluginHost(kernel);
+  const host = new PluginHost(kernel, { setupTimeoutMs: opts.pluginSetupTimeoutMs });
   try {
     await host.load(opts.plugins.map((manifest) => ({ manifest, origin: "builtin", builtin: true })));
   } catch (e) {

@@ -5,7 +5,6 @@
  */
 import { redactProcessStderr } from "../core/session/redact.js";
 import { existsSync, mkdirSync } from "node:fs";
-import { resolve } from "node:path";
 import { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
 import { formatDiagnostic, type Kernel, type ModeContext } from "../core/kernel.js";
 import type { PluginManifest } from "../core/plugin.js";
@@ -121,7 +120,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   env[app.agentDirEnv.replace(/_DIR$/, "")] = "true";
 
   const agentDir = resolveAgentDir(app, env);
-  // The agent dir holds credentials and transcripts: created owner-only (issue 21).
+  // The agent dir holds credentials and transcripts: created owner-only.
   try {
     if (!existsSync(agentDir)) mkdirSync(agentDir, { recursive: true, mode: 0o700 });
   } catch {
@@ -133,7 +132,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     if (d.level === "info" && !pass1.flags.verbose) return;
     err(formatDiagnostic(d));
   }
-  // (changed for sdk) the kernel is built by setupKernel(), shared with the SDK (sdk/kernel-setup.ts).
+  // The kernel is built by setupKernel(), shared with the SDK (sdk/kernel-setup.ts).
   let kernel: Kernel;
   try {
     ({ kernel } = await setupKernel({
@@ -168,7 +167,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   if (typeof parsed.flags["use-theme"] === "string" && parsed.flags["use-theme"].trim()) kernel.settings.setOverride("theme", chooseTheme(parsed.flags["use-theme"], env));
   // (added for mcp) A subcommand reads its own options (`pi mcp add --env KEY=V -H "K: V" …`): they are
   // not warned about as unknown nor checked against the main flags' services.
-  // (changed for 1.6 compat) The first word is a subcommand only before any `--`; an unknown
+  // The first word is a subcommand only before any `--`; an unknown
   // option is an error (exit 2) naming the closest known one, and a first word that is a near
   // miss of a registered subcommand is an error rather than a prompt. Both derive from the
   // registries, so flags and subcommands that plugins and extensions register are known.
@@ -270,7 +269,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     let images: ImageContent[] = [];
     if (ownsStdin && messages.some((m) => m.startsWith("@"))) throw new UsageError(`@file arguments cannot be used with --mode ${modeFlag}`);
     const files = await processFileArgs(messages, cwd, (path) => {
-      // Path rules apply to @file arguments as to the read tool (issue 21).
+      // Path rules apply to @file arguments as to the read tool.
       const gate = kernel.service("permission-gate") as { check(tool: string, input: Record<string, unknown>): { decision: string; reason?: string } } | undefined;
       const ev = gate?.check("read", { path });
       return ev?.decision === "deny" ? `blocked by the permission gate (${ev.reason})` : undefined;
@@ -318,6 +317,8 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     return 1;
   } finally {
     unsubscribeDiag();
+    // plugins' teardown steps, in reverse order; a failing one is printed with its plugin's name
+    for (const d of await kernel.dispose()) err(formatDiagnostic(d));
   }
 }
 

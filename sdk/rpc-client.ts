@@ -29,7 +29,6 @@ import type {
   RpcExtensionUiRequest,
   RpcResponse,
   RpcResponseData,
-  RpcUiRequestMap,
 } from "../modes/rpc/commands.js";
 
 export type {

@@ -38,8 +38,8 @@ import { builtinPlugins } from "./builtins.js";
 import { setupKernel } from "./kernel-setup.js";
 import { packageInfo } from "./package-info.js";
 import { createSessionFactory, resolveActiveTools, resolveSessionDir, resolveStartModel, watchStore, type ScopedModel } from "./session-setup.js";
-import { sessionSetupForLoader, type ResourceLoader } from "./pi16/resource-loader.js"; // (issue 18) pi 1.6 resourceLoader
-import type { ModelRuntimeSource } from "./pi16/model-runtime.js"; // (issue 18) pi 1.6 modelRuntime
+import { sessionSetupForLoader, type ResourceLoader } from "./pi16/resource-loader.js"; // pi 1.6 resourceLoader
+import type { ModelRuntimeSource } from "./pi16/model-runtime.js"; // pi 1.6 modelRuntime
 
 // ---- options ---------------------------------------------------------------------------------------
 
@@ -370,7 +370,7 @@ export async function createAgentSessionServices(options: CreateAgentSessionServ
   if (id.agentDirEnv) app.agentDirEnv = id.agentDirEnv;
   let plugins = typeof options.plugins === "function" ? options.plugins(builtinPlugins()) : (options.plugins ?? builtinPlugins());
   if (!Array.isArray(plugins)) throw new TypeError("createAgentSessionServices: plugins must be a list of plugin manifests (or a function returning one)");
-  // (issue 18) pi 1.6 resourceLoader: its kernel, or plugins and flags that answer through it
+  // pi 1.6 resourceLoader: its kernel, or plugins and flags that answer through it
   const fromLoader = options.resourceLoader
     ? sessionSetupForLoader(options.resourceLoader, { plugins, settings: options.settingsManager ?? (options.settings as SettingsManager | undefined), cwd: options.cwd, agentDir: options.agentDir })
     : undefined;
@@ -426,7 +426,7 @@ export async function createAgentSessionServices(options: CreateAgentSessionServ
     report,
   }).withVirtualModelsOf(kernel);
   kernel.provide("model-registry", modelRegistry, "sdk");
-  for (const config of runtimeSource?.registeredProviderConfigs().values() ?? []) modelRegistry.registerProvider(config, "sdk"); // (issue 18) a ModelRuntime's providers
+  for (const config of runtimeSource?.registeredProviderConfigs().values() ?? []) modelRegistry.registerProvider(config, "sdk"); // a ModelRuntime's providers
 
   const host = kernel.service("extensions");
   const extensionsResult: ExtensionsResult = {

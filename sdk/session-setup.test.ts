@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, afterEach } from "@jest/globals";
 import { createTestKernel } from "../tests/helpers/test-kernel.js";
-import { createSessionRuntime, type SessionPicker } from "./session-setup.js";
+import { createSessionRuntime } from "./session-setup.js";
 import type { ParsedArgs } from "./args.js";
 import type { ModeDefinition } from "../core/kernel.js";
 import type { AgentSessionRuntime } from "../core/session/runtime.js";

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import type { Kernel } from "../core/kernel.js";
 import { BUILTIN_EXTENSION_TOOLS } from "./builtin-tool-extensions.js";
 import { expandHome } from "../core/config.js";
-import { AgentSession, type AgentSessionOptions, type SessionMode } from "../core/session/agent-session.js";
+import { AgentSession, type AgentSessionOptions } from "../core/session/agent-session.js";
 import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../core/session/runtime.js";
 import { SessionManager } from "../core/session/session-manager.js";
 import { addEnvSecrets, addProcessSecrets } from "../core/session/redact.js";
@@ -99,7 +99,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
 
   // Models and keys.
   const auth = AuthStorage.create(join(kernel.agentDir, "auth.json"), { report: (d) => kernel.diagnostics.report(d) });
-  seedProcessSecrets(kernel, auth.getAll(), cwd); // (security, issue 21) every known credential is redacted
+  seedProcessSecrets(kernel, auth.getAll(), cwd); // every known credential is redacted
   const registry = ModelRegistry.forKernel(kernel, { authStorage: auth });
   kernel.provide("model-registry", registry, "cli");
 
@@ -144,7 +144,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     try {
       store = SessionManager.open(file, sessionDir);
     } catch (error) {
-      // A file that is not a session (or cannot be read) is refused and left as it is (issue 21).
+      // A file that is not a session (or cannot be read) is refused and left as it is.
       throw new SessionSetupError(`--session ${String(f.session)}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
@@ -186,7 +186,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   }
 
   // Tools.
-  // (changed for 1.6 compat) --tools patterns and +/- entries, --exclude-tools, -nt, -nbt, defaultTools.
+  // --tools patterns and +/- entries, --exclude-tools, -nt, -nbt, defaultTools.
   let activeTools: string[];
   try {
     // pi 1.6's built-in codemode and tool_search: registered inactive; absent when their built-in extension is off.
@@ -214,7 +214,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
     throw e;
   }
 
-  // (changed for sessions) One factory builds the first session and every later one (/new,
+  // One factory builds the first session and every later one (/new,
   // resume, fork, clone, import); the runtime opens or creates the store.
   const factory = createSessionFactory({
     kernel,
@@ -299,7 +299,7 @@ export interface StartModel {
  */
 /**
  * The branch's latest model_change entry, as a one-entry list for virtualSelection, walking up
- * from the leaf and stopping there (issue 20: building the whole branch of a 10,000-entry
+ * from the leaf and stopping there (building the whole branch of a 10,000-entry
  * session for this cost ~9 ms of its start-up). Guarded against a cyclic parent chain.
  */
 function latestModelChange(store: SessionManager): unknown[] {
@@ -468,7 +468,7 @@ function checkResume(kernel: Kernel, mode: ModeDefinition): void {
   }
 }
 
-// ---- every credential the CLI knows is redacted (security hardening, issue 21) ------------------
+// ---- every credential the CLI knows is redacted (security hardening) ------------------
 /** auth.json (all providers), credential-looking environment variables, models.json keys and headers, MCP server headers and env. */
 function seedProcessSecrets(kernel: Kernel, authData: unknown, cwd: string): void {
   addProcessSecrets(authData);

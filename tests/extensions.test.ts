@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createExtensionHarness, type ExtensionHarness } from "../sdk/extension-harness.js";
 import { formatToolList } from "../plugins/extensions/list-tools.js";
-import type { ExtensionHost } from "../plugins/extensions/host.js";
 import type { Context } from "@mariozechner/pi-ai";
 import type { ExtensionUI } from "../core/ui.js";
 import { createNoopUI } from "../core/ui.js";

@@ -6,7 +6,7 @@
  * tool are callable by name.
  */
 import { afterAll, afterEach, describe, expect, it } from "@jest/globals";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createCodemodeExtension } from "../sdk/pi16/tools.js";

@@ -17,7 +17,7 @@ let server: LlmServer;
 let e: E2eEnv;
 let outside: string;
 
-const { tmux, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
+const { tmux, send, typeText, waitFor } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
 
 describe("sandbox in the interactive mode (tmux)", () => {
   requireProgram("bwrap", "bubblewrap");

@@ -3,7 +3,7 @@
  * real CLI's interactive mode, the loopback LLM server and a throwaway agent dir.
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach, jest } from "@jest/globals";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { CLI, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";

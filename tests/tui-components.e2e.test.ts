@@ -17,7 +17,7 @@ const EXTENSION = join(ROOT, "tests", "fixtures", "extensions", "tui-components.
 let server: LlmServer;
 let e: E2eEnv;
 
-const { tmux, capture, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
+const { tmux, send, typeText, waitFor, readErr } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));
 
 const SCRIPT = {
   turns: [

@@ -25,6 +25,9 @@ export const unguardedFsWrite: typeof FS.write = fs.write;
 
 let installed = false;
 
+/** A function of `fs` or `child_process` as it is wrapped: called with what its caller passed. */
+type WrappableFn = (this: unknown, ...args: unknown[]) => unknown;
+
 const toStderr = (fd: unknown) => (fd === 1 ? 2 : fd);
 
 /** One stdio entry: inherited or explicit fd 1 becomes fd 2. */
@@ -69,7 +72,7 @@ function guardArgs(name: string, args: unknown[]): unknown[] {
 export function guardDescriptorOne(): void {
   if (installed) return;
   installed = true;
-  const f = fs as unknown as Record<string, (...args: any[]) => any>;
+  const f = fs as unknown as Record<string, WrappableFn>;
   for (const name of ["write", "writeSync", "writev", "writevSync", "writeFile", "writeFileSync", "appendFile", "appendFileSync"]) {
     const original = f[name];
     if (typeof original !== "function") continue;
@@ -86,12 +89,12 @@ export function guardDescriptorOne(): void {
   };
   // Loaded now (a few milliseconds of start-up in these modes): an ES module that imported it
   // before a wrap would keep the plain functions otherwise.
-  wrapChildProcess(load("node:child_process") as Record<string, (...args: any[]) => any>);
+  wrapChildProcess(load("node:child_process") as Record<string, WrappableFn>);
   syncBuiltinESMExports();
 }
 
 let childProcessWrapped = false;
-function wrapChildProcess(cp: Record<string, (...args: any[]) => any>): void {
+function wrapChildProcess(cp: Record<string, WrappableFn>): void {
   if (childProcessWrapped) return;
   childProcessWrapped = true;
   for (const name of ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]) {

@@ -207,7 +207,7 @@ describe("parseJsonLine", () => {
   });
 });
 
-describe("JsonlLineReader line limit (issue 21)", () => {
+describe("JsonlLineReader line limit", () => {
   it("drops a line over the limit as it arrives, reports its length, keeps reading", () => {
     const lines: string[] = [];
     const over: number[] = [];

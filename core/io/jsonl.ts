@@ -219,7 +219,7 @@ export class JsonlLineReader {
   /** Pieces of the current (unterminated) line, oldest first. */
   private pending: string[] = [];
   private ended = false;
-  // ---- line size limit (security hardening, issue 21) ----
+  // ---- line size limit (security hardening) ----
   /** Characters in `pending`. */
   private pendingLength = 0;
   /** Inside an oversized line: drop everything up to its LF. */

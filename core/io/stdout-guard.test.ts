@@ -182,7 +182,7 @@ describe("StdoutGuard writer", () => {
         if (attempts <= 3) setImmediate(() => cb(errnoError("EAGAIN")));
         else if (attempts === 5) setImmediate(() => cb(errnoError("EWOULDBLOCK")));
         else {
-          written.push(chunk as string); // (issue 20: the guard may pass bytes; these tests write text)
+          written.push(chunk as string); // (the guard may pass bytes; these tests write text)
           setImmediate(() => cb(null));
         }
         return true;
@@ -248,7 +248,7 @@ describe("StdoutGuard writer", () => {
           setImmediate(() => cb(errnoError("EPIPE")));
           return false;
         }
-        return sink.write(chunk as string, cb); // (issue 20: text only in this test)
+        return sink.write(chunk as string, cb); // (text only in this test)
       },
     };
     const guard = new StdoutGuard({ output, stderr: new Sink(), highWaterMark: 100, onBroken: (e) => errors.push(e) });

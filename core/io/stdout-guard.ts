@@ -271,7 +271,7 @@ export class StdoutGuard {
   private startWrite(): void {
     if (this.inflight !== null || this.brokenError || this.pending.length === 0) return;
     const p = this.pending;
-    // (issue 20) bytes among the records: joined as bytes (each string encoded once)
+    // bytes among the records: joined as bytes (each string encoded once)
     this.inflight = p.length === 1 ? p[0]! : p.some((x) => typeof x !== "string") ? Buffer.concat(p.map((x) => (typeof x === "string" ? Buffer.from(x, "utf8") : x))) : (p as string[]).join("");
     this.inflightBytes = this.pendingBytes;
     this.pending = [];
@@ -447,7 +447,7 @@ function exitAfterStderr(error: Error, stderr: WritableLike): void {
   }
 }
 
-// ---- protocol stdout from the first byte (security hardening, issue 21) -------------------------
+// ---- protocol stdout from the first byte (security hardening) -------------------------
 let earlyGuard: StdoutGuard | undefined;
 
 /** The `--mode` value in raw argv (`--mode json`, `--mode=rpc`), or undefined. */

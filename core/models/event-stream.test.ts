@@ -129,7 +129,7 @@ describe("createLazyStream", () => {
   });
 });
 
-describe("createLazyStream adopting our own stream (issue 20)", () => {
+describe("createLazyStream adopting our own stream", () => {
   it("forwards events queued before and after, ends with end(result) as done, and passes the reader's pace to the producer", async () => {
     const inner = new AssistantMessageEventStream();
     const partial = emptyAssistantMessage(model);

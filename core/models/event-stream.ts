@@ -48,7 +48,7 @@ export class AssistantMessageEventStream implements AssistantStream {
   }
 
   /**
-   * (issue 20) From now on every event pushed here goes straight to `to` (the queued ones first),
+   * From now on every event pushed here goes straight to `to` (the queued ones first),
    * and drained()/backlog are `to`'s: one queue between producer and reader instead of two, and
    * the producer feels the real reader's pace. This stream's result() still settles. When it
    * ends without a terminal event, `onEnd(result given to end(), last partial)` decides how `to`

@@ -11,7 +11,7 @@
  * The facade owns what the parts share: the transcript, the model and thinking level, the
  * active tools and the system prompt, the store, the secrets never to be stored.
  */
-import { notifySessionInfo, notifyThinkingLevel } from "./pi16-notify.js"; // (e18)
+import { notifySessionInfo, notifyThinkingLevel } from "./pi16-notify.js";
 import type { Kernel } from "../kernel.js";
 import { createCustomMessage } from "../agent/messages.js";
 import type { AgentMessage, AgentSessionEvent, AnyModel, AssistantMessage, CustomMessage, ImageContent, Message, ThinkingLevel, ToolDefinition } from "../types.js";
@@ -20,7 +20,7 @@ import type { SessionStore } from "./store.js";
 import type { ModelSource } from "./model-source.js";
 import { asTreeStore } from "./store.js";
 import { SecretSet } from "./redact.js";
-import type { CompactionReason, CompactionResult, Compactor } from "./compaction-service.js";
+import type { CompactionReason, CompactionResult } from "./compaction-service.js";
 import { getUserMessagesForForking, navigateTree, type NavigateTreeOptions, type NavigateTreeResult } from "./tree.js";
 import { SessionEvents, type SessionListener } from "./session-events.js";
 import { ProviderGateway } from "./provider-gateway.js";
@@ -354,7 +354,7 @@ export class AgentSession {
 
   setThinkingLevel(level: ThinkingLevel, persist = true): ThinkingLevel {
     const next = clampThinkingLevel(this._model, level);
-    const previous = this._thinkingLevel; // (e18)
+    const previous = this._thinkingLevel;
     const changed = next !== this._thinkingLevel;
     this._thinkingLevel = next;
     if (persist && changed) {
@@ -365,7 +365,7 @@ export class AgentSession {
       }
       this.kernel.settings.update({ defaultThinkingLevel: next });
     }
-    if (changed) notifyThinkingLevel(this.kernel, next, previous); // (e18: pi 1.6 thinking_level_select)
+    if (changed) notifyThinkingLevel(this.kernel, next, previous); // (pi 1.6 thinking_level_select)
     return next;
   }
 
@@ -451,7 +451,7 @@ export class AgentSession {
     const n = name.trim();
     if (!n) throw new Error("session name must not be empty");
     this.sessionManager.appendSessionInfo(n);
-    notifySessionInfo(this.kernel, n); // (e18: pi 1.6 session_info_changed)
+    notifySessionInfo(this.kernel, n); // (pi 1.6 session_info_changed)
   }
   getLastAssistantText(): string | null {
     return lastAssistantText(this.transcript);

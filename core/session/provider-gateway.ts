@@ -5,7 +5,7 @@
  * before_provider_request hook. One stream for a turn, or one completion for a side request.
  * Every credential it hands out is added to the session's secrets (never stored).
  */
-import { applyProviderEvents } from "./provider-events.js"; // (e18)
+import { applyProviderEvents } from "./provider-events.js";
 import type { AssistantStream, Kernel } from "../kernel.js";
 import type { LlmContext } from "../agent/loop.js";
 import type { AnyModel, AssistantMessage, Message, ThinkingLevel } from "../types.js";
@@ -91,7 +91,7 @@ export class ProviderGateway {
       };
     }
     if (extra) Object.assign(options, extra);
-    await applyProviderEvents(hooks, model, options); // (e18: pi 1.6 before_provider_headers / after_provider_response)
+    await applyProviderEvents(hooks, model, options); // (pi 1.6 before_provider_headers / after_provider_response)
     for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
     return streamFn(model, context as never, options as never);
   }

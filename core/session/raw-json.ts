@@ -1,5 +1,5 @@
 /**
- * The JSON text each loaded message already has in its session file (issue 20: session load and
+ * The JSON text each loaded message already has in its session file (so that session load and
  * get_messages must not build the same structures twice).
  *
  * A session file is JSONL: every `message` entry is `{…,"message":{…}}` on a line of its own. The

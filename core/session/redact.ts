@@ -102,7 +102,7 @@ function deepRedact(value: unknown, fn: (s: string) => string): unknown {
   return value;
 }
 
-// ---- every credential the CLI knows (security hardening, issue 21) -----------------------------
+// ---- every credential the CLI knows (security hardening) -----------------------------
 /** Secrets known to the whole process (auth.json, provider env variables, MCP tokens); every SecretSet includes them. */
 export const PROCESS_SECRETS: SecretSet = new SecretSet(null);
 

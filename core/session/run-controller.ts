@@ -12,7 +12,7 @@ import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, Im
 import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
 import { fileGuardActive } from "../file-guard.js";
 import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
-import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./pi16-run.js"; // (e18)
+import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./pi16-run.js";
 import { routeReason } from "./virtual-route.js"; // (v18)
 
 export class RunController {
@@ -69,7 +69,7 @@ export class RunController {
     }
 
     // 2. The input hook: transform or consume.
-    const input = { type: "input" as const, text, images: opts.images, source, ...(this.running && opts.streamingBehavior ? { streamingBehavior: opts.streamingBehavior } : {}) }; // (e18: streamingBehavior)
+    const input = { type: "input" as const, text, images: opts.images, source, ...(this.running && opts.streamingBehavior ? { streamingBehavior: opts.streamingBehavior } : {}) }; // (streamingBehavior)
     if (this.kernel.hooks.input.isUsed()) {
       const r = await this.kernel.hooks.input.promise(input);
       if (r && r.action === "handled") {
@@ -108,7 +108,7 @@ export class RunController {
         const ev = await this.kernel.hooks.before_agent_start.promise({ type: "before_agent_start", prompt: finalText, images, systemPrompt: base, messages: [] });
         if (ev) {
           for (const m of ev.messages ?? []) prompts.push(createCustomMessage(m.customType, m.content, m.display, m.details));
-          const sp = withSections(ev.systemPrompt, ev.sections); // (e18: pi 1.6 prompt sections)
+          const sp = withSections(ev.systemPrompt, ev.sections); // (pi 1.6 prompt sections)
           if (sp !== base) this.turnSystemPrompt = sp;
         }
       }
@@ -296,7 +296,7 @@ export class RunController {
       void this.continueRun();
       return;
     }
-    // (e18: pi 1.6 agent_before_settle may append entries, queue a follow-up (cc-hooks' Stop) and ask for one more request)
+    // (pi 1.6 agent_before_settle may append entries, queue a follow-up (cc-hooks' Stop) and ask for one more request)
     const more = await beforeSettle(this.kernel, aborted ? "aborted" : this.lastRunOutcome(), {
       appendCustomEntry: (t, d) => void (this.session.sessionManager as unknown as { appendCustomEntry(t: string, d?: unknown): string }).appendCustomEntry(t, d),
       addMessage: (m) => this.addMessage(m),
@@ -316,7 +316,7 @@ export class RunController {
     return true;
   }
 
-  /** (e18) How the last run ended, from its last assistant message. */
+  /** How the last run ended, from its last assistant message. */
   private lastRunOutcome(): "completed" | "error" {
     const t = this.session.transcript;
     for (let i = t.length - 1; i >= 0; i--) {
@@ -350,7 +350,7 @@ export class RunController {
       model,
       systemPrompt,
       thinkingLevel: s.thinkingLevel, // (r18: pi 1.6 assistant thinkingLevel)
-      // (issue 18, tools-img) read per model call: a tool activated during the run (1.6's tool_search,
+      // read per model call: a tool activated during the run (1.6's tool_search,
       // pi.setActiveTools from a handler) is declared and callable from the next call of the same run.
       get tools() {
         return s.getActiveTools();
@@ -382,8 +382,8 @@ export class RunController {
       },
       afterToolCall: async (call, args, result, isError) => {
         if (!hooks.tool_result.isUsed()) return { result, isError };
-        const ev = await hooks.tool_result.promise({ type: "tool_result", toolCallId: call.id, toolName: call.name, input: args, content: result.content, details: result.details, isError, ...pickToolExtras(result), ...parentOf(call) }); // (e18: structuredContent, usage)
-        const r: AgentToolResult = { content: ev?.content ?? result.content, details: ev?.details ?? result.details, ...pickToolExtras(ev) }; // (e18)
+        const ev = await hooks.tool_result.promise({ type: "tool_result", toolCallId: call.id, toolName: call.name, input: args, content: result.content, details: result.details, isError, ...pickToolExtras(result), ...parentOf(call) }); // (structuredContent, usage)
+        const r: AgentToolResult = { content: ev?.content ?? result.content, details: ev?.details ?? result.details, ...pickToolExtras(ev) };
         return { result: r, isError: ev?.isError ?? isError };
       },
       getSteeringMessages: () => this.dequeue(this.steeringQueue, s.steeringMode),
@@ -461,7 +461,7 @@ export class RunController {
       return;
     }
     if (opts.triggerTurn) {
-      // (e18: pi 1.6 before_agent_start with messageType "custom")
+      // (pi 1.6 before_agent_start with messageType "custom")
       const pre = await beforeCustomRun(this.kernel, m, await this.session.getSystemPrompt());
       this.followUpQueue.push(m, ...pre.messages);
       this.turnSystemPrompt = pre.systemPrompt;
@@ -527,7 +527,7 @@ function stripImages(messages: AgentMessage[]): AgentMessage[] {
   });
 }
 
-/** (e18) The pi 1.6 fields of a tool result that the tool_result hook passes through. */
+/** The pi 1.6 fields of a tool result that the tool_result hook passes through. */
 function pickToolExtras(r: unknown): { structuredContent?: unknown; usage?: unknown; terminate?: true } {
   const o = (r ?? {}) as { structuredContent?: unknown; usage?: unknown; terminate?: unknown };
   return {

@@ -40,7 +40,7 @@ export interface ParsedSessionFile {
   parsedLines: number;
   /** Number of non-blank lines ended by a newline (whatever they hold): >0 without a header means "not a session". */
   completeLines?: number;
-  /** (issue 20) The file's bytes and where each message entry's line is (current-version files only). */
+  /** The file's bytes and where each message entry's line is (current-version files only). */
   rawMessages?: RawMessageJson;
 }
 
@@ -56,7 +56,7 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   const size = buf.length;
   const needsNewline = size > 0 && buf[size - 1] !== 0x0a;
-  // (issue 20) A file of plain ASCII is decoded as latin1 (the same text, copied without UTF-8
+  // A file of plain ASCII is decoded as latin1 (the same text, copied without UTF-8
   // decoding: ~5 ms less on a 5 MB session); any other byte takes the UTF-8 path.
   const ascii = isAscii(buf);
   const text = ascii ? buf.toString("latin1") : buf.toString("utf8");
@@ -76,7 +76,7 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
     let value: unknown;
     let span = -1;
     try {
-      // (issue 20) A message entry as this program and pi write it is parsed in two parts, its
+      // A message entry as this program and pi write it is parsed in two parts, its
       // header members (read by a regular expression) and its message; a message that parses
       // alone is exactly the bytes get_messages copies, so their range is known from here on.
       const head = ascii ? MESSAGE_HEAD.exec(line) : null;
@@ -225,7 +225,7 @@ export function appendToFile(path: string, data: Buffer): AppendResult {
   let fd: number | undefined;
   let written = 0;
   try {
-    fd = openSync(path, "a", 0o600); // transcripts may hold secrets: owner only when created (issue 21)
+    fd = openSync(path, "a", 0o600); // transcripts may hold secrets: owner only when created
     while (written < data.length) {
       written += writeSync(fd, data, written, data.length - written);
     }

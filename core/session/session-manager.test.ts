@@ -158,7 +158,7 @@ describe("SessionManager", () => {
       ["a missing parent", (ids: string[]) => ({ [ids[2]!]: "deadbeef" }), "not in the file"],
       ["a parent that is itself", (ids: string[]) => ({ [ids[3]!]: ids[3]! }), "loops"],
       ["a loop through earlier entries", (ids: string[]) => ({ [ids[1]!]: ids[3]! }), "loops at entry"],
-    ])("open() reports a leaf with %s and what was recovered (issue 21)", (_name, rewire, why) => {
+    ])("open() reports a leaf with %s and what was recovered", (_name, rewire, why) => {
       const sm = SessionManager.create("/orig", tmp.dir);
       sm.appendMessage(userMsg("q1"));
       sm.appendMessage(assistantMsg("a1"));

@@ -39,7 +39,6 @@ import {
   type ContextEditEntry,
   type CustomEntry,
   type CustomMessageEntry,
-  type FileEntry,
   type LabelEntry,
   type ModelChangeEntry,
   type NewSessionOptions,
@@ -162,7 +161,7 @@ export class SessionManager {
   private labelTimestampsById = new Map<string, string>();
   private leafId: string | null = null;
   private hasAssistant = false;
-  /** (issue 20) The loaded file's bytes of its messages (see raw-json.ts). */
+  /** The loaded file's bytes of its messages (see raw-json.ts). */
   private rawMessages: RawMessageJson | undefined;
 
   private readonly writer = new SessionWriter((d) => this.report(d));
@@ -284,7 +283,7 @@ export class SessionManager {
   }
 
   private load(file: string, parsed: ParsedSessionFile | undefined): void {
-    // A file with complete lines but no session header is someone else's file: never append to it (issue 21).
+    // A file with complete lines but no session header is someone else's file: never append to it.
     if (parsed && !parsed.header && (parsed.parsedLines > 0 || (parsed.completeLines ?? 0) > 0)) {
       this.addDiagnostics(parsed.diagnostics);
       throw new Error(`Not a session file (its first line is not a session header), left unchanged: ${file}`);
@@ -320,7 +319,7 @@ export class SessionManager {
     }
   }
 
-  /** A broken parent chain (missing parent, loop) is reported with what was recovered (issue 21). */
+  /** A broken parent chain (missing parent, loop) is reported with what was recovered. */
   private checkParentChain(file: string): void {
     const problem = parentChainProblem(this.byId, this.leafId);
     if (!problem) return;
@@ -746,21 +745,21 @@ export class SessionManager {
   }
 
   /**
-   * (issue 20) The JSON text a message loaded from this session's file was parsed from (a view
+   * The JSON text a message loaded from this session's file was parsed from (a view
    * of the file's bytes), or undefined for any other message. See raw-json.ts.
    */
   rawMessageJson(message: object): Uint8Array | undefined {
     return this.rawMessages?.get(message);
   }
 
-  /** (issue 20) The messages as one JSON array between `prefix` and `suffix`, loaded ones copied from the file. */
+  /** The messages as one JSON array between `prefix` and `suffix`, loaded ones copied from the file. */
   messagesRecord(prefix: string, messages: readonly unknown[], suffix: string): Uint8Array {
     return this.rawMessages ? this.rawMessages.record(prefix, messages, suffix) : messagesRecord(prefix, messages, () => undefined, suffix);
   }
 
   /** Messages, thinking level and model for the model call, from the path root → leaf. */
   buildSessionContext(): SessionContext {
-    // (issue 20) Start-up asks twice (the start model, then the session): built once per state of
+    // Start-up asks twice (the start model, then the session): built once per state of
     // the tree (entries are only appended or replaced by a new list; the leaf moves). A copy of
     // the message list each time, so no caller sees another's changes.
     const c = this.contextCache;

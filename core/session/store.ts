@@ -20,10 +20,10 @@ export interface SessionStore {
   appendThinkingLevelChange(level: string): string;
   appendSessionInfo(name: string): string;
   buildSessionContext(): SessionContextSnapshot;
-  /** (issue 20) The JSON text a loaded message was parsed from, when the store kept it. */
+  /** The JSON text a loaded message was parsed from, when the store kept it. */
   rawMessageJson?(message: object): Uint8Array | undefined;
   /**
-   * (issue 20) `prefix` + the messages as a JSON array + `suffix`, as UTF-8 bytes, the loaded
+   * `prefix` + the messages as a JSON array + `suffix`, as UTF-8 bytes, the loaded
    * messages copied from the file's bytes (see raw-json.ts messagesRecord).
    */
   messagesRecord?(prefix: string, messages: readonly unknown[], suffix: string): Uint8Array;

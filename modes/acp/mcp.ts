@@ -8,11 +8,6 @@
  */
 import type { Kernel } from "../../core/kernel.js";
 
-interface McpServiceLike {
-  reconnect(name?: string): Promise<void>;
-  whenSettled(): Promise<void>;
-}
-
 type Pair = { name?: unknown; value?: unknown };
 const pairs = (v: unknown): Record<string, string> =>
   Object.fromEntries((Array.isArray(v) ? (v as Pair[]) : []).filter((p) => typeof p?.name === "string" && typeof p.value === "string").map((p) => [p.name as string, p.value as string]));

@@ -24,13 +24,6 @@ import { promptToMessage } from "./prompt.js";
 import { useClientTools } from "./client-tools.js";
 import { ClientMcpServers } from "./mcp.js";
 
-interface ModelRegistryLike {
-  find(provider: string, modelId: string): AnyModel | undefined;
-  getAvailable(): Promise<AnyModel[]>;
-  hasConfiguredAuth(model: AnyModel): Promise<boolean>;
-  isKeyless(provider: string): boolean;
-}
-
 /** Our session modes (session/set_mode). */
 export const SESSION_MODES = [
   { id: "default", name: "Default", description: "Asks before tool calls the permission gate flags (dangerous bash, ask rules)" },

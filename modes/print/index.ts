@@ -9,7 +9,7 @@ import { formatDiagnostic } from "../../core/kernel.js";
 import { StdoutGuard } from "../../core/io/index.js";
 import { protectStdout } from "../../core/io/stdout-guard.js";
 import { toWireEvent, PROTOCOL_VERSION } from "../../core/io/wire.js";
-import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
+import { writeProtocolNotices } from "../../core/io/pi16-notices.js";
 import { messageText } from "../../core/agent/messages.js";
 import type { AssistantMessage } from "../../core/types.js";
 
@@ -53,7 +53,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
-  // Ctrl-C too: aborting ends the tool process groups the run started (issue 21).
+  // Ctrl-C too: aborting ends the tool process groups the run started.
   process.on("SIGINT", onSignal);
 
   let unsubscribe = () => {};
@@ -63,7 +63,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
   };
   runtime.onRebind?.(subscribe);
   subscribe();
-  const unNotices = format === "json" ? writeProtocolNotices(kernel.hooks, (r) => guard.writeRecord(r as never)) : () => {}; // (e18)
+  const unNotices = format === "json" ? writeProtocolNotices(kernel.hooks, (r) => guard.writeRecord(r as never)) : () => {};
 
   let exitCode = 0;
   try {
@@ -127,7 +127,7 @@ export async function runPrint(ctx: ModeContext, format: "text" | "json"): Promi
     return exitCode;
   } finally {
     unsubscribe();
-    unNotices(); // (e18)
+    unNotices();
     try {
       await runtime.dispose();
     } catch (e) {

@@ -423,7 +423,7 @@ function buildOutputSchemas() {
     summarization_retry_finished: event("summarization_retry_finished", {}, "Retrying a summary request ended (success, failure or abort)"),
     model_select: event("model_select", { model: Model, previousModel: Type.Optional(Model), source: Type.String() }, "The model changed"),
     entry_appended: event("entry_appended", { entry: SessionEntry }, "An extension appended a custom entry (pi.appendEntry); the entry as stored"),
-    // (e18: pi 1.6)
+    // (pi 1.6)
     thinking_level_changed: event("thinking_level_changed", { level: Type.String() }, "The active thinking level changed"),
     session_info_changed: event("session_info_changed", { name: Type.Optional(Type.String()) }, "The session's display name changed (absent: cleared)"),
     bash_execution_update: event(

@@ -21,11 +21,11 @@ export const DEFAULT_MAX_RPC_LINE = 64 * 1024 * 1024;
 /** Quiet time after the last command before the provider module is preloaded. */
 const WARM_UP_IDLE_MS = 500;
 import { toWireEvent } from "../../core/io/wire.js";
-import { writeProtocolNotices } from "../../core/io/pi16-notices.js"; // (e18)
+import { writeProtocolNotices } from "../../core/io/pi16-notices.js";
 import { messageText } from "../../core/agent/messages.js";
 import type { AgentSession, Disposition } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
-import type { AgentSessionEvent, AnyModel, ThinkingLevel } from "../../core/types.js";
+import type { AgentSessionEvent, ThinkingLevel } from "../../core/types.js";
 import type { RpcCommand, RpcCommandMap, RpcCommandType } from "./commands.js";
 import { validateInput } from "./validate.js";
 import { openRpcOutput } from "./output.js";
@@ -35,13 +35,6 @@ type Id = string | number | undefined;
 /** A handler returns the response data (undefined: a response without data), or NO_RESPONSE when it answered itself. */
 type Handler<K extends RpcCommandType> = (cmd: RpcCommandMap[K], id: Id) => Promise<unknown> | unknown;
 const NO_RESPONSE = Symbol("no response");
-
-interface ModelRegistryLike {
-  find(provider: string, modelId: string): AnyModel | undefined;
-  getAvailable(): Promise<AnyModel[]>;
-  hasConfiguredAuth(model: AnyModel): Promise<boolean>;
-  isKeyless(provider: string): boolean;
-}
 
 class CommandError extends Error {}
 
@@ -56,7 +49,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   // Once the client has had an answer and sent nothing for WARM_UP_IDLE_MS, load the model's
   // provider module, off the first prompt's path. Not at once after the first answer: the
   // commands a client sends at start (get_messages of a long session, get_commands) would wait
-  // behind ~1 MB of module compilation (issue 20). A command arriving meanwhile re-arms the wait.
+  // behind ~1 MB of module compilation. A command arriving meanwhile re-arms the wait.
   let warmed = false;
   let warmTimer: NodeJS.Timeout | undefined;
   const warmUp = () => {
@@ -96,7 +89,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   };
   const unRebind = runtime.onRebind(subscribe);
   subscribe();
-  const unNotices = writeProtocolNotices(kernel.hooks, write); // (e18: thinking_level_changed, session_info_changed)
+  const unNotices = writeProtocolNotices(kernel.hooks, write); // (thinking_level_changed, session_info_changed)
 
   // ---- ending ----
   let resolveRun!: (code: number) => void;
@@ -123,7 +116,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       }
       unsubscribe();
       unRebind();
-      unNotices(); // (e18)
+      unNotices();
       await out.close();
       resolveRun(code);
     })();
@@ -145,7 +138,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
-  process.on("SIGINT", onSignal); // (issue 21) Ctrl-C ends the tool process groups too
+  process.on("SIGINT", onSignal); // Ctrl-C ends the tool process groups too
 
   // ---- commands ----
   const registry = () => kernel.service("model-registry");
@@ -231,7 +224,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       };
     },
     get_messages: (_cmd, id) => {
-      // (issue 20) Written as bytes: messages loaded from the session file are copied from its
+      // Written as bytes: messages loaded from the session file are copied from its
       // bytes instead of being serialised again (core/session/raw-json.ts); the record is the
       // same one JSON line success() would write.
       const s = session();
@@ -302,7 +295,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     bash: (cmd, id) =>
       session().executeBash(cmd.command, {
         excludeFromContext: cmd.excludeFromContext,
-        // (e18: pi 1.6 streams the output as bash_execution_update, with the command's id)
+        // (pi 1.6 streams the output as bash_execution_update, with the command's id)
         onData: (delta) => void write(id === undefined ? { type: "bash_execution_update", delta } : { type: "bash_execution_update", id, delta }),
       }),
     abort_bash: () => {
@@ -409,7 +402,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     }
   };
 
-  // An input line over the limit is dropped as it arrives and answered with an error (issue 21).
+  // An input line over the limit is dropped as it arrives and answered with an error.
   const maxLine = Number((kernel.settings.get().rpc as { maxLineLength?: unknown } | undefined)?.maxLineLength);
   const maxLineLength = Number.isFinite(maxLine) && maxLine > 0 ? maxLine : DEFAULT_MAX_RPC_LINE;
   detachInput = attachJsonlReader(

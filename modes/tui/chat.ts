@@ -10,7 +10,7 @@ import { highlightCode, languageFromPath } from "./highlight.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
 import type { Theme } from "./theme.js";
-import { fitLine, padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
+import { padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
 
 export interface ChatContext {
   theme: Theme;

@@ -8,7 +8,6 @@ import type { ThinkingLevel } from "../../core/types.js";
 import type { Kernel } from "../../core/kernel.js";
 import type { CommandHost, TreeHost } from "./host.js";
 import { BINDING_DESCRIPTIONS, formatKey, Keybindings } from "./keys.js";
-import type { SelectItem } from "./layers.js";
 import { findThemes } from "./theme.js";
 
 export interface BuiltinCommand {

@@ -9,7 +9,6 @@ import { fuzzyFilter } from "../../core/models/model-resolver.js";
 import { Editor } from "./editor.js";
 import type { KeyPress, Keybindings } from "./keys.js";
 import type { Theme } from "./theme.js";
-import { componentLines } from "./chat.js";
 import { fitLine, padToWidth, sanitize, truncate, visibleWidth, wrapText } from "./text.js";
 
 export interface LayerEnv {

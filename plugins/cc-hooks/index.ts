@@ -16,9 +16,9 @@
  */
 import { definePlugin } from "../../core/plugin.js";
 import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel.js";
-import type { SessionStartReason, SessionShutdownEvent, ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
+import type { SessionStartReason, SessionShutdownEvent, ToolCallEvent } from "../../core/hooks.js";
 import { validateToolArguments } from "../../core/agent/validate.js";
-import { HookEngine, blockReason, contexts, hso, SOURCE, stopRequest, type ProjectTrustService } from "./engine.js";
+import { HookEngine, blockReason, contexts, hso, SOURCE, stopRequest } from "./engine.js";
 import { ccToolName, fromCcInput, matchNames, toCcInput } from "./tools.js";
 import { DEFAULT_TIMEOUT_S } from "./runner.js";
 
@@ -26,12 +26,6 @@ type Obj = Record<string, unknown>;
 /** How many times in a row Stop hooks may send the agent back to work. */
 export const STOP_LOOP_LIMIT = 3;
 const CONTEXT_CAP = 10_000;
-
-interface GateService {
-  approve(toolCallId: string): void;
-  ask(event: ToolCallEvent, reason: string): Promise<ToolCallResult | undefined>;
-  onAsk?(fn: (message: string) => void): () => void;
-}
 
 const SESSION_START_SOURCE: Partial<Record<SessionStartReason, string>> = {
   startup: "startup",

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import { dumpDom } from "../../tests/helpers/chromium.js";
-import exportHtml, { type ExportHtml, type ExportSession } from "./index.js";
+import exportHtml from "./index.js";
 import { escapeHtml } from "./render.js";
 import type { SessionManager } from "../../core/session/session-manager.js";
 import type { ToolDefinition } from "../../core/types.js";

@@ -17,7 +17,7 @@ export const STALE_MESSAGE =
 
 export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): ExtensionAPI {
   const kernel = host.kernel;
-  isolateExtensionFailures(kernel, () => host.extensions.filter((e) => !e.stale)); // (issue 21) failures stay with the extension
+  isolateExtensionFailures(kernel, () => host.extensions.filter((e) => !e.stale)); // failures stay with the extension
   const alive = () => {
     if (ext.stale) throw new Error(STALE_MESSAGE);
   };
@@ -34,7 +34,7 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
     on(event: string, handler: (e: any, ctx: any) => unknown) {
       alive();
       if (typeof event !== "string" || !event) throw new TypeError("pi.on(event, handler): event must be an event name");
-      tapExtensionEvent(ext.scope, host.eventHost(ext), event, withTimeLimit(kernel, ext.name, event, handler)); // (issue 21) per-event time limit
+      tapExtensionEvent(ext.scope, host.eventHost(ext), event, withTimeLimit(kernel, ext.name, event, handler)); // per-event time limit
     },
 
     registerTool(tool: ToolDefinition<any, any>) {

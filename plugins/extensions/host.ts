@@ -26,12 +26,6 @@ import { toolContext } from "./tool-context.js";
 import { discoverInFolder, entriesOfFolder, expandPath, realKey, resolveFrom, type ExtensionCandidate, type ExtensionOrigin } from "./discovery.js";
 import type { ExtensionCommandContext, ExtensionContext, ProviderConfig, SlashCommandInfo, SourceInfo, ToolDefinition, ToolInfo } from "./types.js";
 
-/** Kernel service "project-trust" (the trust plugin), as far as the host uses it. */
-interface ProjectTrust {
-  isTrusted(cwd?: string): boolean;
-  noteSkipped(item: { kind: string; path: string }, cwd?: string): void;
-}
-
 function untrustedMessage(kernel: Kernel, what: string): string {
   return (
     `project ${kernel.cwd} is not trusted, so its ${what} did not load. Trust it with --trust (this run), ` +

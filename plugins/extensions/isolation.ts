@@ -1,5 +1,5 @@
 /**
- * Keeping one extension's failures to itself (security hardening, issue 21).
+ * Keeping one extension's failures to itself (security hardening).
  *
  * - Time limit per event: a handler that has not settled after `extensionHandlerTimeoutMs`
  *   (setting; default 10 minutes — long enough for a person answering the extension's dialog;

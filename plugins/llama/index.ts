@@ -10,6 +10,7 @@
  */
 import type { Kernel } from "../../core/kernel.js";
 import { definePlugin } from "../../core/plugin.js";
+import type { ExtensionUI } from "../../core/ui.js";
 import { resolveBuiltinExtensions } from "../../core/builtin-extensions.js";
 import { DEFAULT_LLAMA_SERVER_URL, isServing, LlamaRouter, normalizeServerUrl, type RouterModel } from "./client.js";
 
@@ -21,8 +22,10 @@ interface StoredLlama {
   env?: { LLAMA_BASE_URL?: string };
 }
 
-function authStorage(kernel: Kernel): { get(p: string): unknown; set(p: string, c: unknown): boolean; path?: string } | undefined {
-  return (kernel.service("model-registry") as { authStorage?: any } | undefined)?.authStorage;
+type CredentialStore = { get(p: string): unknown; set(p: string, c: unknown): boolean; path?: string };
+
+function authStorage(kernel: Kernel): CredentialStore | undefined {
+  return (kernel.service("model-registry") as { authStorage?: CredentialStore } | undefined)?.authStorage;
 }
 
 /** The router to talk to: the stored credential's address, else LLAMA_BASE_URL; undefined when neither. */
@@ -123,7 +126,7 @@ export default definePlugin({
       source: "extension",
       path: "builtin:llama.cpp",
       handler: async (_args: string, ctx: { mode?: string }) => {
-        const ui = kernel.service("ui") as any;
+        const ui = kernel.service("ui") as ExtensionUI | undefined;
         if (ctx?.mode !== "tui" || !ui) return ui?.notify?.("/llama is available in interactive mode", "warning");
         const router = configuredRouter(kernel);
         if (!router) return ui.notify(`Configure llama.cpp with /login ${LLAMA_PROVIDER}`, "warning");
@@ -135,7 +138,7 @@ export default definePlugin({
 
 const DOWNLOAD = "Download model…";
 
-async function manage(ui: any, router: LlamaRouter, service: LlamaService): Promise<void> {
+async function manage(ui: ExtensionUI, router: LlamaRouter, service: LlamaService): Promise<void> {
   for (;;) {
     let models: RouterModel[];
     try {

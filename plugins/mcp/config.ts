@@ -466,7 +466,7 @@ export function kernelSources(kernel: KernelLike): Pick<CollectInput, "user" | "
     projectSettings: p.mcpServers !== undefined ? { servers: p.mcpServers, path: kernel.settings.projectPath() ?? join(kernel.cwd, ".pi", "settings.json") } : undefined,
     mcpJson: readMcpJson(kernel.cwd),
     projectMcpJson: readMcpJson(join(kernel.cwd, configDir), "mcp.json"),
-    // (1.6 compat, issue 18) servers extensions registered with pi.registerMcpServer.
+    // servers extensions registered with pi.registerMcpServer.
     extensionServers: kernel.service("extension-mcp-servers")?.list(),
   };
 }

@@ -74,7 +74,7 @@ export default definePlugin({
       void m.start().catch((error) => api.report("error", "MCP start failed", error));
     });
 
-    // (1.6 compat, issue 18) an extension registered or removed a server after start-up: connect
+    // an extension registered or removed a server after start-up: connect
     // it now, or disconnect it and withdraw its tools. Registrations made while extensions load
     // are picked up by session_start.
     // The next prompt waits for it, like the first one waits for the start.

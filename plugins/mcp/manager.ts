@@ -14,7 +14,6 @@
 import { filterLateTools } from "../../core/tool-selection.js";
 import type { Kernel, PluginApi } from "../../core/kernel.js";
 import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/types.js";
-import type { ExtensionUI } from "../../core/ui.js";
 import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpServerEntry, type McpTransport } from "./config.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";
@@ -323,7 +322,7 @@ export class McpManager {
 
   /** Active tools = the non-MCP ones kept + `wanted`, limited by `--tools` / `--no-tools`. */
   private activate(session: ReturnType<McpManager["session"]>, kept: string[], wanted: string[]): void {
-    // (changed for 1.6 compat) --tools keeps MCP tools unless an entry starts with mcp__; -nt, -xt.
+    // --tools keeps MCP tools unless an entry starts with mcp__; -nt, -xt.
     const flags = this.kernel.service("argv")?.flags;
     const add = filterLateTools(wanted, flags);
     this.activated = new Set(add);

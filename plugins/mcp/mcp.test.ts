@@ -14,7 +14,7 @@ import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import { definePlugin, type PluginManifest } from "../../core/plugin.js";
 import type { Diagnostic, ToolResultMessage } from "../../core/types.js";
 import type { FauxStep } from "../faux/index.js";
-import mcpPlugin, { type McpService } from "./index.js";
+import mcpPlugin from "./index.js";
 import { startMcpHttpServer, type McpHttpServer } from "../../tests/fixtures/mcp/http-server.mjs";
 
 const STDIO = fileURLToPath(new URL("../../tests/fixtures/mcp/stdio-server.mjs", import.meta.url));

@@ -6,8 +6,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import type { Settings } from "../../core/settings.js";
-import resources, { type ResourcesService } from "../resources/index.js";
-import packages, { type PackageResourcePaths } from "./index.js";
+import resources from "../resources/index.js";
+import packages from "./index.js";
 
 let env: Awaited<ReturnType<typeof createTestKernel>> | undefined;
 afterEach(() => {

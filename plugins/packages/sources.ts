@@ -13,7 +13,7 @@
  * npm → the package name, git → host/path without the ref, local → the absolute path.
  */
 import { createHash } from "node:crypto";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { homedir } from "node:os";
 import { expandHome as expandHomeIn } from "../../core/fs-utils.js";
 

@@ -15,7 +15,7 @@
 import { definePlugin } from "../../core/plugin.js";
 import type { Kernel } from "../../core/kernel.js";
 import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
-import { dialogDeadline, type ExtensionUI } from "../../core/ui.js";
+import { dialogDeadline } from "../../core/ui.js";
 import { compilePolicy, describeCall, evaluate, type CompiledPolicy, type Evaluation, type PermissionPolicy } from "./rules.js";
 
 declare module "../../core/services.js" {
@@ -211,7 +211,7 @@ export default definePlugin({
     api.provide("permission-gate", gate);
     // After extension taps (stage 0): the gate judges the arguments as they will run.
     api.on("tool_call", (event) => gate.onToolCall(event), { stage: 100 });
-    // Rules naming no tool (`Bash(…)`, `Write(…)`) would silently match nothing: say so at start-up (issue 21).
+    // Rules naming no tool (`Bash(…)`, `Write(…)`) would silently match nothing: say so at start-up.
     let checked = false;
     api.on("session_start", () => {
       if (checked) return;

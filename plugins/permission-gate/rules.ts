@@ -251,7 +251,7 @@ function absolutePath(p: string, cwd: string): string {
 
 const PATH_TOOLS = new Set(["read", "write", "edit", "ls", "grep", "find"]);
 
-// ---- real paths (security hardening, issue 21) -------------------------------------------------
+// ---- real paths (security hardening) -------------------------------------------------
 /** A path that cannot be resolved safely (a symlink loop, an unreadable folder on the way). */
 export class UnresolvablePathError extends Error {}
 
@@ -438,7 +438,7 @@ export function evaluate(policy: CompiledPolicy, toolName: string, input: Record
     const t = rules.length ? pathTargets(pathArg(input) ?? ".", cwd) : undefined;
     if (t?.error) return { decision: "deny", rule: rules[0]!.text, reason: `a path rule applies and the path cannot be resolved safely (${t.error})` };
   }
-  // Bash rules match the parsed command (issue 21); the parser loads only when a bash rule exists.
+  // Bash rules match the parsed command; the parser loads only when a bash rule exists.
   const bashRule = (r: ParsedRule) => r.pattern !== undefined && r.tool.test("bash");
   let parsed: BashAnalysis | undefined;
   if (toolName === "bash" && [...policy.deny, ...policy.ask, ...policy.allow].some(bashRule)) {

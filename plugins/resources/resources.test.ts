@@ -9,7 +9,7 @@ import type { Context } from "@mariozechner/pi-ai";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import type { Settings } from "../../core/settings.js";
 import type { ToolDefinition } from "../../core/types.js";
-import resources, { type ResourcesService } from "./index.js";
+import resources from "./index.js";
 
 type Env = Awaited<ReturnType<typeof createTestKernel>>;
 let env: Env | undefined;

@@ -314,7 +314,7 @@ export class OutputCollector {
 
   private openFile(): void {
     this.filePath = join(tmpdir(), `${this.tempPrefix}-${randomBytes(8).toString("hex")}.log`);
-    // Full output may hold secrets: a new file (never one planted at the name), owner only (issue 21).
+    // Full output may hold secrets: a new file (never one planted at the name), owner only.
     this.file = createWriteStream(this.filePath, { flags: "wx", mode: 0o600 });
     this.file.on("error", (e) => (this.fileError = e));
     for (const b of this.pending) this.file.write(b);

@@ -56,7 +56,7 @@ const CHUNK_BYTES = 16 * 1024 * 1024;
 // ---- pattern compilation: grep-pattern.ts ----------------------------------------------------
 
 export { compilePattern, requiredLiteral, type CompiledPattern } from "./grep-pattern.js";
-import { compilePattern, type CompiledPattern } from "./grep-pattern.js";
+import { compilePattern } from "./grep-pattern.js";
 
 // ---- searching text -------------------------------------------------------------------------
 //

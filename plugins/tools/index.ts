@@ -87,7 +87,7 @@ export default definePlugin({
     const cwd = api.kernel.cwd;
     const settings = () => api.kernel.settings.get();
 
-    // (issue 18, tools-img) images.autoResize: images are fitted to 2000x2000 px and 4.5 MB as in pi 1.6, with its dimension note (Photon loads on the first image).
+    // images.autoResize: images are fitted to 2000x2000 px and 4.5 MB as in pi 1.6, with its dimension note (Photon loads on the first image).
     api.registerTool(createReadToolDefinition(cwd, { autoResizeImages: settings().images?.autoResize ?? true, resizeImage: fitImageForModel }));
 
     // shellPath and shellCommandPrefix are read when the command runs, so a settings change applies at once.

@@ -9,7 +9,7 @@
  * (as 1.6). Elsewhere `pwsh` on PATH (PowerShell 7 runs on Linux and macOS; 1.6 refuses there).
  */
 import { existsSync } from "node:fs";
-import { join, win32 } from "node:path";
+import { win32 } from "node:path";
 import type { ToolDefinition } from "../../core/types.js";
 import {
   createLocalShellOperations,

@@ -1,6 +1,6 @@
 /**
- * Reading a window of lines from a big file without holding the file (security hardening,
- * issue 21): the file is scanned in 1 MiB chunks with one buffer, counting lines and keeping only
+ * Reading a window of lines from a big file without holding the file (security
+ * hardening): the file is scanned in 1 MiB chunks with one buffer, counting lines and keeping only
  * the bytes that can be shown (DEFAULT_MAX_BYTES + 1 at most). Memory does not depend on the
  * file's size, and files over 2 GiB (the largest Buffer Node reads at once) work with any
  * offset and limit.

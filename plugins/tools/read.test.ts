@@ -248,7 +248,7 @@ describe("read: operations", () => {
   });
 });
 
-describe("read streams big files (issue 21)", () => {
+describe("read streams big files", () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "pi-read-stream-"));

@@ -221,7 +221,7 @@ export function createReadToolDefinition(cwd: string, options: ReadToolOptions =
           throw new Error(describeFsError(e, path));
         }
       }
-      // ---- big local files are streamed: memory independent of the size, > 2 GiB readable (issue 21) ----
+      // ---- big local files are streamed: memory independent of the size, > 2 GiB readable ----
       if (!options.operations) {
         let size = 0;
         try {

@@ -15,7 +15,6 @@
  * `noteSkipped()` so the TUI can say what trusting would load.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { definePlugin } from "../../core/plugin.js";
 import type { Kernel } from "../../core/kernel.js";

@@ -35,7 +35,7 @@ export interface WorkerInput {
 }
 
 /** The eval'd worker's own `require` (named apart so a bundler leaves the calls alone). */
-declare const workerRequire: (id: string) => any;
+declare const workerRequire: NodeJS.Require;
 
 /** The worker's body. Self-contained: it becomes source text (see codemodeWorkerSource). */
 function codemodeWorkerMain(): void {

@@ -1,5 +1,5 @@
 /**
- * The interactive mode's components pi 1.6 exports for extensions (issue 18, point 2): message
+ * The interactive mode's components pi 1.6 exports for extensions: message
  * components, tool/bash/footer components and dialogs, each a pi-tui component loaded on first use.
  */
 export { AssistantMessageComponent, UserMessageComponent, CustomMessageComponent, BranchSummaryMessageComponent, CompactionSummaryMessageComponent, SkillInvocationMessageComponent } from "./components-messages.js";

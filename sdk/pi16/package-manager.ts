@@ -68,7 +68,7 @@ export interface DefaultPackageManagerOptions {
   builtinExtensions?: string[];
 }
 
-const KINDS = ["extensions", "skills", "prompts", "themes"] as const;
+type PackageResourceKind = "extensions" | "skills" | "prompts" | "themes";
 const emptyPaths = (): ResolvedPaths => ({ extensions: [], skills: [], prompts: [], themes: [] });
 const isOffline = () => /^(1|true|yes)$/i.test(process.env.PI_OFFLINE ?? "");
 
@@ -231,7 +231,7 @@ export class DefaultPackageManager {
     const out = emptyPaths();
     const failures: PackageInstallFailure[] = [];
     const trusted = this.trusted();
-    const add = (kind: (typeof KINDS)[number], path: string, enabled: boolean, metadata: PathMetadata) => {
+    const add = (kind: PackageResourceKind, path: string, enabled: boolean, metadata: PathMetadata) => {
       if (!out[kind].some((r) => r.path === path)) out[kind].push({ path, enabled, metadata });
     };
 

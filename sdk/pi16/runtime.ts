@@ -1,5 +1,5 @@
 /**
- * pi 1.6's SDK runtime exports (issue 18): resource loading, packages, the model runtime, the CLI
+ * pi 1.6's SDK runtime exports: resource loading, packages, the model runtime, the CLI
  * parser and the extension runner, each over this project's own machinery (see the files).
  */
 export { DefaultResourceLoader, type DefaultResourceLoaderOptions, type ResourceLoader, type ResourceDiagnostic, type ResourceExtensionPaths } from "./resource-loader.js";

@@ -1,5 +1,5 @@
 /**
- * pi 1.6's selector components and InteractiveMode (issue 18, point 2): the package exports of
+ * pi 1.6's selector components and InteractiveMode: the package exports of
  * sdk/pi16/{search-selectors,selectors,session-selector,tree-selector,settings-selector,interactive-mode}.ts.
  */
 export { ModelSelectorComponent, OAuthSelectorComponent, type AuthSelectorProvider, type ModelSource } from "./search-selectors.js";

@@ -1,5 +1,5 @@
 /**
- * pi 1.6 package exports for tools (issue 18, point 2): the PowerShell tool, image helpers, and
+ * pi 1.6 package exports for tools: the PowerShell tool, image helpers, and
  * the codemode / MCP / tool-search extension factories. Each loads its heavy part (Photon,
  * QuickJS, the MCP SDK) only when used.
  */

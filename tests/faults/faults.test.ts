@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "../fixtures/llm-server.mjs";
-import { jsonLines, makeE2eEnv, ROOT, runCli, spawnCli, type E2eEnv } from "../helpers/e2e.js";
+import { jsonLines, makeE2eEnv, ROOT, runCli, spawnCli } from "../helpers/e2e.js";
 import { SessionManager } from "../../core/session/session-manager.js";
 import { writtenBytes } from "../helpers/rpc.js";
 import { waitUntil } from "../helpers/system.js";
