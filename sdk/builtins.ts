@@ -23,9 +23,10 @@ import sandbox from "../plugins/sandbox/index.js";
 import auth from "../plugins/auth/index.js";
 import retry from "../plugins/retry/index.js";
 import network from "../plugins/network/index.js";
+import checkpoints from "../plugins/checkpoints/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  const all = [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry, network];
+  const all = [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry, network, checkpoints];
   markVerifiedManifests(all); // their versions are checked by tests/builtin-manifests.test.ts
   return all;
 }

@@ -1,0 +1,102 @@
+/**
+ * checkpoints: the project's files follow the session tree. Before each prompt and around each
+ * call of a tool that may change files (write, edit, bash, `!` commands, MCP and extension tools
+ * not declared read-only), the project is captured into a shadow git repository outside it
+ * (store.ts) and recorded as a `custom` entry of the session (points.ts). `/rewind` lists the
+ * points of the current branch and restores code, conversation or both (rewind.ts).
+ *
+ * Settings: checkpoints.{enabled (default true), maxFileSizeBytes, maxCount, maxAgeDays}.
+ * A store that cannot be written, or a missing git, gives one warning and the turn goes on.
+ */
+import { definePlugin } from "../../core/plugin.js";
+import type { AgentSession } from "../../core/session/agent-session.js";
+import { createCheckpointsService, type CheckpointsService, type SessionLike } from "./service.js";
+import { runRewind } from "./rewind.js";
+import type { CheckpointData, CheckpointPhase } from "./points.js";
+
+declare module "../../core/services.js" {
+  interface KernelServices {
+    /** Checkpoints of the project's files along the session tree (the checkpoints plugin). */
+    checkpoints: CheckpointsService;
+  }
+}
+
+/** Built-in tools that never change files. */
+const READ_ONLY_TOOLS = new Set(["read", "grep", "find", "ls", "glob", "web_search", "web_fetch", "mcp_search"]);
+
+export default definePlugin({
+  name: "checkpoints",
+  version: "1.0.0",
+  kernel: "^1.0.0",
+  description: "Captures the project's files around the agent's changes and restores them along the session tree (/rewind)",
+  setup(api) {
+    let warned = false;
+    const warn = (message: string) => {
+      if (warned) return;
+      warned = true;
+      api.report("warning", message);
+      api.kernel.service("ui")?.notify?.(message, "warning");
+    };
+    const service = createCheckpointsService(api.kernel, warn);
+    api.provide("checkpoints", service);
+
+    const currentSession = (): SessionLike | undefined => {
+      try {
+        return api.kernel.bound<{ session?: AgentSession }>("checkpoints").session as unknown as SessionLike | undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>) => {
+      if (!service.settings().enabled) return;
+      const session = currentSession();
+      if (!session) return;
+      try {
+        await service.capture(session, phase, extra);
+      } catch (e) {
+        warn(`checkpoints: the project's files were not captured (${(e as Error).message}); the agent goes on without checkpoints`);
+      }
+    };
+    const mutating = (name: string): boolean => {
+      if (READ_ONLY_TOOLS.has(name)) return false;
+      const tool = api.kernel.tools.get(name) as { readOnly?: boolean; annotations?: { readOnlyHint?: boolean } } | undefined;
+      return !(tool?.readOnly === true || tool?.annotations?.readOnlyHint === true);
+    };
+
+    // Before a prompt: the state the prompt starts from (recorded only when it changed).
+    api.on("message_end", async (event) => {
+      const role = (event.message as { role?: string }).role;
+      if (role === "user") await capture("before");
+      else if (role === "bashExecution") await capture("after", { tool: "!" });
+      return undefined;
+    });
+    // Late in the chain, so a call another tap blocks costs nothing.
+    api.on(
+      "tool_call",
+      async (event) => {
+        if (mutating(event.toolName)) await capture("before", { tool: event.toolName, toolCallId: event.toolCallId });
+        return undefined;
+      },
+      { stage: 100 },
+    );
+    api.on("tool_result", async (event) => {
+      if (mutating(event.toolName)) await capture("after", { tool: event.toolName, toolCallId: event.toolCallId });
+      return undefined;
+    });
+    api.on("user_bash", async () => {
+      await capture("before", { tool: "!" });
+      return undefined;
+    });
+
+    api.registerCommand({
+      name: "rewind",
+      description: "Go back to an earlier point of this branch: restore code and conversation, code only or conversation only",
+      source: "plugin",
+      async handler(args, ctx) {
+        const session = (ctx?.session as SessionLike | undefined) ?? currentSession();
+        if (!session) throw new Error("/rewind needs a live session");
+        await runRewind(service, session, args, ctx?.ui ?? api.kernel.service("ui"), Boolean(ctx?.hasUI));
+      },
+    });
+  },
+});
