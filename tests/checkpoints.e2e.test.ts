@@ -138,3 +138,40 @@ describe("checkpoints end to end", () => {
     await scenario(true);
   }, 120_000);
 });
+
+describe("checkpoints: off, or a store that cannot be written", () => {
+  const EDIT_SCRIPT = { turns: [{ toolCalls: [{ name: "write", arguments: { path: "f.txt", content: "x\n" } }] }, { text: "written" }] };
+
+  it("a store that cannot be written gives one warning and the turn goes on", async () => {
+    server.setScript(EDIT_SCRIPT);
+    const e = makeE2eEnv(server.url);
+    try {
+      writeFileSync(join(e.agentDir, "checkpoints"), "not a folder\n");
+      const r = await runCli(["-p", "--tools", "write", "write it"], e);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("written");
+      expect(readFileSync(join(e.cwd, "f.txt"), "utf8")).toBe("x\n");
+      const warnings = r.stderr.split("\n").filter((l) => l.includes("were not captured"));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/checkpoint store/);
+    } finally {
+      e.cleanup();
+    }
+  }, 60_000);
+
+  it("checkpoints.enabled false captures nothing", async () => {
+    server.setScript(EDIT_SCRIPT);
+    const e = makeE2eEnv(server.url, { settings: { checkpoints: { enabled: false } } });
+    try {
+      const r = await runCli(["-p", "--tools", "write", "write it"], e);
+      expect(r.code).toBe(0);
+      expect(readFileSync(join(e.cwd, "f.txt"), "utf8")).toBe("x\n");
+      expect(existsSync(join(e.agentDir, "checkpoints"))).toBe(false);
+      const list = await runCli(["-p", "-c", "/rewind list"], e);
+      expect(list.stderr).toContain("1. ");
+      expect(list.stderr).toContain("(no file checkpoint)");
+    } finally {
+      e.cleanup();
+    }
+  }, 60_000);
+});

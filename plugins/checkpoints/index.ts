@@ -35,7 +35,7 @@ export default definePlugin({
       if (warned) return;
       warned = true;
       api.report("warning", message);
-      api.kernel.service("ui")?.notify?.(message, "warning");
+      api.kernel.service("ui")?.notify?.(`checkpoints: ${message}`, "warning");
     };
     const service = createCheckpointsService(api.kernel, warn);
     api.provide("checkpoints", service);
@@ -54,7 +54,7 @@ export default definePlugin({
       try {
         await service.capture(session, phase, extra);
       } catch (e) {
-        warn(`checkpoints: the project's files were not captured (${(e as Error).message}); the agent goes on without checkpoints`);
+        warn(`the project's files were not captured (${(e as Error).message}); the agent goes on without checkpoints`);
       }
     };
     const mutating = (name: string): boolean => {

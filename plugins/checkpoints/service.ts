@@ -96,7 +96,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
         const snap = await s.snapshot(`${phase}${extra.tool ? ` ${extra.tool}` : ""}`);
         if (!pruned) {
           pruned = true;
-          await s.prune().catch((e) => warn(`checkpoints: pruning old checkpoints failed: ${(e as Error).message}`));
+          await s.prune().catch((e) => warn(`pruning old checkpoints failed: ${(e as Error).message}`));
         }
         const current = stateAt(session.sessionManager.getBranch());
         if (current?.tree === snap.tree && phase !== "pre-restore" && phase !== "restore") return undefined;
@@ -129,17 +129,16 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
       if (session.isStreaming) throw new CheckpointError("cannot restore while the agent is running; wait or abort it first");
       const result: RestoreResult = { mode, restored: [], kept: [] };
       const codeToo = mode !== "conversation" && plan.point.tree !== undefined;
-      if (codeToo) {
-        await serial(async () => {
-          record(session, { tree: plan.current, phase: "pre-restore" });
-        });
-      }
       if (mode !== "code") {
         const nav = await session.navigateTree(plan.point.entryId);
         if (nav.cancelled) return { ...result, cancelled: true };
         result.editorText = nav.editorText;
       }
       if (codeToo) {
+        // The files as they were, recorded where the restore lands: a point to undo it from.
+        await serial(async () => {
+          record(session, { tree: plan.current, phase: "pre-restore" });
+        });
         const keep = new Set(opts.overwriteExternal ? [] : plan.external);
         const apply = plan.changes.filter((c) => !keep.has(c.path));
         await serial(() => store(session.cwd).restore(plan.point.tree!, apply));
