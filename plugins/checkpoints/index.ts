@@ -8,6 +8,7 @@
  * Settings: checkpoints.{enabled (default true), maxFileSizeBytes, maxCount, maxAgeDays}.
  * A store that cannot be written, or a missing git, gives one warning and the turn goes on.
  */
+import { isAbsolute, relative, resolve } from "node:path";
 import { definePlugin } from "../../core/plugin.js";
 import type { AgentSession } from "../../core/session/agent-session.js";
 import { createCheckpointsService, type CheckpointsService, type SessionLike } from "./service.js";
@@ -47,12 +48,22 @@ export default definePlugin({
         return undefined;
       }
     };
-    const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>) => {
+    /** The project files a write or edit call names (relative); undefined: any file may change. */
+    const targetsOf = (session: SessionLike, toolName: string, input: Record<string, unknown>): string[] | undefined => {
+      if (toolName !== "write" && toolName !== "edit") return undefined;
+      const raw = typeof input.path === "string" ? input.path.replace(/^@/, "") : undefined;
+      if (!raw || raw.startsWith("~")) return undefined;
+      const rel = relative(session.cwd, resolve(session.cwd, raw));
+      return rel.startsWith("..") || isAbsolute(rel) ? [] : [rel];
+    };
+    const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>, input?: Record<string, unknown>) => {
       if (!service.settings().enabled) return;
       const session = currentSession();
       if (!session) return;
       try {
-        await service.capture(session, phase, extra);
+        const only = input && extra?.tool ? targetsOf(session, extra.tool, input) : undefined;
+        if (only && only.length === 0) return; // a file outside the project
+        await service.capture(session, phase, extra, only);
       } catch (e) {
         warn(`the project's files were not captured (${(e as Error).message}); the agent goes on without checkpoints`);
       }
@@ -74,15 +85,24 @@ export default definePlugin({
     api.on(
       "tool_call",
       async (event) => {
-        if (mutating(event.toolName)) await capture("before", { tool: event.toolName, toolCallId: event.toolCallId });
+        if (mutating(event.toolName)) await capture("before", { tool: event.toolName, toolCallId: event.toolCallId }, event.input);
         return undefined;
       },
       { stage: 100 },
     );
     api.on("tool_result", async (event) => {
-      if (mutating(event.toolName)) await capture("after", { tool: event.toolName, toolCallId: event.toolCallId });
+      if (mutating(event.toolName)) await capture("after", { tool: event.toolName, toolCallId: event.toolCallId }, event.input);
       return undefined;
     });
+    const flush = async () => {
+      try {
+        await service.flush();
+      } catch (e) {
+        warn(`the checkpoint refs were not written (${(e as Error).message})`);
+      }
+    };
+    api.on("agent_settled", flush);
+    api.on("session_shutdown", flush);
     api.on("user_bash", async () => {
       await capture("before", { tool: "!" });
       return undefined;

@@ -47,12 +47,14 @@ export interface RestoreResult {
 export interface CheckpointsService {
   settings(): CheckpointSettings;
   /** Capture the project and record it on the session's branch (when it differs from the branch's state). */
-  capture(session: SessionLike, phase: CheckpointPhase, extra?: Partial<CheckpointData>): Promise<CheckpointData | undefined>;
+  capture(session: SessionLike, phase: CheckpointPhase, extra?: Partial<CheckpointData>, only?: string[]): Promise<CheckpointData | undefined>;
   list(session: SessionLike): RewindPoint[];
   plan(session: SessionLike, pointRef: string | number): Promise<RestorePlan>;
   restore(session: SessionLike, plan: RestorePlan, mode: RestoreMode, opts?: { overwriteExternal?: boolean }): Promise<RestoreResult>;
   /** The store of a project folder. */
   store(cwd: string): CheckpointStore;
+  /** Writes the refs that keep the trees captured so far (called when a run settles and at shutdown). */
+  flush(): Promise<void>;
 }
 
 export function readSettings(kernel: Kernel): CheckpointSettings {
@@ -90,10 +92,11 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
   const service: CheckpointsService = {
     settings: () => readSettings(kernel),
     store,
-    capture(session, phase, extra = {}) {
+    flush: () => serial(async () => void (await Promise.all([...stores.values()].map((s) => s.flush())))),
+    capture(session, phase, extra = {}, only) {
       return serial(async () => {
         const s = store(session.cwd);
-        const snap = await s.snapshot(`${phase}${extra.tool ? ` ${extra.tool}` : ""}`);
+        const snap = await s.snapshot(`${phase}${extra.tool ? ` ${extra.tool}` : ""}`, only);
         if (!pruned) {
           pruned = true;
           await s.prune().catch((e) => warn(`pruning old checkpoints failed: ${(e as Error).message}`));
@@ -102,6 +105,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
         if (current?.tree === snap.tree && phase !== "pre-restore" && phase !== "restore") return undefined;
         const data: CheckpointData = { tree: snap.tree, phase, ...extra, ...(snap.skipped.length ? { skipped: snap.skipped } : {}) };
         record(session, data);
+        if (phase === "pre-restore" || phase === "restore") await s.flush();
         return data;
       });
     },

@@ -5,14 +5,15 @@
  * system and global git config are off, hooks point at /dev/null, GIT_DIR / GIT_INDEX_FILE and
  * friends from the environment are dropped.
  *
- * A snapshot stages the project (its .gitignore files apply; files above the size limit are
- * left out), writes a tree and keeps it under a ref `refs/checkpoints/<time>-<n>`. Git's
+ * A snapshot stages what changed in the project (its .gitignore files apply; files above the
+ * size limit are left out), writes a tree and keeps it under a ref `refs/checkpoints/<time>-<n>`
+ * (written in batches by flush()). Git's
  * objects are content-addressed, so an unchanged file costs nothing twice and an unchanged
  * project gives the same tree (no new ref). Old refs beyond the retention limits are deleted.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, promises as fsp, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, promises as fsp, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 export interface StoreOptions {
@@ -84,7 +85,7 @@ export class CheckpointStore {
   private ready = false;
   private lastTree: string | undefined;
   private counter = 0;
-  private excluded = new Set<string>();
+  private readonly pending: string[] = [];
 
   constructor(
     readonly cwd: string,
@@ -120,54 +121,52 @@ export class CheckpointStore {
       await this.git(["init", "-q", "--bare", this.dir], { noRepo: true });
       writeFileSync(join(this.dir, "project"), resolve(this.cwd) + "\n");
     }
-    const ex = join(this.dir, "info", "exclude");
-    if (existsSync(ex)) for (const l of readFileSync(ex, "utf8").split("\n")) if (l.startsWith("/")) this.excluded.add(l);
     this.ready = true;
   }
 
-  /** Captures the project's files. */
-  async snapshot(label: string): Promise<Snapshot> {
+  /**
+   * Captures the project's files. One scan (`ls-files`: untracked, modified, deleted against the
+   * store's index) finds what changed; only those paths are hashed into the index, and a tree is
+   * written only when something changed. The ref that keeps a new tree is written by flush().
+   */
+  async snapshot(label: string, only?: string[]): Promise<Snapshot> {
     await this.init();
-    const skipped = await this.excludeLargeFiles();
-    await this.git(["add", "-A", "--ignore-errors", "--", "."]).catch(async (e) => {
-      // A file that vanished or cannot be read mid-scan: retry once, then give up with the error.
-      await this.git(["add", "-A", "--ignore-errors", "--", "."]).catch(() => {
-        throw e;
-      });
-    });
-    const tree = (await this.git(["write-tree"])).trim();
-    if (tree === this.lastTree) return { tree, skipped };
-    this.lastTree = tree;
-    const commit = (await this.git(["commit-tree", tree, "-m", label])).trim();
-    const ref = `refs/checkpoints/${Date.now().toString().padStart(14, "0")}-${(this.counter++).toString().padStart(4, "0")}`;
-    await this.git(["update-ref", ref, commit]);
-    return { tree, ref, skipped };
-  }
-
-  /** Untracked or modified files above the size limit go to the store's exclude list (and out of its index). */
-  private async excludeLargeFiles(): Promise<string[]> {
-    const out = await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]);
-    const paths = out.split("\0").filter(Boolean);
-    const big: string[] = [];
+    // `only`: the caller knows the files that may change (write, edit): no scan of the project,
+    // unless the store has no tree yet. Ignored files among them stay out.
+    const known = only && this.lastTree ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...only.map((p) => `:(literal)${p}`)]) : undefined;
+    const out = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]));
+    const paths = [...new Set(out.split("\0").filter((p) => p && !p.endsWith("/")))];
+    const skipped: string[] = [];
+    const update: string[] = [];
     const max = this.opts.maxFileSizeBytes;
     await Promise.all(
       paths.map(async (p) => {
         try {
           const st = await fsp.lstat(join(this.cwd, p));
-          if (st.isFile() && st.size > max) big.push(p);
+          if (st.isFile() && st.size > max) skipped.push(p);
+          else update.push(p);
         } catch {
-          /* gone: add -A records the deletion */
+          update.push(p); // gone: update-index --remove records the deletion
         }
       }),
     );
-    const fresh = big.map((p) => "/" + p.replace(/([\\*?[\]!# ])/g, "\\$1")).filter((l) => !this.excluded.has(l));
-    if (fresh.length) {
-      for (const l of fresh) this.excluded.add(l);
-      mkdirSync(join(this.dir, "info"), { recursive: true });
-      await fsp.appendFile(join(this.dir, "info", "exclude"), fresh.join("\n") + "\n");
-      await this.git(["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: big.join("\0") + "\0" });
-    }
-    return big;
+    if (update.length) await this.git(["update-index", "--add", "--remove", "-z", "--stdin"], { input: update.join("\0") + "\0" });
+    if (skipped.length) await this.git(["update-index", "--force-remove", "-z", "--stdin"], { input: skipped.join("\0") + "\0" });
+    if (this.lastTree && !update.length && !skipped.length) return { tree: this.lastTree, skipped };
+    const tree = (await this.git(["write-tree"])).trim();
+    if (tree === this.lastTree) return { tree, skipped };
+    this.lastTree = tree;
+    const ref = `refs/checkpoints/${Date.now().toString().padStart(14, "0")}-${(this.counter++).toString().padStart(4, "0")}`;
+    this.pending.push(`update ${ref} ${tree}\n`);
+    void label;
+    return { tree, ref, skipped };
+  }
+
+  /** Writes the refs of the trees captured since the last flush (one git call). */
+  async flush(): Promise<void> {
+    if (!this.pending.length) return;
+    const lines = this.pending.splice(0);
+    await this.git(["update-ref", "--stdin"], { input: lines.join("") });
   }
 
   /** What restoring `to` changes, starting from the tree `from`. */
@@ -215,13 +214,14 @@ export class CheckpointStore {
   /** Deletes refs beyond the retention limits and the objects only they kept. */
   async prune(): Promise<number> {
     await this.init();
+    await this.flush();
     const out = await this.git(["for-each-ref", "--format=%(refname)", "refs/checkpoints/"]);
     const refs = out.split("\n").filter(Boolean).sort();
     const cutoff = Date.now() - this.opts.maxAgeDays * 86_400_000;
     const doomed = refs.filter((r, i) => i < refs.length - this.opts.maxCount || Number(r.slice("refs/checkpoints/".length).split("-")[0]) < cutoff);
     if (!doomed.length) return 0;
     await this.git(["update-ref", "--stdin"], { input: doomed.map((r) => `delete ${r}\n`).join("") });
-    await this.git(["prune", "--expire=now"]);
+    await this.git(["prune", "--expire=1.hour.ago"]); // younger objects may belong to refs not flushed yet
     return doomed.length;
   }
 }
