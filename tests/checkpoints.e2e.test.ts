@@ -175,3 +175,32 @@ describe("checkpoints: off, or a store that cannot be written", () => {
     }
   }, 60_000);
 });
+
+describe("checkpoints: extensions hear about restores", () => {
+  it("an extension refuses a restore on pi.events (nothing is written) and hears the one it lets through", async () => {
+    server.setScript({ turns: [{ toolCalls: [{ name: "write", arguments: { path: "f.txt", content: "agent\n" } }] }, { text: "written" }] });
+    const e = makeE2eEnv(server.url);
+    try {
+      writeFileSync(join(e.cwd, "f.txt"), "mine\n");
+      const ext = join(e.root, "veto.ts");
+      writeFileSync(
+        ext,
+        `export default function (pi) {
+  pi.events.on("checkpoints:before_restore", (ev) => { if (process.env.VETO) { ev.cancel = true; ev.reason = "frozen by policy"; } });
+  pi.events.on("checkpoints:after_restore", (ev) => process.stderr.write("after_restore " + ev.restored.join(",") + "\\n"));
+}
+`,
+      );
+      expect((await runCli(["-p", "--tools", "write", "write it"], e)).code).toBe(0);
+      expect(readFileSync(join(e.cwd, "f.txt"), "utf8")).toBe("agent\n");
+      const refused = await runCli(["-p", "-c", "-e", ext, "/rewind 1 code"], e, { env: { VETO: "1" } });
+      expect(refused.stderr).toContain("/rewind: the restore was refused by an extension: frozen by policy");
+      expect(readFileSync(join(e.cwd, "f.txt"), "utf8")).toBe("agent\n");
+      const allowed = await runCli(["-p", "-c", "-e", ext, "/rewind 1 code"], e);
+      expect(allowed.stderr).toContain("after_restore f.txt");
+      expect(readFileSync(join(e.cwd, "f.txt"), "utf8")).toBe("mine\n");
+    } finally {
+      e.cleanup();
+    }
+  }, 60_000);
+});

@@ -38,7 +38,9 @@ export default definePlugin({
       api.report("warning", message);
       api.kernel.service("ui")?.notify?.(`checkpoints: ${message}`, "warning");
     };
-    const service = createCheckpointsService(api.kernel, warn);
+    // Extensions hear about restores on their shared bus (pi.events), and may refuse one there.
+    const emit = (channel: string, data: unknown) => api.kernel.service("extensions")?.bus.emit(channel, data);
+    const service = createCheckpointsService(api.kernel, warn, emit);
     api.provide("checkpoints", service);
 
     const currentSession = (): SessionLike | undefined => {

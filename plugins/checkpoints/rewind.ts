@@ -84,7 +84,12 @@ export async function runRewind(service: CheckpointsService, session: SessionLik
       say(summary);
     }
   }
-  const result = await service.restore(session, plan, mode, { overwriteExternal: overwrite });
+  let result;
+  try {
+    result = await service.restore(session, plan, mode, { overwriteExternal: overwrite });
+  } catch (e) {
+    return say(`/rewind: ${(e as Error).message}`, "error");
+  }
   if (result.cancelled) return say("/rewind: cancelled (the tree navigation was refused)", "warning");
   if (result.editorText && hasUI) ui?.setEditorText?.(result.editorText);
   const parts: string[] = [];

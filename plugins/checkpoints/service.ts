@@ -68,7 +68,21 @@ export function readSettings(kernel: Kernel): CheckpointSettings {
   };
 }
 
-export function createCheckpointsService(kernel: Kernel, warn: (message: string) => void): CheckpointsService {
+/**
+ * What extensions see on `pi.events`: "checkpoints:before_restore" before anything is written
+ * (a handler sets `cancel = true`, and optionally `reason`, to refuse the restore; it must do so
+ * before it awaits anything) and "checkpoints:after_restore" with the result.
+ */
+export interface BeforeRestoreEvent {
+  point: RewindPoint;
+  mode: RestoreMode;
+  changes: FileChange[];
+  external: string[];
+  cancel: boolean;
+  reason?: string;
+}
+
+export function createCheckpointsService(kernel: Kernel, warn: (message: string) => void, emit: (channel: string, data: unknown) => void = () => {}): CheckpointsService {
   const stores = new Map<string, CheckpointStore>();
   let chain: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -132,6 +146,9 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
     async restore(session, plan, mode, opts = {}) {
       if (session.isStreaming) throw new CheckpointError("cannot restore while the agent is running; wait or abort it first");
       const result: RestoreResult = { mode, restored: [], kept: [] };
+      const before: BeforeRestoreEvent = { point: plan.point, mode, changes: plan.changes, external: plan.external, cancel: false };
+      emit("checkpoints:before_restore", before);
+      if (before.cancel) throw new CheckpointError(`the restore was refused by an extension${before.reason ? `: ${before.reason}` : ""}`);
       const codeToo = mode !== "conversation" && plan.point.tree !== undefined;
       if (mode !== "code") {
         const nav = await session.navigateTree(plan.point.entryId);
@@ -150,6 +167,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
         result.kept = plan.changes.filter((c) => keep.has(c.path)).map((c) => c.path);
         await service.capture(session, "restore");
       }
+      emit("checkpoints:after_restore", { point: plan.point, ...result });
       return result;
     },
   };
