@@ -173,3 +173,26 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
   };
   return service;
 }
+
+/** The checkpoints of one session (the SDK's `session.checkpoints`). */
+export interface SessionCheckpoints {
+  /** The rewind points of the current branch. */
+  list(): RewindPoint[];
+  /** What restoring a point (index or entry id) would change, and which files changed outside the agent. */
+  diff(point: string | number): Promise<{ changes: FileChange[]; external: string[] }>;
+  /** Restore a point's files, conversation or both (default both); files changed outside the agent are kept unless overwriteExternal. */
+  restore(point: string | number, mode?: RestoreMode, opts?: { overwriteExternal?: boolean }): Promise<RestoreResult>;
+}
+
+export function sessionCheckpoints(service: CheckpointsService, session: SessionLike): SessionCheckpoints {
+  return {
+    list: () => service.list(session),
+    async diff(point) {
+      const plan = await service.plan(session, point);
+      return { changes: plan.changes, external: plan.external };
+    },
+    async restore(point, mode = "both", opts) {
+      return service.restore(session, await service.plan(session, point), mode, opts);
+    },
+  };
+}
