@@ -1,7 +1,7 @@
 import { describe, it, expect, afterEach } from "@jest/globals";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, readlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { CheckpointStore, DEFAULTS, storeDirFor } from "./store.js";
 import { rewindPoints, stateAt, type EntryLike } from "./points.js";
@@ -89,6 +89,14 @@ describe("checkpoint store", () => {
     await store.snapshot("one");
     expect(existsSync(index)).toBe(false);
     expect(execFileSync("git", ["status", "--porcelain"], { cwd, encoding: "utf8" })).toBe("?? a.txt\n");
+  });
+
+  it("refuses a folder with more new files than maxFiles, and the home folder", async () => {
+    const { cwd, store } = project({ maxFiles: 3 });
+    for (let i = 0; i < 5; i++) writeFileSync(join(cwd, `f${i}`), "x");
+    await expect(store.snapshot("x")).rejects.toThrow(/5 files to capture, more than checkpoints\.maxFiles \(3\)/);
+    const home = new CheckpointStore(homedir(), join(cwd, "..", "home-store"), DEFAULTS);
+    await expect(home.snapshot("x")).rejects.toThrow(/home folder or the file system's root/);
   });
 
   it("without git: a clear error naming it", async () => {

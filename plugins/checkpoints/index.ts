@@ -5,7 +5,7 @@
  * (store.ts) and recorded as a `custom` entry of the session (points.ts). `/rewind` lists the
  * points of the current branch and restores code, conversation or both (rewind.ts).
  *
- * Settings: checkpoints.{enabled (default true), maxFileSizeBytes, maxCount, maxAgeDays}.
+ * Settings: checkpoints.{enabled (default true), maxFileSizeBytes, maxCount, maxAgeDays, maxFiles}.
  * A store that cannot be written, or a missing git, gives one warning and the turn goes on.
  */
 import { isAbsolute, relative, resolve } from "node:path";
@@ -13,6 +13,7 @@ import { definePlugin } from "../../core/plugin.js";
 import type { AgentSession } from "../../core/session/agent-session.js";
 import { createCheckpointsService, type CheckpointsService, type SessionLike } from "./service.js";
 import { runRewind } from "./rewind.js";
+import { notAProject } from "./store.js";
 import type { CheckpointData, CheckpointPhase } from "./points.js";
 
 declare module "../../core/services.js" {
@@ -58,15 +59,17 @@ export default definePlugin({
       const rel = relative(session.cwd, resolve(session.cwd, raw));
       return rel.startsWith("..") || isAbsolute(rel) ? [] : [rel];
     };
+    const failed = new Set<string>(); // project folders whose capture failed: not retried in this process
     const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>, input?: Record<string, unknown>) => {
       if (!service.settings().enabled) return;
       const session = currentSession();
-      if (!session) return;
+      if (!session || failed.has(session.cwd) || notAProject(session.cwd)) return;
       try {
         const only = input && extra?.tool ? targetsOf(session, extra.tool, input) : undefined;
         if (only && only.length === 0) return; // a file outside the project
         await service.capture(session, phase, extra, only);
       } catch (e) {
+        failed.add(session.cwd);
         warn(`the project's files were not captured (${(e as Error).message}); the agent goes on without checkpoints`);
       }
     };

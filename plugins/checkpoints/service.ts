@@ -65,6 +65,7 @@ export function readSettings(kernel: Kernel): CheckpointSettings {
     maxFileSizeBytes: num(raw.maxFileSizeBytes, DEFAULTS.maxFileSizeBytes),
     maxCount: num(raw.maxCount, DEFAULTS.maxCount),
     maxAgeDays: num(raw.maxAgeDays, DEFAULTS.maxAgeDays),
+    maxFiles: num(raw.maxFiles, DEFAULTS.maxFiles),
   };
 }
 

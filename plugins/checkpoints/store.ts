@@ -14,6 +14,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, promises as fsp, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
 export interface StoreOptions {
@@ -23,6 +24,8 @@ export interface StoreOptions {
   maxCount?: number;
   /** Checkpoints older than this are pruned (default 30 days). */
   maxAgeDays?: number;
+  /** A capture that finds more new or changed files than this is refused (default 50,000): a folder such as the home directory is not a project. */
+  maxFiles?: number;
 }
 
 export interface Snapshot {
@@ -40,7 +43,7 @@ export interface FileChange {
   status: "A" | "D" | "M";
 }
 
-export const DEFAULTS = { maxFileSizeBytes: 10 * 1024 * 1024, maxCount: 500, maxAgeDays: 30 };
+export const DEFAULTS = { maxFileSizeBytes: 10 * 1024 * 1024, maxCount: 500, maxAgeDays: 30, maxFiles: 50_000 };
 
 /** The store folder of a project. */
 export function storeDirFor(agentDir: string, cwd: string): string {
@@ -112,6 +115,7 @@ export class CheckpointStore {
 
   private async init(): Promise<void> {
     if (this.ready) return;
+    if (notAProject(this.cwd)) throw new CheckpointError(`${resolve(this.cwd)} is the home folder or the file system's root, not a project: no checkpoints here`);
     try {
       mkdirSync(this.dir, { recursive: true });
     } catch (e) {
@@ -136,6 +140,9 @@ export class CheckpointStore {
     const known = only && this.lastTree ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...only.map((p) => `:(literal)${p}`)]) : undefined;
     const out = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]));
     const paths = [...new Set(out.split("\0").filter((p) => p && !p.endsWith("/")))];
+    if (paths.length > this.opts.maxFiles) {
+      throw new CheckpointError(`${paths.length} files to capture, more than checkpoints.maxFiles (${this.opts.maxFiles}); is ${this.cwd} a project? Add a .gitignore or raise the limit`);
+    }
     const skipped: string[] = [];
     const update: string[] = [];
     const max = this.opts.maxFileSizeBytes;
@@ -237,4 +244,10 @@ async function removeEmptyParents(root: string, dir: string): Promise<void> {
     }
     d = dirname(d);
   }
+}
+
+/** The home folder and the file system's root are never captured (the plugin skips them without a warning). */
+export function notAProject(cwd: string): boolean {
+  const abs = resolve(cwd);
+  return abs === resolve(homedir()) || abs === dirname(abs);
 }
