@@ -107,6 +107,12 @@ export default definePlugin({
       }
     };
     api.on("agent_settled", flush);
+    // The first capture of a big project takes seconds: start it with the session, not with its first prompt.
+    api.on("session_start", () => {
+      const session = currentSession();
+      if (!service.settings().enabled || !session || notAProject(session.cwd)) return;
+      service.warm(session.cwd).catch(() => undefined); // a failure is reported by the first real capture
+    });
     api.on("session_shutdown", flush);
     api.on("user_bash", async () => {
       await capture("before", { tool: "!" });

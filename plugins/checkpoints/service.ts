@@ -53,6 +53,8 @@ export interface CheckpointsService {
   restore(session: SessionLike, plan: RestorePlan, mode: RestoreMode, opts?: { overwriteExternal?: boolean }): Promise<RestoreResult>;
   /** The store of a project folder. */
   store(cwd: string): CheckpointStore;
+  /** Capture the project without recording it (a session's start: the first, slow capture of a project happens before the first prompt needs it). */
+  warm(cwd: string): Promise<void>;
   /** Writes the refs that keep the trees captured so far (called when a run settles and at shutdown). */
   flush(): Promise<void>;
 }
@@ -107,6 +109,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
   const service: CheckpointsService = {
     settings: () => readSettings(kernel),
     store,
+    warm: (cwd) => serial(async () => void (await store(cwd).snapshot("start"))),
     flush: () => serial(async () => void (await Promise.all([...stores.values()].map((s) => s.flush())))),
     capture(session, phase, extra = {}, only) {
       return serial(async () => {
