@@ -116,9 +116,9 @@ describe("checkpoint store", () => {
   });
 });
 
+const user = (id: string, text: string): EntryLike => ({ id, type: "message", message: { role: "user", content: [{ type: "text", text }] } });
 describe("rewind points", () => {
   const cp = (id: string, tree: string, phase = "before"): EntryLike => ({ id, type: "custom", customType: "checkpoint", data: { tree, phase } });
-  const user = (id: string, text: string): EntryLike => ({ id, type: "message", message: { role: "user", content: [{ type: "text", text }] } });
   it("a prompt's point is the state before it; a restore's own before-state is a point", () => {
     const branch = [cp("c1", "t1"), user("u1", "first"), cp("c2", "t2", "after"), user("u2", "second"), cp("c3", "t3", "pre-restore"), cp("c4", "t1", "restore")];
     expect(rewindPoints(branch)).toEqual([
@@ -128,5 +128,42 @@ describe("rewind points", () => {
     ]);
     expect(stateAt(branch)?.tree).toBe("t1");
     expect(stateAt([user("u", "x")])).toBeUndefined();
+  });
+});
+
+describe("checkpoints service", () => {
+  it("a file changed after the restore was planned (while the user read it) is kept, not overwritten", async () => {
+    const { cwd, root } = project();
+    const { createCheckpointsService } = await import("./service.js");
+    const kernel = { agentDir: join(root, "agent"), settings: { get: () => ({}) } };
+    const entries: EntryLike[] = [];
+    const session = {
+      cwd,
+      sessionManager: {
+        getBranch: () => entries,
+        getEntry: (id: string) => entries.find((e) => e.id === id),
+        appendCustomEntry: (customType: string, data?: unknown) => {
+          entries.push({ id: `c${entries.length}`, type: "custom", customType, data });
+          return `c${entries.length - 1}`;
+        },
+      },
+      navigateTree: async () => ({ cancelled: false }),
+    };
+    const svc = createCheckpointsService(kernel as never, () => {});
+    writeFileSync(join(cwd, "a.txt"), "1\n");
+    writeFileSync(join(cwd, "b.txt"), "1\n");
+    await svc.capture(session, "before");
+    entries.push(user("u1", "change"));
+    writeFileSync(join(cwd, "a.txt"), "2\n");
+    writeFileSync(join(cwd, "b.txt"), "2\n");
+    await svc.capture(session, "after", { tool: "bash" });
+    const plan = await svc.plan(session, 1);
+    expect(plan.changes.map((c) => c.path).sort()).toEqual(["a.txt", "b.txt"]);
+    expect(plan.external).toEqual([]);
+    writeFileSync(join(cwd, "b.txt"), "mine\n"); // while the dialog is open
+    const r = await svc.restore(session, plan, "code");
+    expect(r).toMatchObject({ restored: ["a.txt"], kept: ["b.txt"] });
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("1\n");
+    expect(readFileSync(join(cwd, "b.txt"), "utf8")).toBe("mine\n");
   });
 });

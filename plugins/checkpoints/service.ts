@@ -160,6 +160,14 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
         result.editorText = nav.editorText;
       }
       if (codeToo) {
+        // Files changed while the user read the plan count as changed outside the agent too.
+        const s = store(session.cwd);
+        const now = await serial(() => s.snapshot("current"));
+        if (now.tree !== plan.current) {
+          const moved = new Set([...plan.external, ...(await serial(() => s.diff(plan.current, now.tree))).map((c) => c.path)]);
+          const changes = await serial(() => s.diff(now.tree, plan.point.tree!));
+          plan = { ...plan, current: now.tree, changes, external: changes.filter((c) => moved.has(c.path)).map((c) => c.path) };
+        }
         // The files as they were, recorded where the restore lands: a point to undo it from.
         await serial(async () => {
           record(session, { tree: plan.current, phase: "pre-restore" });
