@@ -194,10 +194,10 @@ export class CheckpointStore {
     await this.init();
     const writes = changes.filter((c) => c.status !== "D").map((c) => c.path);
     for (const c of changes) {
-      if (c.status === "A") continue;
+      if (c.status !== "D") continue; // checkout-index -f replaces the others (content, mode, type)
       const abs = join(this.cwd, c.path);
       await fsp.rm(abs, { force: true, recursive: false }).catch(() => undefined);
-      if (c.status === "D") await removeEmptyParents(this.cwd, dirname(abs));
+      await removeEmptyParents(this.cwd, dirname(abs));
     }
     if (!writes.length) return;
     const tmpIndex = join(this.dir, `restore-index-${process.pid}`);
