@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
+import { requireProgram } from "./helpers/system.js";
 
 let server: LlmServer;
 
@@ -199,6 +200,34 @@ describe("checkpoints: extensions hear about restores", () => {
       const allowed = await runCli(["-p", "-c", "-e", ext, "/rewind 1 code"], e);
       expect(allowed.stderr).toContain("after_restore f.txt");
       expect(readFileSync(join(e.cwd, "f.txt"), "utf8")).toBe("mine\n");
+    } finally {
+      e.cleanup();
+    }
+  }, 60_000);
+});
+
+describe("checkpoints with the OS sandbox", () => {
+  requireProgram("bwrap", "bubblewrap");
+  it("a sandboxed bash call is captured and restored, and cannot write into the store", async () => {
+    const e = makeE2eEnv(server.url);
+    try {
+      writeFileSync(join(e.cwd, "a.txt"), "one\n");
+      const store = join(e.agentDir, "checkpoints");
+      server.setScript({
+        turns: [
+          { toolCalls: [{ name: "bash", arguments: { command: `echo two > a.txt; touch '${store}/tampered' 2>/dev/null && echo STORE-WRITABLE || echo STORE-READ-ONLY` } }] },
+          { text: "done" },
+        ],
+      });
+      const r = await runCli(["-p", "--sandbox", "workspace-write", "--tools", "bash", "change it"], e);
+      expect(r.code).toBe(0);
+      expect(readFileSync(join(e.cwd, "a.txt"), "utf8")).toBe("two\n");
+      const toolResult = JSON.stringify(server.stats().requests.at(-1)!.body.messages);
+      expect(toolResult).toContain("STORE-READ-ONLY");
+      expect(existsSync(join(store, "tampered"))).toBe(false);
+      const back = await runCli(["-p", "-c", "/rewind 1 code"], e);
+      expect(back.code).toBe(0);
+      expect(readFileSync(join(e.cwd, "a.txt"), "utf8")).toBe("one\n");
     } finally {
       e.cleanup();
     }
