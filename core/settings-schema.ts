@@ -157,6 +157,18 @@ export const SettingsSchema = Type.Object(
     mcp: opt(Type.Object({}, { additionalProperties: true, description: "MCP plugin options (toolMode, connectTimeoutMs, …)." })),
     plugins: strings("Native kernel plugins to load."),
     faux: opt(Type.Object({ script: str("Script file for the faux model.") }, { additionalProperties: true })),
+    checkpoints: opt(
+      Type.Object(
+        {
+          enabled: bool("Capture the project's files along the session tree (/rewind); default true."),
+          maxFileSizeBytes: int("Files larger than this are not captured (default 10485760).", 1),
+          maxCount: int("Checkpoints kept per project (default 500).", 1),
+          maxAgeDays: int("Checkpoints older than this are pruned (default 30).", 1),
+          maxFiles: int("Most new or changed files one capture takes (default 50000).", 1),
+        },
+        { additionalProperties: true },
+      ),
+    ),
   },
   {
     $id: "settings.schema.json",

@@ -24,9 +24,10 @@ import auth from "../plugins/auth/index.js";
 import retry from "../plugins/retry/index.js";
 import network from "../plugins/network/index.js";
 import llama from "../plugins/llama/index.js";
+import checkpoints from "../plugins/checkpoints/index.js";
 
 export function builtinPlugins(): PluginManifest[] {
-  const all = [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry, network, llama];
+  const all = [providers, faux, tools, printMode, interactiveMode, rpcMode, acpMode, resources, packages, mcp, trust, permissionGate, ccHooks, extensions, scaffolds, compaction, exportHtml, sandbox, auth, retry, network, llama, checkpoints];
   markVerifiedManifests(all); // their versions are checked by tests/builtin-manifests.test.ts
   return all;
 }

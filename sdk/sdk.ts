@@ -16,6 +16,7 @@
  * actions that need the live session work; before that they throw "Extension runtime not
  * initialized". Prompting works either way. Later session switches announce themselves.
  */
+import { sessionCheckpoints, type SessionCheckpoints, type SessionLike } from "../plugins/checkpoints/service.js";
 import { join, resolve } from "node:path";
 import { defineApp, expandHome, resolveAgentDir, type AppConfig } from "../core/config.js";
 import type { Kernel } from "../core/kernel.js";
@@ -245,6 +246,12 @@ export class SdkAgentSession extends AgentSession {
   }
   private reportListenerError(type: string, error: unknown): void {
     this.kernel.diagnostics.report({ level: "error", source: "subscriber", hook: type, message: "session listener failed", error });
+  }
+
+  /** Checkpoints of the project's files along this session's tree (docs/checkpoints.md); undefined without the checkpoints plugin. */
+  get checkpoints(): SessionCheckpoints | undefined {
+    const service = this.kernel.service("checkpoints");
+    return service && sessionCheckpoints(service, this as unknown as SessionLike);
   }
 
   /** Bind extensions to the runtime holding this session (see SdkSessionRuntime.bindExtensions). */

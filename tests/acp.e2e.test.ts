@@ -319,7 +319,7 @@ describe("pi --mode acp with the official SDK client", () => {
     const id = await openSession(a);
     await waitFor(() => a.updates.some((u) => (u.update as any).sessionUpdate === "available_commands_update"), "commands");
     const cmds = (a.updates.find((u) => (u.update as any).sessionUpdate === "available_commands_update")!.update as any).availableCommands.map((c: any) => c.name);
-    expect(cmds).toEqual(expect.arrayContaining(["plan-it", "confirm-it"]));
+    expect(cmds).toEqual(expect.arrayContaining(["plan-it", "confirm-it", "rewind"])); // (rewind: the checkpoints plugin's command)
     expect((await a.conn.prompt({ sessionId: id, prompt: [{ type: "text", text: "/plan-it" }] })).stopReason).toBe("end_turn");
     await waitFor(() => a.updates.some((u) => (u.update as any).sessionUpdate === "plan"), "plan");
     expect((a.updates.find((u) => (u.update as any).sessionUpdate === "plan")!.update as any).entries).toEqual([

@@ -36,6 +36,8 @@ export const Disposition = Type.Union([Type.Literal("started"), Type.Literal("qu
 });
 // ---- commands ---------------------------------------------------------------------------------
 
+const CheckpointPoint = Type.Union([Type.Integer({ minimum: 1 }), Type.String()], { description: "A point's index (get_checkpoints) or its entryId" });
+
 function command<T extends string, P extends TProperties>(type: T, fields: P, description: string) {
   return Type.Object({ id: Type.Optional(RequestId), type: Type.Literal(type), ...fields }, { description });
 }
@@ -89,6 +91,13 @@ export const COMMANDS = {
   get_last_assistant_text: command("get_last_assistant_text", none, "Text of the last assistant message"),
   set_session_name: command("set_session_name", { name: Type.String() }, "Set the session's display name"),
   get_commands: command("get_commands", none, "Extension, plugin, prompt-template and skill commands (invoke with a / prompt)"),
+  get_checkpoints: command("get_checkpoints", none, "The rewind points of the current branch and their file checkpoints (the checkpoints plugin)"),
+  get_checkpoint_diff: command("get_checkpoint_diff", { point: CheckpointPoint }, "The files restoring a point would change, and which of them changed outside the agent"),
+  restore_checkpoint: command(
+    "restore_checkpoint",
+    { point: CheckpointPoint, mode: Type.Optional(Type.Union([Type.Literal("both"), Type.Literal("code"), Type.Literal("conversation")], { description: "Default both" })), overwriteExternal: Type.Optional(Type.Boolean({ description: "Also overwrite files changed outside the agent (default: keep them)" })) },
+    "Restore the files and/or the conversation of a point; the files before it become a point of their own",
+  ),
 } as const;
 
 export type RpcCommandType = keyof typeof COMMANDS;
@@ -324,6 +333,29 @@ function buildOutputSchemas() {
     get_last_assistant_text: Type.Object({ text: Type.Union([Type.String(), Type.Null()]) }),
     set_session_name: NoData,
     get_commands: Type.Object({ commands: Type.Array(SlashCommandInfo) }),
+    get_checkpoints: Type.Object({
+      points: Type.Array(
+        Type.Object({
+          index: Type.Integer(),
+          entryId: Type.String(),
+          kind: Type.Union([Type.Literal("prompt"), Type.Literal("restore")]),
+          label: Type.String(),
+          timestamp: Type.Optional(Type.String()),
+          tree: Type.Optional(Type.String({ description: "The git tree of the point's files in the checkpoint store; absent: no file checkpoint" })),
+        }),
+      ),
+    }),
+    get_checkpoint_diff: Type.Object({
+      changes: Type.Array(Type.Object({ path: Type.String(), status: Type.Union([Type.Literal("A"), Type.Literal("D"), Type.Literal("M")], { description: "A: created, D: deleted, M: changed by the restore" }) })),
+      external: Type.Array(Type.String(), { description: "Files of changes that changed outside the agent since its last checkpoint" }),
+    }),
+    restore_checkpoint: Type.Object({
+      mode: Type.String(),
+      restored: Type.Array(Type.String()),
+      kept: Type.Array(Type.String(), { description: "Files changed outside the agent that were kept" }),
+      editorText: Type.Optional(Type.String()),
+      cancelled: Type.Optional(Type.Boolean()),
+    }),
   } satisfies Record<RpcCommandType, TSchema>;
 
 

@@ -348,7 +348,22 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       }
       return { commands };
     },
+    get_checkpoints: () => ({ points: checkpoints().list(session() as never) }),
+    get_checkpoint_diff: async (cmd) => {
+      const plan = await checkpoints().plan(session() as never, cmd.point);
+      return { changes: plan.changes, external: plan.external };
+    },
+    restore_checkpoint: async (cmd) => {
+      const s = session() as never;
+      const svc = checkpoints();
+      return svc.restore(s, await svc.plan(s, cmd.point), cmd.mode ?? "both", { overwriteExternal: cmd.overwriteExternal });
+    },
   };
+  function checkpoints() {
+    const svc = kernel.service("checkpoints");
+    if (!svc) throw new CommandError("checkpoints are not installed (the checkpoints plugin is not loaded)");
+    return svc;
+  }
 
   /**
    * Runs one command. A handler that answers synchronously has its response queued at once, so

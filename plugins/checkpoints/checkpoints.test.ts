@@ -1,0 +1,169 @@
+import { describe, it, expect, afterEach } from "@jest/globals";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, readlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { CheckpointStore, DEFAULTS, storeDirFor } from "./store.js";
+import { rewindPoints, stateAt, type EntryLike } from "./points.js";
+
+const roots: string[] = [];
+afterEach(() => {
+  while (roots.length) rmSync(roots.pop()!, { recursive: true, force: true });
+});
+function project(opts: Partial<typeof DEFAULTS> = {}) {
+  const root = mkdtempSync(join(tmpdir(), "pi-cp-unit-"));
+  roots.push(root);
+  const cwd = join(root, "p");
+  mkdirSync(cwd);
+  return { cwd, store: new CheckpointStore(cwd, join(root, "store"), { ...DEFAULTS, ...opts }), root };
+}
+
+describe("checkpoint store", () => {
+  it("captures what .gitignore does not exclude, under the size limit; the same files give the same tree", async () => {
+    const { cwd, store } = project({ maxFileSizeBytes: 100 });
+    writeFileSync(join(cwd, ".gitignore"), "out/\n");
+    writeFileSync(join(cwd, "a.txt"), "a\n");
+    writeFileSync(join(cwd, "big.bin"), Buffer.alloc(200));
+    mkdirSync(join(cwd, "out"));
+    writeFileSync(join(cwd, "out", "x"), "x");
+    const s1 = await store.snapshot("one");
+    expect(s1.ref).toMatch(/^refs\/checkpoints\//);
+    expect(s1.skipped).toEqual(["big.bin"]);
+    const files = (await store.git(["ls-tree", "-r", "--name-only", s1.tree])).trim().split("\n");
+    expect(files.sort()).toEqual([".gitignore", "a.txt"]);
+    const s2 = await store.snapshot("two");
+    expect(s2.tree).toBe(s1.tree);
+    expect(s2.ref).toBeUndefined();
+    // a tracked file that grows over the limit leaves the checkpoint
+    writeFileSync(join(cwd, "a.txt"), Buffer.alloc(300));
+    const s3 = await store.snapshot("three");
+    expect((await store.git(["ls-tree", "-r", "--name-only", s3.tree])).trim()).toBe(".gitignore");
+  });
+
+  it("restores contents, deletions, the exec bit and symlinks, and lists the changes first", async () => {
+    const { cwd, store } = project();
+    writeFileSync(join(cwd, "keep.sh"), "#!/bin/sh\n");
+    chmodSync(join(cwd, "keep.sh"), 0o755);
+    mkdirSync(join(cwd, "d"));
+    writeFileSync(join(cwd, "d", "old.txt"), "old\n");
+    symlinkSync("d/old.txt", join(cwd, "link"));
+    const before = await store.snapshot("before");
+    chmodSync(join(cwd, "keep.sh"), 0o644);
+    rmSync(join(cwd, "d"), { recursive: true });
+    rmSync(join(cwd, "link"));
+    mkdirSync(join(cwd, "n"));
+    writeFileSync(join(cwd, "n", "new.txt"), "new\n");
+    const after = await store.snapshot("after");
+    const changes = await store.diff(after.tree, before.tree);
+    expect(changes.sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: "d/old.txt", status: "A" },
+      { path: "keep.sh", status: "M" },
+      { path: "link", status: "A" },
+      { path: "n/new.txt", status: "D" },
+    ]);
+    await store.restore(before.tree, changes);
+    expect(readFileSync(join(cwd, "d", "old.txt"), "utf8")).toBe("old\n");
+    expect(statSync(join(cwd, "keep.sh")).mode & 0o777).toBe(0o755);
+    expect(readlinkSync(join(cwd, "link"))).toBe("d/old.txt");
+    expect(existsSync(join(cwd, "n"))).toBe(false); // the emptied folder goes too
+  });
+
+  it("keeps the refs of at most maxCount checkpoints, the newest", async () => {
+    const { cwd, store } = project({ maxCount: 2 });
+    const trees: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      writeFileSync(join(cwd, "f.txt"), `v${i}\n`);
+      trees.push((await store.snapshot(`s${i}`)).tree);
+    }
+    expect(await store.prune()).toBe(2);
+    const refs = (await store.git(["for-each-ref", "--format=%(objectname)", "refs/checkpoints/"])).trim().split("\n");
+    expect(refs).toEqual(trees.slice(2));
+    expect(await store.hasTree(trees[3]!)).toBe(true);
+  });
+
+  it("never touches the project's own git repository", async () => {
+    const { cwd, store } = project();
+    execFileSync("git", ["init", "-q"], { cwd });
+    writeFileSync(join(cwd, "a.txt"), "a\n");
+    const index = join(cwd, ".git", "index");
+    await store.snapshot("one");
+    expect(existsSync(index)).toBe(false);
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd, encoding: "utf8" })).toBe("?? a.txt\n");
+  });
+
+  it("refuses a folder with more new files than maxFiles, and the home folder", async () => {
+    const { cwd, store } = project({ maxFiles: 3 });
+    for (let i = 0; i < 5; i++) writeFileSync(join(cwd, `f${i}`), "x");
+    await expect(store.snapshot("x")).rejects.toThrow(/5 files to capture, more than checkpoints\.maxFiles \(3\)/);
+    const home = new CheckpointStore(homedir(), join(cwd, "..", "home-store"), DEFAULTS);
+    await expect(home.snapshot("x")).rejects.toThrow(/home folder or the file system's root/);
+  });
+
+  it("without git: a clear error naming it", async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    try {
+      const { store } = project();
+      await expect(store.snapshot("x")).rejects.toThrow(/git is not installed/);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it("one store folder per project, under the agent dir", () => {
+    expect(storeDirFor("/agent", "/a/b")).toMatch(/^\/agent\/checkpoints\/[0-9a-f]{16}$/);
+    expect(storeDirFor("/agent", "/a/b")).not.toBe(storeDirFor("/agent", "/a/c"));
+  });
+});
+
+const user = (id: string, text: string): EntryLike => ({ id, type: "message", message: { role: "user", content: [{ type: "text", text }] } });
+describe("rewind points", () => {
+  const cp = (id: string, tree: string, phase = "before"): EntryLike => ({ id, type: "custom", customType: "checkpoint", data: { tree, phase } });
+  it("a prompt's point is the state before it; a restore's own before-state is a point", () => {
+    const branch = [cp("c1", "t1"), user("u1", "first"), cp("c2", "t2", "after"), user("u2", "second"), cp("c3", "t3", "pre-restore"), cp("c4", "t1", "restore")];
+    expect(rewindPoints(branch)).toEqual([
+      { index: 1, entryId: "u1", kind: "prompt", label: "first", timestamp: undefined, tree: "t1" },
+      { index: 2, entryId: "u2", kind: "prompt", label: "second", timestamp: undefined, tree: "t2" },
+      { index: 3, entryId: "c3", kind: "restore", label: "(files before a restore)", timestamp: undefined, tree: "t3" },
+    ]);
+    expect(stateAt(branch)?.tree).toBe("t1");
+    expect(stateAt([user("u", "x")])).toBeUndefined();
+  });
+});
+
+describe("checkpoints service", () => {
+  it("a file changed after the restore was planned (while the user read it) is kept, not overwritten", async () => {
+    const { cwd, root } = project();
+    const { createCheckpointsService } = await import("./service.js");
+    const kernel = { agentDir: join(root, "agent"), settings: { get: () => ({}) } };
+    const entries: EntryLike[] = [];
+    const session = {
+      cwd,
+      sessionManager: {
+        getBranch: () => entries,
+        getEntry: (id: string) => entries.find((e) => e.id === id),
+        appendCustomEntry: (customType: string, data?: unknown) => {
+          entries.push({ id: `c${entries.length}`, type: "custom", customType, data });
+          return `c${entries.length - 1}`;
+        },
+      },
+      navigateTree: async () => ({ cancelled: false }),
+    };
+    const svc = createCheckpointsService(kernel as never, () => {});
+    writeFileSync(join(cwd, "a.txt"), "1\n");
+    writeFileSync(join(cwd, "b.txt"), "1\n");
+    await svc.capture(session, "before");
+    entries.push(user("u1", "change"));
+    writeFileSync(join(cwd, "a.txt"), "2\n");
+    writeFileSync(join(cwd, "b.txt"), "2\n");
+    await svc.capture(session, "after", { tool: "bash" });
+    const plan = await svc.plan(session, 1);
+    expect(plan.changes.map((c) => c.path).sort()).toEqual(["a.txt", "b.txt"]);
+    expect(plan.external).toEqual([]);
+    writeFileSync(join(cwd, "b.txt"), "mine\n"); // while the dialog is open
+    const r = await svc.restore(session, plan, "code");
+    expect(r).toMatchObject({ restored: ["a.txt"], kept: ["b.txt"] });
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("1\n");
+    expect(readFileSync(join(cwd, "b.txt"), "utf8")).toBe("mine\n");
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * checkpoints: the project's files follow the session tree. Before each prompt and around each
+ * call of a tool that may change files (write, edit, bash, `!` commands, MCP and extension tools
+ * not declared read-only), the project is captured into a shadow git repository outside it
+ * (store.ts) and recorded as a `custom` entry of the session (points.ts). `/rewind` lists the
+ * points of the current branch and restores code, conversation or both (rewind.ts).
+ *
+ * Settings: checkpoints.{enabled (default true), maxFileSizeBytes, maxCount, maxAgeDays, maxFiles}.
+ * A store that cannot be written, or a missing git, gives one warning and the turn goes on.
+ */
+import { isAbsolute, relative, resolve } from "node:path";
+import { definePlugin } from "../../core/plugin.js";
+import type { AgentSession } from "../../core/session/agent-session.js";
+import { createCheckpointsService, type CheckpointsService, type SessionLike } from "./service.js";
+import { runRewind } from "./rewind.js";
+import { notAProject } from "./store.js";
+import type { CheckpointData, CheckpointPhase } from "./points.js";
+
+declare module "../../core/services.js" {
+  interface KernelServices {
+    /** Checkpoints of the project's files along the session tree (the checkpoints plugin). */
+    checkpoints: CheckpointsService;
+  }
+}
+
+/** Built-in tools that never change files. */
+const READ_ONLY_TOOLS = new Set(["read", "grep", "find", "ls", "glob", "web_search", "web_fetch", "mcp_search"]);
+
+export default definePlugin({
+  name: "checkpoints",
+  version: "1.0.0",
+  kernel: "^1.0.0",
+  description: "Captures the project's files around the agent's changes and restores them along the session tree (/rewind)",
+  setup(api) {
+    let warned = false;
+    const warn = (message: string) => {
+      if (warned) return;
+      warned = true;
+      api.report("warning", message);
+      api.kernel.service("ui")?.notify?.(`checkpoints: ${message}`, "warning");
+    };
+    // Extensions hear about restores on their shared bus (pi.events), and may refuse one there.
+    const emit = (channel: string, data: unknown) => api.kernel.service("extensions")?.bus.emit(channel, data);
+    const service = createCheckpointsService(api.kernel, warn, emit);
+    api.provide("checkpoints", service);
+
+    const currentSession = (): SessionLike | undefined => {
+      try {
+        return api.kernel.bound<{ session?: AgentSession }>("checkpoints").session as unknown as SessionLike | undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    /** The project files a write or edit call names (relative); undefined: any file may change. */
+    const targetsOf = (session: SessionLike, toolName: string, input: Record<string, unknown>): string[] | undefined => {
+      if (toolName !== "write" && toolName !== "edit") return undefined;
+      const raw = typeof input.path === "string" ? input.path.replace(/^@/, "") : undefined;
+      if (!raw || raw.startsWith("~")) return undefined;
+      const rel = relative(session.cwd, resolve(session.cwd, raw));
+      return rel.startsWith("..") || isAbsolute(rel) ? [] : [rel];
+    };
+    const failed = new Set<string>(); // project folders whose capture failed: not retried in this process
+    const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>, input?: Record<string, unknown>) => {
+      if (!service.settings().enabled) return;
+      const session = currentSession();
+      if (!session || failed.has(session.cwd) || notAProject(session.cwd)) return;
+      try {
+        const only = input && extra?.tool ? targetsOf(session, extra.tool, input) : undefined;
+        if (only && only.length === 0) return; // a file outside the project
+        await service.capture(session, phase, extra, only);
+      } catch (e) {
+        failed.add(session.cwd);
+        warn(`the project's files were not captured (${(e as Error).message}); the agent goes on without checkpoints`);
+      }
+    };
+    const mutating = (name: string): boolean => {
+      if (READ_ONLY_TOOLS.has(name)) return false;
+      const tool = api.kernel.tools.get(name) as { readOnly?: boolean; annotations?: { readOnlyHint?: boolean } } | undefined;
+      return !(tool?.readOnly === true || tool?.annotations?.readOnlyHint === true);
+    };
+
+    // Before a prompt: the state the prompt starts from (recorded only when it changed).
+    api.on("message_end", async (event) => {
+      const role = (event.message as { role?: string }).role;
+      if (role === "user") await capture("before");
+      else if (role === "bashExecution") await capture("after", { tool: "!" });
+      return undefined;
+    });
+    // Late in the chain, so a call another tap blocks costs nothing.
+    api.on(
+      "tool_call",
+      async (event) => {
+        if (mutating(event.toolName)) await capture("before", { tool: event.toolName, toolCallId: event.toolCallId }, event.input);
+        return undefined;
+      },
+      { stage: 100 },
+    );
+    api.on("tool_result", async (event) => {
+      if (mutating(event.toolName)) await capture("after", { tool: event.toolName, toolCallId: event.toolCallId }, event.input);
+      return undefined;
+    });
+    const flush = async () => {
+      try {
+        await service.flush();
+      } catch (e) {
+        warn(`the checkpoint refs were not written (${(e as Error).message})`);
+      }
+    };
+    api.on("agent_settled", flush);
+    // The first capture of a big project takes seconds: start it with the session, not with its first prompt.
+    api.on("session_start", () => {
+      const session = currentSession();
+      if (!service.settings().enabled || !session || notAProject(session.cwd)) return;
+      service.warm(session.cwd).catch(() => undefined); // a failure is reported by the first real capture
+    });
+    api.on("session_shutdown", flush);
+    api.on("user_bash", async () => {
+      await capture("before", { tool: "!" });
+      return undefined;
+    });
+
+    api.registerCommand({
+      name: "rewind",
+      description: "Go back to an earlier point of this branch: restore code and conversation, code only or conversation only",
+      source: "plugin",
+      async handler(args, ctx) {
+        const session = (ctx?.session as SessionLike | undefined) ?? currentSession();
+        if (!session) throw new Error("/rewind needs a live session");
+        await runRewind(service, session, args, ctx?.ui ?? api.kernel.service("ui"), Boolean(ctx?.hasUI));
+      },
+    });
+  },
+});

@@ -1,0 +1,210 @@
+/**
+ * The checkpoints service: capture around the agent's file changes, and list / diff / restore
+ * for the /rewind command, RPC and the SDK. One store per project folder; every git operation
+ * of a process goes through one queue so captures and restores never interleave.
+ */
+import type { Kernel } from "../../core/kernel.js";
+import { CheckpointError, CheckpointStore, DEFAULTS, storeDirFor, type FileChange, type StoreOptions } from "./store.js";
+import { CHECKPOINT_TYPE, rewindPoints, stateAt, type CheckpointData, type CheckpointPhase, type EntryLike, type RewindPoint } from "./points.js";
+
+/** The parts of a session this service uses. */
+export interface SessionLike {
+  cwd: string;
+  sessionManager: {
+    getBranch(leafId?: string | null): EntryLike[];
+    getEntry(id: string): EntryLike | undefined;
+    appendCustomEntry(customType: string, data?: unknown): string;
+  };
+  navigateTree(targetId: string, opts?: { summarize?: boolean }): Promise<{ cancelled: boolean; editorText?: string }>;
+  isStreaming?: boolean;
+}
+
+export interface CheckpointSettings extends Required<StoreOptions> {
+  enabled: boolean;
+}
+
+export type RestoreMode = "both" | "code" | "conversation";
+
+export interface RestorePlan {
+  point: RewindPoint;
+  /** Files the restore writes or deletes. */
+  changes: FileChange[];
+  /** Of those, files changed outside the agent since its last checkpoint. */
+  external: string[];
+  /** The tree of the files as they are now (captured for the plan; the undo point). */
+  current: string;
+}
+
+export interface RestoreResult {
+  mode: RestoreMode;
+  restored: string[];
+  /** Files changed outside the agent that were kept. */
+  kept: string[];
+  editorText?: string;
+  cancelled?: boolean;
+}
+
+export interface CheckpointsService {
+  settings(): CheckpointSettings;
+  /** Capture the project and record it on the session's branch (when it differs from the branch's state). */
+  capture(session: SessionLike, phase: CheckpointPhase, extra?: Partial<CheckpointData>, only?: string[]): Promise<CheckpointData | undefined>;
+  list(session: SessionLike): RewindPoint[];
+  plan(session: SessionLike, pointRef: string | number): Promise<RestorePlan>;
+  restore(session: SessionLike, plan: RestorePlan, mode: RestoreMode, opts?: { overwriteExternal?: boolean }): Promise<RestoreResult>;
+  /** The store of a project folder. */
+  store(cwd: string): CheckpointStore;
+  /** Capture the project without recording it (a session's start: the first, slow capture of a project happens before the first prompt needs it). */
+  warm(cwd: string): Promise<void>;
+  /** Writes the refs that keep the trees captured so far (called when a run settles and at shutdown). */
+  flush(): Promise<void>;
+}
+
+export function readSettings(kernel: Kernel): CheckpointSettings {
+  const raw = ((kernel.settings.get() as Record<string, unknown>).checkpoints ?? {}) as Record<string, unknown>;
+  const num = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : d);
+  return {
+    enabled: raw.enabled !== false,
+    maxFileSizeBytes: num(raw.maxFileSizeBytes, DEFAULTS.maxFileSizeBytes),
+    maxCount: num(raw.maxCount, DEFAULTS.maxCount),
+    maxAgeDays: num(raw.maxAgeDays, DEFAULTS.maxAgeDays),
+    maxFiles: num(raw.maxFiles, DEFAULTS.maxFiles),
+  };
+}
+
+/**
+ * What extensions see on `pi.events`: "checkpoints:before_restore" before anything is written
+ * (a handler sets `cancel = true`, and optionally `reason`, to refuse the restore; it must do so
+ * before it awaits anything) and "checkpoints:after_restore" with the result.
+ */
+export interface BeforeRestoreEvent {
+  point: RewindPoint;
+  mode: RestoreMode;
+  changes: FileChange[];
+  external: string[];
+  cancel: boolean;
+  reason?: string;
+}
+
+export function createCheckpointsService(kernel: Kernel, warn: (message: string) => void, emit: (channel: string, data: unknown) => void = () => {}): CheckpointsService {
+  const stores = new Map<string, CheckpointStore>();
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = chain.then(fn, fn);
+    chain = p.catch(() => undefined);
+    return p;
+  };
+  let pruned = false;
+
+  const store = (cwd: string): CheckpointStore => {
+    let s = stores.get(cwd);
+    if (!s) {
+      s = new CheckpointStore(cwd, storeDirFor(kernel.agentDir, cwd), readSettings(kernel));
+      stores.set(cwd, s);
+    }
+    return s;
+  };
+
+  const record = (session: SessionLike, data: CheckpointData) => session.sessionManager.appendCustomEntry(CHECKPOINT_TYPE, data);
+
+  const service: CheckpointsService = {
+    settings: () => readSettings(kernel),
+    store,
+    warm: (cwd) => serial(async () => void (await store(cwd).snapshot("start"))),
+    flush: () => serial(async () => void (await Promise.all([...stores.values()].map((s) => s.flush())))),
+    capture(session, phase, extra = {}, only) {
+      return serial(async () => {
+        const s = store(session.cwd);
+        const snap = await s.snapshot(`${phase}${extra.tool ? ` ${extra.tool}` : ""}`, only);
+        if (!pruned) {
+          pruned = true;
+          await s.prune().catch((e) => warn(`pruning old checkpoints failed: ${(e as Error).message}`));
+        }
+        const current = stateAt(session.sessionManager.getBranch());
+        if (current?.tree === snap.tree && phase !== "pre-restore" && phase !== "restore") return undefined;
+        const data: CheckpointData = { tree: snap.tree, phase, ...extra, ...(snap.skipped.length ? { skipped: snap.skipped } : {}) };
+        record(session, data);
+        if (phase === "pre-restore" || phase === "restore") await s.flush();
+        return data;
+      });
+    },
+    list: (session) => rewindPoints(session.sessionManager.getBranch()),
+    plan(session, pointRef) {
+      const points = service.list(session);
+      const point = typeof pointRef === "number" || /^\d+$/.test(String(pointRef)) ? points.find((p) => p.index === Number(pointRef)) : points.find((p) => p.entryId === pointRef);
+      if (!point) {
+        const n = points.length;
+        return Promise.reject(new CheckpointError(`no rewind point ${JSON.stringify(pointRef)} on this branch (${n ? `points 1-${n}` : "it has none"})`));
+      }
+      return serial(async () => {
+        const s = store(session.cwd);
+        const known = stateAt(session.sessionManager.getBranch());
+        const now = await s.snapshot("current");
+        if (!point.tree) return { point, changes: [], external: [], current: now.tree };
+        if (!(await s.hasTree(point.tree))) throw new CheckpointError(`the files of point ${point.index} are no longer in the checkpoint store (pruned)`);
+        const changes = await s.diff(now.tree, point.tree);
+        const external = known && known.tree !== now.tree ? (await s.diff(known.tree, now.tree)).map((c) => c.path) : [];
+        const ext = new Set(external);
+        return { point, changes, external: changes.filter((c) => ext.has(c.path)).map((c) => c.path), current: now.tree };
+      });
+    },
+    async restore(session, plan, mode, opts = {}) {
+      if (session.isStreaming) throw new CheckpointError("cannot restore while the agent is running; wait or abort it first");
+      const result: RestoreResult = { mode, restored: [], kept: [] };
+      const before: BeforeRestoreEvent = { point: plan.point, mode, changes: plan.changes, external: plan.external, cancel: false };
+      emit("checkpoints:before_restore", before);
+      if (before.cancel) throw new CheckpointError(`the restore was refused by an extension${before.reason ? `: ${before.reason}` : ""}`);
+      const codeToo = mode !== "conversation" && plan.point.tree !== undefined;
+      if (mode !== "code") {
+        const nav = await session.navigateTree(plan.point.entryId);
+        if (nav.cancelled) return { ...result, cancelled: true };
+        result.editorText = nav.editorText;
+      }
+      if (codeToo) {
+        // Files changed while the user read the plan count as changed outside the agent too.
+        const s = store(session.cwd);
+        const now = await serial(() => s.snapshot("current"));
+        if (now.tree !== plan.current) {
+          const moved = new Set([...plan.external, ...(await serial(() => s.diff(plan.current, now.tree))).map((c) => c.path)]);
+          const changes = await serial(() => s.diff(now.tree, plan.point.tree!));
+          plan = { ...plan, current: now.tree, changes, external: changes.filter((c) => moved.has(c.path)).map((c) => c.path) };
+        }
+        // The files as they were, recorded where the restore lands: a point to undo it from.
+        await serial(async () => {
+          record(session, { tree: plan.current, phase: "pre-restore" });
+        });
+        const keep = new Set(opts.overwriteExternal ? [] : plan.external);
+        const apply = plan.changes.filter((c) => !keep.has(c.path));
+        await serial(() => store(session.cwd).restore(plan.point.tree!, apply));
+        result.restored = apply.map((c) => c.path);
+        result.kept = plan.changes.filter((c) => keep.has(c.path)).map((c) => c.path);
+        await service.capture(session, "restore");
+      }
+      emit("checkpoints:after_restore", { point: plan.point, ...result });
+      return result;
+    },
+  };
+  return service;
+}
+
+/** The checkpoints of one session (the SDK's `session.checkpoints`). */
+export interface SessionCheckpoints {
+  /** The rewind points of the current branch. */
+  list(): RewindPoint[];
+  /** What restoring a point (index or entry id) would change, and which files changed outside the agent. */
+  diff(point: string | number): Promise<{ changes: FileChange[]; external: string[] }>;
+  /** Restore a point's files, conversation or both (default both); files changed outside the agent are kept unless overwriteExternal. */
+  restore(point: string | number, mode?: RestoreMode, opts?: { overwriteExternal?: boolean }): Promise<RestoreResult>;
+}
+
+export function sessionCheckpoints(service: CheckpointsService, session: SessionLike): SessionCheckpoints {
+  return {
+    list: () => service.list(session),
+    async diff(point) {
+      const plan = await service.plan(session, point);
+      return { changes: plan.changes, external: plan.external };
+    },
+    async restore(point, mode = "both", opts) {
+      return service.restore(session, await service.plan(session, point), mode, opts);
+    },
+  };
+}

@@ -1,0 +1,253 @@
+/**
+ * The checkpoint store: a shadow git repository per project, outside the project
+ * (`<agentDir>/checkpoints/<project hash>/`), driven as `git --git-dir=<store> --work-tree=<cwd>`
+ * with the store's own index. The user's `.git` (index, config, hooks) is never read or written:
+ * system and global git config are off, hooks point at /dev/null, GIT_DIR / GIT_INDEX_FILE and
+ * friends from the environment are dropped.
+ *
+ * A snapshot stages what changed in the project (its .gitignore files apply; files above the
+ * size limit are left out), writes a tree and keeps it under a ref `refs/checkpoints/<time>-<n>`
+ * (written in batches by flush()). Git's
+ * objects are content-addressed, so an unchanged file costs nothing twice and an unchanged
+ * project gives the same tree (no new ref). Old refs beyond the retention limits are deleted.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, promises as fsp, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+
+export interface StoreOptions {
+  /** Files larger than this are not captured (default 10 MiB). */
+  maxFileSizeBytes?: number;
+  /** Checkpoints kept per project (default 500). */
+  maxCount?: number;
+  /** Checkpoints older than this are pruned (default 30 days). */
+  maxAgeDays?: number;
+  /** A capture that finds more new or changed files than this is refused (default 50,000): a folder such as the home directory is not a project. */
+  maxFiles?: number;
+}
+
+export interface Snapshot {
+  /** The tree object of the project's files. */
+  tree: string;
+  /** The ref that keeps it (absent when the tree equals the previous snapshot's). */
+  ref?: string;
+  /** Files left out because of their size (relative paths). */
+  skipped: string[];
+}
+
+export interface FileChange {
+  path: string;
+  /** A: the restore creates it, D: deletes it, M: changes its content or mode. */
+  status: "A" | "D" | "M";
+}
+
+export const DEFAULTS = { maxFileSizeBytes: 10 * 1024 * 1024, maxCount: 500, maxAgeDays: 30, maxFiles: 50_000 };
+
+/** The store folder of a project. */
+export function storeDirFor(agentDir: string, cwd: string): string {
+  const abs = resolve(cwd);
+  const hash = createHash("sha256").update(abs).digest("hex").slice(0, 16);
+  return join(agentDir, "checkpoints", hash);
+}
+
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
+  env.GIT_CONFIG_NOSYSTEM = "1";
+  env.GIT_CONFIG_GLOBAL = "/dev/null";
+  env.GIT_TERMINAL_PROMPT = "0";
+  env.GIT_OPTIONAL_LOCKS = "0";
+  env.LC_ALL = "C";
+  return env;
+}
+
+const CONFIG = [
+  "core.hooksPath=/dev/null",
+  "core.autocrlf=false",
+  "core.safecrlf=false",
+  "core.fileMode=true",
+  "core.symlinks=true",
+  "core.quotePath=false",
+  "core.fsmonitor=false",
+  "core.untrackedCache=true",
+  "core.bare=false",
+  "gc.auto=0",
+  "advice.addEmbeddedRepo=false",
+  "user.name=pi checkpoints",
+  "user.email=checkpoints@localhost",
+  "commit.gpgsign=false",
+].flatMap((c) => ["-c", c]);
+
+export class CheckpointError extends Error {}
+
+export class CheckpointStore {
+  readonly dir: string;
+  private readonly env = gitEnv();
+  private ready = false;
+  private lastTree: string | undefined;
+  private counter = 0;
+  private readonly pending: string[] = [];
+
+  constructor(
+    readonly cwd: string,
+    dir: string,
+    readonly opts: Required<StoreOptions>,
+  ) {
+    this.dir = dir;
+  }
+
+  /** Runs git against the store and the project; resolves with stdout. */
+  git(args: string[], opts: { input?: string; index?: string; noRepo?: boolean } = {}): Promise<string> {
+    const env = opts.index ? { ...this.env, GIT_INDEX_FILE: opts.index } : { ...this.env, GIT_INDEX_FILE: join(this.dir, "index") };
+    return new Promise((res, rej) => {
+      const child = execFile("git", [...CONFIG, ...(opts.noRepo ? [] : [`--git-dir=${this.dir}`, `--work-tree=${this.cwd}`]), ...args], { cwd: this.cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
+        if (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === "ENOENT") rej(new CheckpointError("git is not installed (checkpoints need git on PATH)"));
+          else rej(new CheckpointError(`git ${args[0]} failed: ${(stderr || err.message).trim().split("\n")[0]}`));
+        } else res(stdout);
+      });
+      if (opts.input !== undefined) child.stdin?.end(opts.input);
+    });
+  }
+
+  private async init(): Promise<void> {
+    if (this.ready) return;
+    if (notAProject(this.cwd)) throw new CheckpointError(`${resolve(this.cwd)} is the home folder or the file system's root, not a project: no checkpoints here`);
+    try {
+      mkdirSync(this.dir, { recursive: true });
+    } catch (e) {
+      throw new CheckpointError(`cannot create the checkpoint store ${this.dir}: ${(e as Error).message}`);
+    }
+    if (!existsSync(join(this.dir, "HEAD"))) {
+      await this.git(["init", "-q", "--bare", this.dir], { noRepo: true });
+      writeFileSync(join(this.dir, "project"), resolve(this.cwd) + "\n");
+    }
+    this.ready = true;
+  }
+
+  /**
+   * Captures the project's files. One scan (`ls-files`: untracked, modified, deleted against the
+   * store's index) finds what changed; only those paths are hashed into the index, and a tree is
+   * written only when something changed. The ref that keeps a new tree is written by flush().
+   */
+  async snapshot(label: string, only?: string[]): Promise<Snapshot> {
+    await this.init();
+    // `only`: the caller knows the files that may change (write, edit): no scan of the project,
+    // unless the store has no tree yet. Ignored files among them stay out.
+    const known = only && this.lastTree ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...only.map((p) => `:(literal)${p}`)]) : undefined;
+    const out = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]));
+    const paths = [...new Set(out.split("\0").filter((p) => p && !p.endsWith("/")))];
+    if (paths.length > this.opts.maxFiles) {
+      throw new CheckpointError(`${paths.length} files to capture, more than checkpoints.maxFiles (${this.opts.maxFiles}); is ${this.cwd} a project? Add a .gitignore or raise the limit`);
+    }
+    const skipped: string[] = [];
+    const update: string[] = [];
+    const max = this.opts.maxFileSizeBytes;
+    await Promise.all(
+      paths.map(async (p) => {
+        try {
+          const st = await fsp.lstat(join(this.cwd, p));
+          if (st.isFile() && st.size > max) skipped.push(p);
+          else update.push(p);
+        } catch {
+          update.push(p); // gone: update-index --remove records the deletion
+        }
+      }),
+    );
+    if (update.length) await this.git(["update-index", "--add", "--remove", "-z", "--stdin"], { input: update.join("\0") + "\0" });
+    if (skipped.length) await this.git(["update-index", "--force-remove", "-z", "--stdin"], { input: skipped.join("\0") + "\0" });
+    if (this.lastTree && !update.length && !skipped.length) return { tree: this.lastTree, skipped };
+    const tree = (await this.git(["write-tree"])).trim();
+    if (tree === this.lastTree) return { tree, skipped };
+    this.lastTree = tree;
+    const ref = `refs/checkpoints/${Date.now().toString().padStart(14, "0")}-${(this.counter++).toString().padStart(4, "0")}`;
+    this.pending.push(`update ${ref} ${tree}\n`);
+    void label;
+    return { tree, ref, skipped };
+  }
+
+  /** Writes the refs of the trees captured since the last flush (one git call). */
+  async flush(): Promise<void> {
+    if (!this.pending.length) return;
+    const lines = this.pending.splice(0);
+    await this.git(["update-ref", "--stdin"], { input: lines.join("") });
+  }
+
+  /** What restoring `to` changes, starting from the tree `from`. */
+  async diff(from: string, to: string): Promise<FileChange[]> {
+    await this.init();
+    const out = await this.git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to]);
+    const parts = out.split("\0").filter(Boolean);
+    const changes: FileChange[] = [];
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const s = parts[i]![0]!;
+      changes.push({ path: parts[i + 1]!, status: s === "A" ? "A" : s === "D" ? "D" : "M" });
+    }
+    return changes;
+  }
+
+  /** Writes the files of `tree` for `changes` (as diff(current, tree) gave them) into the project. */
+  async restore(tree: string, changes: FileChange[]): Promise<void> {
+    await this.init();
+    const writes = changes.filter((c) => c.status !== "D").map((c) => c.path);
+    for (const c of changes) {
+      if (c.status !== "D") continue; // checkout-index -f replaces the others (content, mode, type)
+      const abs = join(this.cwd, c.path);
+      await fsp.rm(abs, { force: true, recursive: false }).catch(() => undefined);
+      await removeEmptyParents(this.cwd, dirname(abs));
+    }
+    if (!writes.length) return;
+    const tmpIndex = join(this.dir, `restore-index-${process.pid}`);
+    try {
+      await this.git(["read-tree", tree], { index: tmpIndex });
+      await this.git(["checkout-index", "-f", "-z", "--stdin"], { index: tmpIndex, input: writes.join("\0") + "\0" });
+    } finally {
+      await fsp.rm(tmpIndex, { force: true });
+    }
+  }
+
+  /** Whether the store still has the tree (it may have been pruned). */
+  async hasTree(tree: string): Promise<boolean> {
+    await this.init();
+    return this.git(["cat-file", "-e", `${tree}^{tree}`]).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Deletes refs beyond the retention limits and the objects only they kept. */
+  async prune(): Promise<number> {
+    await this.init();
+    await this.flush();
+    const out = await this.git(["for-each-ref", "--format=%(refname)", "refs/checkpoints/"]);
+    const refs = out.split("\n").filter(Boolean).sort();
+    const cutoff = Date.now() - this.opts.maxAgeDays * 86_400_000;
+    const doomed = refs.filter((r, i) => i < refs.length - this.opts.maxCount || Number(r.slice("refs/checkpoints/".length).split("-")[0]) < cutoff);
+    if (!doomed.length) return 0;
+    await this.git(["update-ref", "--stdin"], { input: doomed.map((r) => `delete ${r}\n`).join("") });
+    await this.git(["prune", "--expire=1.hour.ago"]); // younger objects may belong to refs not flushed yet
+    return doomed.length;
+  }
+}
+
+async function removeEmptyParents(root: string, dir: string): Promise<void> {
+  const top = resolve(root);
+  let d = resolve(dir);
+  while (d.startsWith(top + "/") && d !== top) {
+    try {
+      await fsp.rmdir(d);
+    } catch {
+      return;
+    }
+    d = dirname(d);
+  }
+}
+
+/** The home folder and the file system's root are never captured (the plugin skips them without a warning). */
+export function notAProject(cwd: string): boolean {
+  const abs = resolve(cwd);
+  return abs === resolve(homedir()) || abs === dirname(abs);
+}

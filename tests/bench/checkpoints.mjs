@@ -1,0 +1,75 @@
+/**
+ * Cost of checkpoints on a generated 10,000-file project (600 folders, ~1 KB files, a
+ * .gitignore'd build folder, written an hour before): the first capture, then the time each mutating tool call adds
+ * (a capture before it, nothing changed, and one after it, one file changed), the store's size
+ * and its growth over 50 such calls, and the RSS the process gained.
+ * The wall times depend on the machine's load (printed); cpuMean (this process and its git
+ * children, from /proc) does not.
+ *   node tests/bench/checkpoints.mjs [files=10000] [calls=50]
+ */
+import { createJiti } from "jiti";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const files = Number(process.argv[2] ?? 10000);
+const calls = Number(process.argv[3] ?? 50);
+const jiti = createJiti(import.meta.url);
+const { CheckpointStore, DEFAULTS } = await jiti.import("../../plugins/checkpoints/store.ts");
+
+const root = mkdtempSync(join(tmpdir(), "pi-cp-bench-"));
+const cwd = join(root, "project");
+for (let i = 0; i < files; i++) {
+  const dir = join(cwd, "src", `d${i % 600}`);
+  if (i < 600) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `f${i}.ts`), `export const v${i} = ${i};\n` + "// filler line of a source file\n".repeat(30));
+}
+mkdirSync(join(cwd, "build"));
+for (let i = 0; i < 200; i++) writeFileSync(join(cwd, "build", `o${i}.js`), "x".repeat(2000));
+writeFileSync(join(cwd, ".gitignore"), "build/\n");
+// A project is older than the session: its files were written before (git's racy-clean check
+// would otherwise re-read every file written in the same second as the store's index).
+const old = new Date(Date.now() - 3600_000);
+for (let i = 0; i < files; i++) utimesSync(join(cwd, "src", `d${i % 600}`, `f${i}.ts`), old, old);
+
+const du = (p) => Number(execFileSync("du", ["-sk", p]).toString().split("\t")[0]);
+const store = new CheckpointStore(cwd, join(root, "store"), DEFAULTS);
+const rss0 = process.memoryUsage().rss;
+let t = performance.now();
+await store.snapshot("first");
+const first = performance.now() - t;
+const size0 = du(join(root, "store"));
+/** CPU ms used by this process and its finished children (git), from /proc/self/stat; load-independent. */
+const cpuMs = () => {
+  const f = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
+};
+/** One mutating call: a capture before it, one file changed, a capture after it. `targeted`: a write/edit call (its path is known: no scan). */
+async function series(n, targeted, tag) {
+  const per = [];
+  const cpu0 = cpuMs();
+  for (let i = 0; i < n; i++) {
+    const rel = join("src", `d${i % 600}`, `f${i}.ts`);
+    const t = performance.now();
+    await store.snapshot("before", targeted ? [rel] : undefined);
+    writeFileSync(join(cwd, rel), `export const v${i} = ${i + 1}; // ${tag}\n` + "// changed by call\n".repeat(30));
+    await store.snapshot("after", targeted ? [rel] : undefined);
+    per.push(performance.now() - t);
+  }
+  const sorted = [...per].sort((a, b) => a - b);
+  return { median: Math.round(sorted[Math.floor(n / 2)]), p90: Math.round(sorted[Math.floor(n * 0.9)]), cpuMean: Math.round((cpuMs() - cpu0) / n) };
+}
+const bash = await series(calls, false, "bash");
+const write = await series(calls, true, "write");
+await store.flush();
+console.log(JSON.stringify({
+  files,
+  calls,
+  firstCaptureMs: Math.round(first),
+  addedPerCallMs: { bashOrOtherTool: bash, writeOrEdit: write },
+  loadAverage: Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]),
+  storeKiB: { afterFirst: size0, afterAllCalls: du(join(root, "store")) },
+  rssGainMiB: Math.round((process.memoryUsage().rss - rss0) / 1048576),
+}));
+rmSync(root, { recursive: true, force: true });
