@@ -29,7 +29,10 @@ test("a run uses .{{NAME}}/ in the project, the agent dir from the environment, 
     const agentDir = join(root, "agent");
     const project = join(root, "project");
     mkdirSync(join(project, ".{{NAME}}"), { recursive: true });
-    // The project's settings pick the scripted faux model.
+    // The project's settings pick the scripted faux model; a project's model choice applies once
+    // the project is trusted (listed in the global settings of this CLI's agent dir).
+    mkdirSync(agentDir, { recursive: true });
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ trustedProjects: [project] }));
     writeFileSync(join(project, ".{{NAME}}", "settings.json"), JSON.stringify({ defaultProvider: "faux", defaultModel: "faux-1" }));
     const script = join(root, "script.json");
     writeFileSync(script, JSON.stringify([{ toolCalls: [{ name: "team_info", arguments: {} }] }, "It is {{NAME}}."]));
