@@ -8,6 +8,7 @@ import type { AgentSession } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
 import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
 import { plainTheme } from "./helpers.js";
+import { extensionModelRegistry } from "./model-registry-view.js";
 import { buildContextEntries, buildSessionProjection } from "../../core/session/projection.js";
 import type { SessionEntry } from "../../core/session/session-entries.js";
 import type {
@@ -168,7 +169,7 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
     },
     sessionManager: readonlySessionManager(() => host.session()?.sessionManager),
     get modelRegistry() {
-      return kernel.service("model-registry");
+      return extensionModelRegistry(kernel, kernel.service("model-registry"));
     },
     get model() {
       return host.session()?.model;
