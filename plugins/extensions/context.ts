@@ -8,6 +8,8 @@ import type { AgentSession } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
 import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
 import { plainTheme } from "./helpers.js";
+import { chosenSessionMode } from "../../core/modes.js";
+import { modeFromFlags } from "./trust-event.js";
 import { extensionModelRegistry } from "./model-registry-view.js";
 import { buildContextEntries, buildSessionProjection } from "../../core/session/projection.js";
 import type { SessionEntry } from "../../core/session/session-entries.js";
@@ -162,7 +164,8 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
       return ui.hasUI();
     },
     get mode() {
-      return host.session()?.mode ?? "sdk";
+      // Before the session exists (project_trust at start-up): the mode chosen for this run.
+      return host.session()?.mode ?? chosenSessionMode(kernel) ?? modeFromFlags(kernel) ?? "sdk";
     },
     get cwd() {
       return host.session()?.cwd ?? kernel.cwd;
