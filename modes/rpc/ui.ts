@@ -53,12 +53,6 @@ function plainTheme(onUse: () => void): unknown {
 
 export function createRpcUi(deps: RpcUiDeps): RpcUi {
   const pending = new Map<string, Pending>();
-  const warned = new Set<string>();
-  const unsupported = (method: string, detail = "it needs a terminal UI; the RPC client cannot show it") => {
-    if (warned.has(method)) return;
-    warned.add(method);
-    deps.report({ level: "warning", source: "ui", hook: `ctx.ui.${method}`, message: `ctx.ui.${method}() has no effect in RPC mode: ${detail}` });
-  };
   const send = (record: Record<string, unknown>) => {
     for (const k of Object.keys(record)) if (record[k] === undefined) delete record[k];
     return deps.send(record);
@@ -117,11 +111,10 @@ export function createRpcUi(deps: RpcUiDeps): RpcUi {
     setStatus(key, text) {
       fireAndForget("setStatus", { statusKey: key, statusText: text });
     },
+    // What has no RPC form (component widgets, footer, header, custom components, editor
+    // components, themes) is a quiet no-op, as in pi 1.6.
     setWidget(key, content, opts) {
-      if (typeof content === "function") {
-        unsupported("setWidget", "component widgets need a terminal UI; pass an array of lines instead");
-        return;
-      }
+      if (typeof content === "function") return;
       fireAndForget("setWidget", { widgetKey: key, widgetLines: content, widgetPlacement: opts?.placement });
     },
     setTitle(title) {
@@ -136,30 +129,26 @@ export function createRpcUi(deps: RpcUiDeps): RpcUi {
       ui.setEditorText(editorText + text);
     },
     setWorkingMessage: () => {},
-    setFooter: () => unsupported("setFooter"),
-    setHeader: () => unsupported("setHeader"),
+    setFooter: () => {},
+    setHeader: () => {},
     async custom() {
-      unsupported("custom");
       return undefined;
     },
     onTerminalInput: () => () => {},
-    setEditorComponent: () => unsupported("setEditorComponent"),
+    setEditorComponent: () => {},
     getToolsExpanded: () => false,
     setToolsExpanded: () => {},
     get theme() {
-      theme ??= plainTheme(() => unsupported("theme", "themes need a terminal UI; styling functions return the text unchanged"));
+      theme ??= plainTheme(() => {});
       return theme;
     },
     getAllThemes() {
-      unsupported("theme", "themes need a terminal UI");
       return [];
     },
     getTheme() {
-      unsupported("theme", "themes need a terminal UI");
       return undefined;
     },
     setTheme() {
-      unsupported("theme", "themes need a terminal UI");
       return { success: false, error: "Themes cannot be switched in RPC mode" };
     },
     handleResponse(response) {
