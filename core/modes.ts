@@ -57,11 +57,20 @@ const prepared = new WeakMap<Kernel, Set<ModeDefinition>>();
 
 /** Step 4: let the chosen mode get ready (once per kernel). */
 export function prepareMode(kernel: Kernel, mode: ModeDefinition): void {
+  chosen.set(kernel, mode);
   let done = prepared.get(kernel);
   if (!done) prepared.set(kernel, (done = new Set()));
   if (done.has(mode)) return;
   done.add(mode);
   mode.prepare?.(kernel);
+}
+
+const chosen = new WeakMap<Kernel, ModeDefinition>();
+
+/** The session mode name ("print", "json", "rpc", "tui", …) of the mode chosen for this run, before its session exists. */
+export function chosenSessionMode(kernel: Kernel): string | undefined {
+  const m = chosen.get(kernel);
+  return m ? sessionTraitsOf(m).mode : undefined;
 }
 
 /** What a session records and how it behaves for a mode (its own name unless it says otherwise). */

@@ -127,28 +127,21 @@ export function createNoopUI(report?: (d: Diagnostic) => void, source = "ui", on
     },
     notify: () => {},
     setStatus: () => {},
-    setWidget: (_key, content) => {
-      if (content !== undefined) unsupported("setWidget");
-    },
+    // Display-only calls are quiet no-ops, as in pi 1.6; only a dialog that answers its default is reported.
+    setWidget: () => {},
     setTitle: () => {},
     setEditorText: () => {},
     getEditorText: () => "",
     pasteToEditor: () => {},
     setWorkingMessage: () => {},
-    setFooter: (factory) => {
-      if (factory !== undefined) unsupported("setFooter");
-    },
-    setHeader: (factory) => {
-      if (factory !== undefined) unsupported("setHeader");
-    },
+    setFooter: () => {},
+    setHeader: () => {},
     async custom() {
       unsupported("custom");
       return undefined;
     },
     onTerminalInput: () => () => {},
-    setEditorComponent: (factory) => {
-      if (factory !== undefined) unsupported("setEditorComponent");
-    },
+    setEditorComponent: () => {},
     getToolsExpanded: () => false,
     setToolsExpanded: () => {},
     theme: undefined,

@@ -20,7 +20,7 @@ import type { Api, Model } from "@mariozechner/pi-ai";
 import type { Diagnostic } from "../types.js";
 import { jsonErrorPosition } from "../settings.js";
 import { resolveConfigValue } from "./config-value.js";
-import { loadEnvKeys } from "./builtin-catalog.js";
+import { envKeys as envKeyTable, loadEnvKeys } from "./builtin-catalog.js";
 import { writeFileAtomic } from "../fs-utils.js";
 
 export interface ApiKeyCredential {
@@ -356,6 +356,24 @@ export class AuthStorage {
   /** Is any credential configured (no commands run, no tokens refreshed)? */
   async hasAuth(provider: string): Promise<boolean> {
     return (await this.getAuthStatus(provider, true)).configured;
+  }
+
+  /** getAuthStatus, answered at once (the environment key table is read synchronously). */
+  getAuthStatusSync(provider: string, includeFallback = true): AuthStatus {
+    if (this.runtime.has(provider)) return { configured: true, source: "runtime", label: "--api-key" };
+    if (this.data[provider]) return { configured: true, source: "stored" };
+    let names: string[] | undefined;
+    let fromEnv: string | undefined;
+    try {
+      names = envKeyTable.findEnvKeys(provider);
+      fromEnv = envKeyTable.getEnvApiKey(provider);
+    } catch {
+      /* the table could not be read: the async path reports it */
+    }
+    if (names?.[0]) return { configured: true, source: "environment", label: names[0] };
+    if (fromEnv) return { configured: true, source: "environment" };
+    if (includeFallback && this.fallback?.has(provider)) return { configured: true, source: "fallback" };
+    return { configured: false };
   }
 
   /** Where a provider's key would come from, without revealing or resolving it. */

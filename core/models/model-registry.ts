@@ -440,6 +440,19 @@ export class ModelRegistry {
     return all.filter((m) => byProvider.get(m.provider));
   }
 
+  /**
+   * getAvailable answered at once (pi 1.6's extension-facing form): OAuth providers not loaded
+   * yet leave their model adjustments out until the async getAvailable has run.
+   */
+  getAvailableSync(): AnyModel[] {
+    const virtual = this.virtual();
+    const all = withVirtualModels(this.build(), virtual);
+    const byProvider = new Map<string, boolean>();
+    for (const m of virtual) if (!this.build().some((x) => x.provider === m.provider)) byProvider.set(m.provider, true);
+    for (const m of all) if (!byProvider.has(m.provider)) byProvider.set(m.provider, this.isKeyless(m.provider) || this.authStorage.getAuthStatusSync(m.provider).configured);
+    return all.filter((m) => byProvider.get(m.provider));
+  }
+
   /** Provider names (built-in and custom). Loads the catalog. */
   getProviders(): string[] {
     return [...new Set(this.build().map((m) => m.provider))];

@@ -427,9 +427,15 @@ export class RunController {
     if (text.startsWith("/") && this.kernel.commands.get(text.slice(1).split(" ")[0]!)?.source === "extension") {
       throw new Error(`Extension commands cannot be queued; send "${text.split(" ")[0]}" as a prompt`);
     }
-    const finalText = text.startsWith("/") ? await this.expand(text) : text;
-    if (!this.running) return this.prompt(finalText, { images, expandPromptTemplates: false });
-    await this.queue(kind, createUserMessage(finalText, images));
+    if (!this.running) return this.prompt(text.startsWith("/") ? await this.expand(text) : text, { images, expandPromptTemplates: false });
+    // A queued message goes through the input hook too, marked with how it is delivered.
+    let input = { type: "input" as const, text, images, source: this.session.inputSource, streamingBehavior: kind };
+    if (this.kernel.hooks.input.isUsed()) {
+      const r = await this.kernel.hooks.input.promise(input);
+      if (r && r.action === "handled") return "handled";
+    }
+    const finalText = input.text.startsWith("/") ? await this.expand(input.text) : input.text;
+    await this.queue(kind, createUserMessage(finalText, input.images));
     return "queued";
   }
   private async queue(kind: "steer" | "followUp", m: AgentMessage): Promise<void> {

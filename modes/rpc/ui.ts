@@ -114,6 +114,8 @@ export function createRpcUi(deps: RpcUiDeps): RpcUi {
     setStatus(key, text) {
       fireAndForget("setStatus", { statusKey: key, statusText: text });
     },
+    // What has no RPC form (component widgets, footer, header, custom components, editor
+    // components, themes) is a quiet no-op, as in pi 1.6.
     setWidget(key, content, opts) {
       if (typeof content === "function") return; // component widgets need a terminal UI
       fireAndForget("setWidget", { widgetKey: key, widgetLines: content, widgetPlacement: opts?.placement });

@@ -1,4 +1,7 @@
 import { describe, it, expect } from "@jest/globals";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Kernel } from "../../core/kernel.js";
 import { SettingsManager } from "../../core/settings.js";
 import { defineApp } from "../../core/config.js";
@@ -42,5 +45,23 @@ describe("the ui before the screen exists", () => {
     d.setStatus("ext", "gone");
     expect(calls.at(-1)).toBe("status ext=live");
     await expect(d.input("name?")).resolves.toBeUndefined();
+  });
+});
+
+describe("themes before the screen exists", () => {
+  it("getAllThemes() at session_start lists the themes of packages and extensions (the theme-paths service), not only dark and light", () => {
+    const dir = mkdtempSync(join(tmpdir(), "deferred-themes-"));
+    try {
+      const file = join(dir, "ocean.json");
+      writeFileSync(file, JSON.stringify({ name: "ocean", vars: {}, colors: {} }));
+      const k = kernel();
+      k.provide("theme-paths", () => [file], "test");
+      const d = new DeferredUi(k);
+      const names = (d.getAllThemes() as Array<{ name: string }>).map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["dark", "light", "ocean"]));
+      expect((d.getTheme("ocean") as Theme).name).toBe("ocean");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

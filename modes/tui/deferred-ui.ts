@@ -9,7 +9,7 @@
  */
 import type { Kernel } from "../../core/kernel.js";
 import type { EscalationRequest, ExtensionUI, UiDialogOptions } from "../../core/ui.js";
-import { builtinTheme, type Theme } from "./theme.js";
+import { builtinTheme, findThemes, type Theme } from "./theme.js";
 
 export class DeferredUi implements ExtensionUI {
   readonly kind = "tui" as const;
@@ -19,6 +19,7 @@ export class DeferredUi implements ExtensionUI {
   private warned = new Set<string>();
   private editorText = "";
   private readonly earlyTheme: Theme;
+  private earlyThemes: Map<string, Theme> | undefined;
 
   constructor(private readonly kernel: Kernel) {
     this.earlyTheme = builtinTheme(String(kernel.settings.get().theme) === "light" ? "light" : "dark");
@@ -139,11 +140,23 @@ export class DeferredUi implements ExtensionUI {
   get theme(): unknown {
     return this.target ? this.target.theme : this.earlyTheme;
   }
+  /** Before the screen exists: the themes the TUI will offer (built-ins, the usual folders, packages and extensions), found once. */
+  private startupThemes(): Map<string, Theme> {
+    if (!this.earlyThemes) {
+      const argv = (this.kernel.service("argv") as { flags?: Record<string, unknown> } | undefined)?.flags;
+      try {
+        this.earlyThemes = findThemes(this.kernel, argv).themes;
+      } catch {
+        this.earlyThemes = new Map([["dark", builtinTheme("dark")], ["light", builtinTheme("light")]]);
+      }
+    }
+    return this.earlyThemes;
+  }
   getAllThemes(): unknown[] {
-    return this.target ? this.target.getAllThemes() : [{ name: "dark" }, { name: "light" }];
+    return this.target ? this.target.getAllThemes() : [...this.startupThemes().values()].map((t) => ({ name: t.name, path: t.path }));
   }
   getTheme(name: string): unknown {
-    return this.target ? this.target.getTheme(name) : name === "dark" || name === "light" ? builtinTheme(name) : undefined;
+    return this.target ? this.target.getTheme(name) : this.startupThemes().get(name);
   }
   setTheme(theme: unknown): unknown {
     if (this.target) return this.target.setTheme(theme);

@@ -47,6 +47,9 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
       if (typeof name !== "string" || !name.trim() || /\s/.test(name.trim())) throw new TypeError(`registerCommand: invalid command name ${JSON.stringify(name)}`);
       if (!options || typeof options.handler !== "function") throw new TypeError(`registerCommand("${name}"): options.handler must be a function`);
       const cmdName = name.trim().replace(/^\//, "");
+      // As in pi 1.6, an extension's command takes the name of a built-in one (a package's /mcp
+      // over the built-in /mcp); unloading the extension brings the built-in back.
+      const builtin = host.kernel.commands.get(cmdName)?.source === "builtin";
       ext.scope.registerCommand({
         name: cmdName,
         description: options.description,
@@ -54,7 +57,7 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
         path: ext.path,
         getArgumentCompletions: options.getArgumentCompletions,
         handler: (args: string) => host.runCommand(ext, options.handler, args),
-      });
+      }, builtin ? { override: true } : undefined);
     },
 
     registerShortcut(shortcut, options) {

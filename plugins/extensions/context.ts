@@ -8,6 +8,9 @@ import type { AgentSession } from "../../core/session/agent-session.js";
 import type { AgentSessionRuntime } from "../../core/session/runtime.js";
 import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
 import { plainTheme } from "./helpers.js";
+import { chosenSessionMode } from "../../core/modes.js";
+import { modeFromFlags } from "./trust-event.js";
+import { extensionModelRegistry } from "./model-registry-view.js";
 import { buildContextEntries, buildSessionProjection } from "../../core/session/projection.js";
 import type { SessionEntry } from "../../core/session/session-entries.js";
 import type {
@@ -161,14 +164,16 @@ export function createContext(host: ContextHost, ui: UiSource, owner: string): E
       return ui.hasUI();
     },
     get mode() {
-      return host.session()?.mode ?? "print"; // before a session is bound: pi has no "sdk" mode
+      // Before the session exists (project_trust at start-up): the mode chosen for this run;
+      // otherwise "print" (pi has no "sdk" mode).
+      return host.session()?.mode ?? chosenSessionMode(kernel) ?? modeFromFlags(kernel) ?? "print";
     },
     get cwd() {
       return host.session()?.cwd ?? kernel.cwd;
     },
     sessionManager: readonlySessionManager(() => host.session()?.sessionManager),
     get modelRegistry() {
-      return kernel.service("model-registry");
+      return extensionModelRegistry(kernel, kernel.service("model-registry"));
     },
     get model() {
       return host.session()?.model;

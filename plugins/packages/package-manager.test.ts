@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SettingsManager } from "../../core/settings.js";
-import { PackageManager } from "./package-manager.js";
+import { PackageManager, packageManagerOf } from "./package-manager.js";
 
 const FAKE_NPM = resolve(process.cwd(), "tests", "fixtures", "fake-npm.mjs");
 const HOST = { appName: "pi", appVersion: "0.5.0", kernelApiVersion: "1.0.0" };
@@ -80,6 +80,8 @@ describe("install, update, remove (fake npm)", () => {
     expect(globalSettings().packages).toEqual(["npm:demo"]);
     expect(logs[0]).toBe("Installing npm:demo…");
     expect(npmCalls()[0]!.slice(0, 3)).toEqual(["install", "demo", "--prefix"]);
+    // pi's peer semantics: npm neither installs nor solves the peers (the host serves pi's packages).
+    expect(npmCalls()[0]).toContain("--legacy-peer-deps");
     // No staging folders are left behind.
     expect(readdirSync(agentDir).filter((n) => n.includes("staging") || n.includes(".old-"))).toEqual([]);
     const [r] = await pm.resolve({ trusted: false });
@@ -132,6 +134,7 @@ describe("install, update, remove (fake npm)", () => {
     expect(globalSettings().packages).toEqual([]);
     expect(existsSync(join(agentDir, "npm", "node_modules", "demo"))).toBe(false);
     expect(npmCalls().at(-1)!.slice(0, 2)).toEqual(["uninstall", "demo"]);
+    expect(npmCalls().at(-1)).toContain("--legacy-peer-deps");
   });
 
   it("project packages load and install only in a trusted project; the project entry wins over the global one", async () => {
@@ -225,6 +228,8 @@ describe("local and git sources", () => {
     expect(existsSync(join(dir, "prompts", "t.md"))).toBe(true);
     expect(existsSync(join(dir, "prompts", "t2.md"))).toBe(false);
     expect(globalSettings().packages).toEqual([`git:file://${repo}@v1`]);
+    // The checkout's dependencies are installed without peers too.
+    expect(npmCalls().at(-1)).toEqual(["install", "--omit=dev", "--legacy-peer-deps", "--no-audit", "--no-fund"]);
     expect((await pm.update()).map((r) => r.status)).toEqual(["skipped-pinned"]);
     await pm.remove(`git:file://${repo}`);
     expect(existsSync(dir)).toBe(false);
@@ -272,5 +277,16 @@ describe("temporary packages (-e npm:x)", () => {
     expect(prefix.startsWith(join(agentDir, "tmp", "extensions") + "/")).toBe(true);
     expect(statSync(join(agentDir, "tmp", "extensions")).mode & 0o777).toBe(0o700);
     expect(prefix.startsWith(tmpdir() + "/pi-extensions")).toBe(false);
+  });
+});
+
+describe("the package manager npmCommand runs", () => {
+  it("is told apart as pi 1.6 does: the command, the one after --, or the only one a wrapper names", () => {
+    expect(packageManagerOf({ command: "npm", args: [] })).toBe("npm");
+    expect(packageManagerOf({ command: "/usr/bin/pnpm", args: [] })).toBe("pnpm");
+    expect(packageManagerOf({ command: "mise", args: ["exec", "--", "bun"] })).toBe("bun");
+    expect(packageManagerOf({ command: "corepack", args: ["pnpm"] })).toBe("pnpm");
+    expect(packageManagerOf({ command: "node", args: ["fake-npm.mjs"] })).toBe("npm");
+    expect(() => packageManagerOf({ command: "wrap", args: ["npm", "pnpm"] })).toThrow('settings "npmCommand" names several package managers (npm, pnpm)');
   });
 });

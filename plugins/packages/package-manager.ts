@@ -6,16 +6,22 @@
  *   npm, project    <cwd>/.pi/npm/node_modules/<name>
  *   git, global     <agentDir>/git/<host>/<path>
  *   git, project    <cwd>/.pi/git/<host>/<path>
- *   this run only   <tmp>/<app>-extensions/{npm,git}/<hash>/…  (pi -e npm:…; never in settings)
+ *   this run only   <agentDir>/tmp/extensions/{npm,git}/<hash>/…  (pi -e npm:…; never in settings)
  *   local           where it is (settings keep the path, relative to the settings file's folder)
  *
- * Every install is staged: the npm prefix (or the git checkout) is copied to a sibling folder,
- * the install runs there, the result is checked (the package must exist and fit this host's
- * kernel API and app version, see compat.ts), and only then is the staging folder swapped in
- * and the settings written. A failure at any step leaves the previous install and the settings
- * as they were.
+ * npm runs with pi's peer semantics (npm's --legacy-peer-deps; pnpm and bun: their settings that
+ * turn automatic peer installs off) on install, update, remove and a git checkout's dependency
+ * install: the host packages an extension names as peers (pi-coding-agent, pi-ai, pi-agent-core,
+ * pi-tui under both scopes, typebox) are served by the host's module loader, never installed.
+ * `pi update` also drops host packages an older install put into the prefix.
+ *
+ * npm installs straight into the prefix (no copy of it per install). What an install changes is
+ * kept aside first (the package's previous folder, the prefix's package.json and lock files) and
+ * put back when npm fails or the result does not fit this host's kernel API and app version (see
+ * compat.ts), so the previous install and the settings stay as they were. Settings are written
+ * only after a good install. A git checkout is cloned into a sibling folder and swapped in.
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import semver from "semver";
 import type { SettingsManager } from "../../core/settings.js";
@@ -32,7 +38,7 @@ export interface PackageManagerOptions {
   settings: SettingsManager;
   host: HostVersions;
   env?: NodeJS.ProcessEnv;
-  /** Root for packages loaded for one run (default <os tmp>/<app>-extensions). */
+  /** Root for packages loaded for one run (default <agentDir>/tmp/extensions). */
   tempRoot?: string;
   /** Progress lines ("Installing npm:foo…"). */
   log?: (line: string) => void;
@@ -252,10 +258,37 @@ export class PackageManager {
     return { command: v[0]!, args: v.slice(1), custom: true };
   }
 
+  /** Which package manager npmCommand runs: npm, pnpm or bun (directly or behind a wrapper such as `mise exec --`); anything else is treated as npm. */
+  private managerName(): "npm" | "pnpm" | "bun" {
+    return packageManagerOf(this.npmCommand());
+  }
+
+  /** The flags that keep the package manager from installing or solving peers (the host serves pi's packages). */
+  private noPeerFlags(): string[] {
+    const m = this.managerName();
+    if (m === "bun") return ["--omit=peer"];
+    if (m === "pnpm") return ["--config.auto-install-peers=false", "--config.strict-peer-dependencies=false", "--config.strict-dep-builds=false"];
+    return ["--legacy-peer-deps", "--no-audit", "--no-fund"];
+  }
+
   private async npm(args: string[], cwd?: string): Promise<void> {
     const c = this.npmCommand();
-    const extra = c.custom ? [] : ["--no-audit", "--no-fund"];
-    await runCommand(c.command, [...c.args, ...args, ...extra], { cwd, env: this.opts.env, output: this.opts.output });
+    await runCommand(c.command, [...c.args, ...args], { cwd, env: this.opts.env, output: this.opts.output });
+  }
+
+  private async npmInstallInto(prefix: string, spec: string): Promise<void> {
+    // npm writes broken nested lock paths when --prefix goes through a symlink.
+    const root = realpathSync(prefix);
+    if (this.managerName() === "bun") await this.npm(["install", spec, "--cwd", root, ...this.noPeerFlags()]);
+    else await this.npm(["install", spec, "--prefix", root, ...this.noPeerFlags()]);
+  }
+
+  private async npmUninstallFrom(prefix: string, name: string): Promise<void> {
+    const root = realpathSync(prefix);
+    const m = this.managerName();
+    if (m === "bun") await this.npm(["uninstall", name, "--cwd", root]);
+    else if (m === "pnpm") await this.npm(["uninstall", name, "--prefix", root]);
+    else await this.npm(["uninstall", name, "--prefix", root, ...this.noPeerFlags()]);
   }
 
   private async git(args: string[], cwd?: string): Promise<void> {
@@ -300,33 +333,65 @@ export class PackageManager {
     rmSync(backup, { recursive: true, force: true });
   }
 
-  /** npm install `spec` into the prefix of `scope`, staged. Returns the package folder. */
+  /**
+   * npm install `spec` into the prefix of `scope`. What it changes is kept aside and put back
+   * when npm fails or the package does not fit this host. Returns the package folder.
+   */
   async installNpm(p: NpmSource, scope: PackageScope, spec = p.spec): Promise<string> {
     if (p.file && !existsSync(p.file)) throw new PackageError(`${p.source}: ${p.file} does not exist`);
     const name = this.npmName(p);
     if (!name) throw new PackageError(`${p.source}: cannot tell the package name`);
     const prefix = this.npmPrefix(scope, p.spec);
-    mkdirSync(dirname(prefix), { recursive: true });
-    const staging = mkdtempSync(`${prefix}.staging-`);
+    mkdirSync(prefix, { recursive: true });
+    if (!existsSync(join(prefix, "package.json"))) writeFileSync(join(prefix, "package.json"), JSON.stringify({ name: "pi-packages", private: true }, null, 2) + "\n");
+    if (scope !== "temporary") PackageManager.ensureIgnored(prefix);
+    const dir = join(prefix, "node_modules", name);
+    const saved = PrefixSnapshot.take(prefix, dir);
     try {
-      if (existsSync(prefix)) cpSync(prefix, staging, { recursive: true, verbatimSymlinks: true });
-      if (!existsSync(join(staging, "package.json"))) writeFileSync(join(staging, "package.json"), JSON.stringify({ name: "pi-packages", private: true }, null, 2) + "\n");
-      if (scope !== "temporary") PackageManager.ensureIgnored(staging);
-      await this.npm(["install", spec, "--prefix", staging]);
-      const dir = join(staging, "node_modules", name);
+      await this.npmInstallInto(prefix, spec);
       if (!existsSync(join(dir, "package.json"))) throw new PackageError(`${p.source}: npm finished but ${name} is not in ${join(prefix, "node_modules")}`);
       this.checkRoot(dir);
-      PackageManager.swapIn(prefix, staging);
-      return join(prefix, "node_modules", name);
-    } finally {
-      rmSync(staging, { recursive: true, force: true });
+    } catch (error) {
+      saved.restore();
+      throw error;
     }
+    saved.drop();
+    return dir;
   }
 
   private async npmDepsInstall(dir: string) {
     if (!existsSync(join(dir, "package.json"))) return;
-    const c = this.npmCommand();
-    await this.npm(c.custom ? ["install"] : ["install", "--omit=dev"], dir);
+    const m = this.managerName();
+    if (m === "bun") await this.npm(["install", "--omit=dev", "--omit=peer"], dir);
+    else if (m === "pnpm") await this.npm(["install", "--prod", ...this.noPeerFlags()], dir);
+    else await this.npm(["install", "--omit=dev", ...this.noPeerFlags()], dir);
+  }
+
+  /**
+   * Drop the host packages an install without pi's peer semantics put at the top of a prefix
+   * (the host serves them; a copy there only costs space and can block updates). One the prefix
+   * itself depends on is kept.
+   */
+  pruneHostPackages(prefix: string): string[] {
+    const deps = readJson(join(prefix, "package.json"))?.dependencies;
+    const removed: string[] = [];
+    for (const name of HOST_PEER_PACKAGES) {
+      if (isObj(deps) && name in deps) continue;
+      const dir = join(prefix, "node_modules", name);
+      if (!existsSync(dir)) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(name);
+    }
+    if (removed.length) {
+      // The lock files still list them: drop those entries so npm does not bring them back.
+      for (const lock of [join(prefix, "package-lock.json"), join(prefix, "node_modules", ".package-lock.json")]) {
+        const j = readJson(lock);
+        if (!isObj(j) || !isObj(j.packages)) continue;
+        for (const key of Object.keys(j.packages)) if (removed.some((n) => key === `node_modules/${n}` || key.startsWith(`node_modules/${n}/`))) delete j.packages[key];
+        writeFileSync(lock, JSON.stringify(j, null, 2) + "\n");
+      }
+    }
+    return removed;
   }
 
   /** git clone (and checkout the ref, and npm install), staged. Returns the checkout. */
@@ -412,7 +477,7 @@ export class PackageManager {
     if (installed.type === "npm") {
       const name = this.npmName(installed, scope);
       const prefix = this.npmPrefix(scope);
-      if (name && existsSync(join(prefix, "node_modules", name))) await this.npm(["uninstall", name, "--prefix", prefix]);
+      if (name && existsSync(join(prefix, "node_modules", name))) await this.npmUninstallFrom(prefix, name);
     } else if (installed.type === "git") {
       const target = this.gitPath(installed, scope);
       rmSync(target, { recursive: true, force: true });
@@ -442,6 +507,7 @@ export class PackageManager {
       this.log("Offline (PI_OFFLINE): packages are not updated");
       return results;
     }
+    await this.cleanPrefixes(targets);
     for (const t of targets) {
       const p = t.parsed;
       if (t.error) {
@@ -467,6 +533,26 @@ export class PackageManager {
       }
     }
     return results;
+  }
+
+  /**
+   * The npm prefixes of `targets` (pinned packages' too) without the host packages an older
+   * install put there; npm then reconciles the prefix, dropping what only those needed.
+   */
+  private async cleanPrefixes(targets: ConfiguredPackage[]): Promise<void> {
+    const prefixes = new Set(targets.filter((t) => !t.error && t.parsed.type === "npm").map((t) => this.npmPrefix(t.scope)));
+    for (const prefix of prefixes) {
+      if (!existsSync(join(prefix, "node_modules"))) continue;
+      const pruned = this.pruneHostPackages(prefix);
+      if (!pruned.length) continue;
+      this.log(`Removing host packages pi serves itself from ${prefix}: ${pruned.join(", ")}`);
+      try {
+        if (this.managerName() === "bun") await this.npm(["install", "--cwd", realpathSync(prefix), ...this.noPeerFlags()]);
+        else await this.npm(["install", "--prefix", realpathSync(prefix), ...this.noPeerFlags()]);
+      } catch (error) {
+        this.log(`Could not tidy ${prefix} after that: ${(error as Error).message.split("\n")[0]}`);
+      }
+    }
   }
 
   // ---- resolution -----------------------------------------------------------------------------
@@ -611,4 +697,68 @@ export function findResource(resources: PackageResource[], ref: string): Package
   if (byName.length === 1) return byName[0]!;
   if (byName.length > 1) throw new PackageError(`"${ref}" matches several resources: ${byName.map((x) => x.rel).join(", ")}; use the path`);
   throw new PackageError(`no resource "${ref}" in this package (it has: ${resources.map((x) => x.rel).join(", ") || "nothing"})`);
+}
+
+/** The packages pi serves to extensions itself (both scopes); never installed into a prefix. */
+export const HOST_PEER_PACKAGES: readonly string[] = ["@earendil-works", "@mariozechner"].flatMap((scope) =>
+  ["pi-coding-agent", "pi-ai", "pi-agent-core", "pi-tui"].map((n) => `${scope}/${n}`),
+);
+
+/** npm, pnpm or bun, as 1.6 tells them apart: the command itself, the one after a `--`, or the only one named among a wrapper's arguments. */
+export function packageManagerOf(c: { command: string; args: string[] }): "npm" | "pnpm" | "bun" {
+  const norm = (x: string) => basename(x).replace(/\.(cmd|exe)$/i, "");
+  const known = (x: string | undefined): x is "npm" | "pnpm" | "bun" => x === "npm" || x === "pnpm" || x === "bun";
+  const sep = c.args.lastIndexOf("--");
+  if (sep >= 0) {
+    const wrapped = c.args[sep + 1] ? norm(c.args[sep + 1]!) : norm(c.command);
+    return known(wrapped) ? wrapped : "npm";
+  }
+  const direct = norm(c.command);
+  if (known(direct)) return direct;
+  const named = [...new Set(c.args.map(norm).filter(known))];
+  if (named.length > 1) throw new PackageError(`settings "npmCommand" names several package managers (${named.join(", ")}); put the one to use after "--"`);
+  return named[0] ?? "npm";
+}
+
+/**
+ * What an npm install into a prefix changes, kept aside: the package's folder (moved out of
+ * node_modules, so npm puts a fresh one there) and the prefix's package.json and lock files.
+ */
+class PrefixSnapshot {
+  private constructor(
+    private readonly prefix: string,
+    private readonly dir: string,
+    private readonly aside: string | undefined,
+    private readonly files: Map<string, string | undefined>,
+  ) {}
+
+  static take(prefix: string, dir: string): PrefixSnapshot {
+    const files = new Map<string, string | undefined>();
+    for (const f of [join(prefix, "package.json"), join(prefix, "package-lock.json"), join(prefix, "node_modules", ".package-lock.json")]) {
+      files.set(f, existsSync(f) ? readFileSync(f, "utf8") : undefined);
+    }
+    let aside: string | undefined;
+    if (existsSync(dir)) {
+      aside = mkdtempSync(join(dirname(prefix), `.${basename(prefix)}.previous-`));
+      renameSync(dir, join(aside, "pkg"));
+    }
+    return new PrefixSnapshot(prefix, dir, aside, files);
+  }
+
+  restore(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+    if (this.aside) {
+      mkdirSync(dirname(this.dir), { recursive: true });
+      renameSync(join(this.aside, "pkg"), this.dir);
+      rmSync(this.aside, { recursive: true, force: true });
+    }
+    for (const [f, text] of this.files) {
+      if (text === undefined) rmSync(f, { force: true });
+      else writeFileSync(f, text);
+    }
+  }
+
+  drop(): void {
+    if (this.aside) rmSync(this.aside, { recursive: true, force: true });
+  }
 }

@@ -26,6 +26,7 @@ import { startLlmServer } from "../fixtures/llm-server.mjs";
 import { makeSessionFile, makeSessionStore, makeSourceTree } from "./generate.mjs";
 import { scaleCases, scaleSection } from "./scale.mjs";
 import { agentCases, AGENT_RATIO_BUDGETS, sessionGrowthBudget } from "./agent-cases.mjs";
+import { closeInstallRegistry, installCase } from "./install.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const OURS = join(ROOT, "dist", "bundle", "cli.js");
@@ -339,6 +340,7 @@ const cases = [
       return { "response ms": t1 - t0, "response KiB": kib };
     },
   },
+  installCase(runOnce),
   {
     name: "list 200 sessions (1 GB store)",
     inProcess: true,
@@ -526,6 +528,7 @@ async function main() {
     printCase(results.at(-1));
   }
   await server.close();
+  await closeInstallRegistry();
   rmSync(root, { recursive: true, force: true });
   // Every budget, met or missed, on the console too (issue 20).
   for (const l of ["", "Against pi 1.6 (ratio budgets):", ...ratioBudgets(results), "", `Budgets (${oursBesideOld()}):`, ...budgets(results), ...hostLine(results), "", ...scaleSection(results, median, fmt)]) console.log(l);
