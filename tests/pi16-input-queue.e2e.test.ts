@@ -46,9 +46,9 @@ describe("RPC steer and follow_up through the input hook", () => {
     const streaming = firstDelta();
     await client.prompt("start");
     await streaming;
-    expect(await client.followUp("xform:later")).toEqual({ disposition: "queued" });
-    expect(await client.steer("xform:now")).toEqual({ disposition: "queued" });
-    expect(await client.followUp("drop:this")).toEqual({ disposition: "handled" });
+    expect(await client.followUp("xform:later")).toBe("queued");
+    expect(await client.steer("xform:now")).toBe("queued");
+    expect(await client.followUp("drop:this")).toBe("handled");
     expect(await client.getQueue()).toEqual({ steering: ["transformed now"], followUp: ["transformed later"] });
     expect(inputs()).toEqual([
       { text: "start", source: "rpc", streamingBehavior: null },
