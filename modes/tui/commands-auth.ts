@@ -10,6 +10,7 @@ import type { AuthStorage, OAuthProvider } from "../../core/models/auth-storage.
 import type { AnyModel } from "../../core/types.js";
 import type { CommandHost } from "./host.js";
 import type { SelectItem } from "./layers.js";
+import { openInBrowser } from "../../core/open-url.js";
 
 type Method = "oauth" | "api_key";
 interface LoginOption {
@@ -159,16 +160,7 @@ async function oauthLogin(app: CommandHost, auth: AuthStorage, o: LoginOption): 
 
 async function openBrowser(url: string): Promise<void> {
   if (process.env.PI_NO_BROWSER || (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY && process.platform === "linux")) return;
-  const { spawn } = await import("node:child_process");
-  const cmd = process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
-  const args = process.platform === "win32" ? ["/c", "start", "", url] : [url];
-  try {
-    const child = spawn(cmd, args, { stdio: "ignore", detached: true });
-    child.on("error", () => undefined);
-    child.unref();
-  } catch {
-    /* no browser: the address is on screen */
-  }
+  await openInBrowser(url);
 }
 
 export async function logout(app: CommandHost): Promise<void> {

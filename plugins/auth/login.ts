@@ -6,6 +6,7 @@
 import { createInterface } from "node:readline";
 import type { SubcommandContext } from "../../core/kernel.js";
 import type { AuthStorage } from "../../core/models/auth-storage.js";
+import { openInBrowser } from "../../core/open-url.js";
 
 export async function readSecret(prompt: string): Promise<string> {
   const stdin = process.stdin;
@@ -65,7 +66,7 @@ export async function oauthLogin(auth: AuthStorage, provider: string, ctx: Subco
   await auth.login(provider, {
     onAuth: (info: { url: string; instructions?: string }) => {
       ctx.stderr(`Open this address to sign in to ${provider}:\n  ${info.url}${info.instructions ? `\n${info.instructions}` : ""}`);
-      if (!opts.noBrowser) void openBrowser(info.url);
+      if (!opts.noBrowser) void openInBrowser(info.url);
     },
     onPrompt: (p: { message: string }) => ask(p.message, provider),
     onProgress: (m: string) => ctx.stderr(m),
@@ -73,15 +74,3 @@ export async function oauthLogin(auth: AuthStorage, provider: string, ctx: Subco
   });
 }
 
-async function openBrowser(url: string): Promise<void> {
-  const { spawn } = await import("node:child_process");
-  const cmd = process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
-  const args = process.platform === "win32" ? ["/c", "start", "", url] : [url];
-  try {
-    const child = spawn(cmd, args, { stdio: "ignore", detached: true });
-    child.on("error", () => undefined);
-    child.unref();
-  } catch {
-    /* no browser: the address is printed */
-  }
-}
