@@ -16,7 +16,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside, type SandboxPolicy } from "./policy.js";
 import { seccompDenyUnixSockets } from "./seccomp.js";
 
@@ -249,6 +249,11 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string, rt: SandboxRuntime
   for (const p of new Set([policy.workspace, cwd])) {
     if (isInside(p, "/tmp") && p !== "/tmp" && kindOf(p) && !policy.writable.some((w) => isInside(p, w))) a.push("--ro-bind", p, p);
   }
+  // Programs on PATH under the host's /tmp (a Node or tool installed there, as CI and
+  // containers do) stay reachable, read-only: the private /tmp would hide them.
+  for (const p of programFoldersUnderTmp()) {
+    if (kindOf(p) === "dir" && ![policy.workspace, cwd, ...policy.writable].some((w) => isInside(p, w))) a.push("--ro-bind", p, p);
+  }
   for (const w of policy.writable) if (kindOf(w)) a.push("--bind", w, w);
   if (policy.level === "workspace-write") ensureProtectedPaths(policy, rt);
   // Read-only binds matter only where something would be writable (what sits under the host's
@@ -276,4 +281,21 @@ export function launchArgs(bwrap: string, args: string[], rt: SandboxRuntime): {
   const i = args.indexOf("--seccomp");
   if (i < 0 || !rt.seccomp) return { file: bwrap, args };
   return { file: "/bin/sh", args: ["-c", `exec "$@" ${SECCOMP_FD}<"$0"`, rt.seccomp, bwrap, ...args] };
+}
+
+/**
+ * The folders of the programs a command finds on PATH (and of the Node running pi) that lie under
+ * /tmp: each PATH entry, or the install folder above a `bin` entry (its libraries sit beside it).
+ */
+function programFoldersUnderTmp(): string[] {
+  const entries = [dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter)];
+  const out = new Set<string>();
+  for (const e of entries) {
+    if (!e || !isAbsolute(e)) continue;
+    const dir = resolve(e);
+    if (!isInside(dir, "/tmp") || dir === "/tmp") continue;
+    const folder = basename(dir) === "bin" && dirname(dir) !== "/tmp" ? dirname(dir) : dir;
+    out.add(folder);
+  }
+  return [...out];
 }

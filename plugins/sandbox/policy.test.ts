@@ -113,6 +113,23 @@ describe("bwrapArgs", () => {
   });
 });
 
+describe("bwrapArgs: programs under the host's /tmp", () => {
+  it("keeps a PATH entry under /tmp reachable, read-only (its install folder for a bin entry), after the private /tmp", () => {
+    const tools = join(elsewhere, "tools");
+    mkdirSync(join(tools, "bin"), { recursive: true });
+    const before = process.env.PATH;
+    process.env.PATH = `${join(tools, "bin")}:${before}`;
+    try {
+      const a = bwrapArgs(resolvePolicy(inputs({ flag: "workspace-write" })), project).join(" ");
+      expect(a).toContain(`--ro-bind ${tools} ${tools}`);
+      expect(a.indexOf(`--ro-bind ${tools} ${tools}`)).toBeGreaterThan(a.search(/--bind \S+pi-sandbox-\S+\/tmp \/tmp/));
+      expect(a).not.toContain(`--bind ${tools} ${tools}`.replace("--bind", " --bind"));
+    } finally {
+      process.env.PATH = before;
+    }
+  });
+});
+
 describe("probeBwrap", () => {
   it("reports other platforms as not supported, and a missing bwrap by its package", () => {
     const mac = probeBwrap("workspace-write", "darwin");
