@@ -13,6 +13,8 @@ import { applyPi16Aliases } from "./settings-compat.js";
 import { writeFileAtomic } from "./fs-utils.js";
 import { projectSettingsPlaces } from "./project-files.js";
 import { DEFAULT_MAX_INPUT_LINE } from "./io/jsonl.js";
+import { installPiSettingsAccessors, type PiSettingsAccessors } from "./settings-accessors.js";
+import { homedir } from "node:os";
 
 export interface PermissionRules {
   allow?: string[];
@@ -175,6 +177,10 @@ interface LayerFile {
   broken: boolean;
 }
 
+// pi's named accessors (getTheme, setDefaultModel, …) are added to the prototype below.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface SettingsManager extends PiSettingsAccessors {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class SettingsManager {
   private global: LayerFile;
   private project: LayerFile;
@@ -196,8 +202,63 @@ export class SettingsManager {
   }
 
   /** In memory only (tests, SDK hosts that do not want files). */
-  static inMemory(settings: Partial<Settings> = {}): SettingsManager {
-    return new SettingsManager(undefined, { data: {}, broken: false }, { data: settings as Obj, broken: false }, undefined);
+  static inMemory(settings: Partial<Settings> = {}, options?: { projectTrusted?: boolean }): SettingsManager {
+    const sm = new SettingsManager(undefined, { data: {}, broken: false }, { data: settings as Obj, broken: false }, undefined);
+    if (options?.projectTrusted !== undefined) sm.setProjectTrusted(options.projectTrusted);
+    return sm;
+  }
+
+  /**
+   * Synchronous load as pi's SDK does it: `<agentDir>/settings.json` and `<cwd>/.pi/settings.json`
+   * (JSON files only; `load()` also finds .pirc.json and pi.config.ts). `agentDir` defaults to
+   * PI_CODING_AGENT_DIR or ~/.pi/agent.
+   */
+  static create(cwd: string, agentDir?: string, options?: { projectTrusted?: boolean }): SettingsManager {
+    const dir = agentDir ?? process.env.PI_CODING_AGENT_DIR ?? join(homedir(), ".pi", "agent");
+    const diagnostics: Diagnostic[] = [];
+    const projectPath = join(cwd, ".pi", "settings.json");
+    const sm = new SettingsManager(join(dir, "settings.json"), readJsonLayer(projectPath, diagnostics), readJsonLayer(join(dir, "settings.json"), diagnostics), projectPath);
+    sm.diagnostics.push(...diagnostics);
+    if (options?.projectTrusted !== undefined) sm.setProjectTrusted(options.projectTrusted);
+    return sm;
+  }
+
+  /** Settings read from a pi-style storage (`withLock(scope, fn)` hands over each layer's text); kept in memory. */
+  static fromStorage(storage: { withLock(scope: "global" | "project", fn: (current: string | undefined) => string | undefined): void }, options?: { projectTrusted?: boolean }): SettingsManager {
+    const layer = (scope: "global" | "project"): LayerFile => {
+      let data: Obj = {};
+      storage.withLock(scope, (current) => {
+        try {
+          const parsed = current ? JSON.parse(current) : {};
+          if (isObj(parsed)) data = parsed;
+        } catch {
+          /* unreadable text: an empty layer, as for a missing file */
+        }
+        return undefined;
+      });
+      return { data, broken: false };
+    };
+    const sm = new SettingsManager(undefined, layer("project"), layer("global"), undefined);
+    if (options?.projectTrusted !== undefined) sm.setProjectTrusted(options.projectTrusted);
+    return sm;
+  }
+
+  /** Whether the project's trust-gated keys apply now. */
+  isProjectTrusted(): boolean {
+    return this.projectTrusted();
+  }
+
+  /** Fixed trust answer (pi's form of setProjectTrust). */
+  setProjectTrusted(trusted: boolean): void {
+    this.setProjectTrust(() => trusted);
+  }
+
+  /** Re-read the JSON settings files from disk. */
+  async reload(): Promise<void> {
+    if (this.globalPath) this.global = readJsonLayer(this.globalPath, this.diagnostics);
+    const projectFile = this.project.path ?? this.projectDefaultPath;
+    if (projectFile?.endsWith(".json")) this.project = readJsonLayer(projectFile, this.diagnostics);
+    this.merged = this.compute();
   }
 
   /**
@@ -344,6 +405,8 @@ export class SettingsManager {
     return applyPi16Aliases(m) as Settings; // (1.6 compat) $schema, retry.maxAgentDelayMs
   }
 }
+
+installPiSettingsAccessors(SettingsManager.prototype);
 
 function readJsonLayer(path: string, diagnostics: Diagnostic[]): LayerFile {
   if (!existsSync(path)) return { data: {}, broken: false };

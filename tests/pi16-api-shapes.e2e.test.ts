@@ -5,7 +5,8 @@
  * its .d.ts files with the TypeScript compiler API (a method returning Promise<…> is async, any
  * other method sync), then a probe extension run by the real CLI (print mode) reports which of
  * them exist on our objects and, for the read-only ones it can call, whether a synchronous
- * member answers with a value and an asynchronous one with a Promise.
+ * member answers with a value and an asynchronous one with a Promise. The SDK's SettingsManager
+ * and SessionManager exports are checked the same way in process, statics and instances apart.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import ts from "typescript";
 import { ROOT, runCli } from "./helpers/e2e.js";
+import { SessionManager, SettingsManager } from "../sdk/index.js";
 
 // (read as files: the test runner maps the package name to this project's sdk)
 const PI16 = join(ROOT, "node_modules", "@earendil-works", "pi-coding-agent", "dist");
@@ -20,6 +22,8 @@ const PI16 = join(ROOT, "node_modules", "@earendil-works", "pi-coding-agent", "d
 interface Member {
   name: string;
   kind: "sync" | "async" | "value";
+  isStatic?: boolean;
+  params?: number;
 }
 
 function parse(file: string): ts.SourceFile {
@@ -37,6 +41,8 @@ function membersOf(file: string, name: string): Member[] {
         if (!m.name || !ts.isIdentifier(m.name)) continue;
         if (ts.canHaveModifiers(m) && ts.getModifiers(m)?.some((x) => x.kind === ts.SyntaxKind.PrivateKeyword)) continue;
         const id = m.name.text;
+        const isStatic = !!(ts.canHaveModifiers(m) && ts.getModifiers(m)?.some((x) => x.kind === ts.SyntaxKind.StaticKeyword));
+        const params = ts.isMethodDeclaration(m) || ts.isMethodSignature(m) ? m.parameters.length : 0;
         let kind: Member["kind"] = "value";
         if (ts.isMethodDeclaration(m) || ts.isMethodSignature(m)) kind = returnsPromise(m.type) ? "async" : "sync";
         else if (ts.isPropertySignature(m) || ts.isPropertyDeclaration(m)) {
@@ -44,8 +50,9 @@ function membersOf(file: string, name: string): Member[] {
         }
         if (ts.isConstructorDeclaration(m)) continue;
         // Overloads: async if any form is.
-        const prev = out.get(id);
-        out.set(id, { name: id, kind: prev?.kind === "async" ? "async" : kind });
+        const key = isStatic ? `static ${id}` : id;
+        const prev = out.get(key);
+        out.set(key, { name: id, kind: prev?.kind === "async" ? "async" : kind, ...(isStatic ? { isStatic } : {}), params: Math.min(params, prev?.params ?? params) });
       }
     }
     ts.forEachChild(node, visit);
@@ -69,10 +76,11 @@ let spec: Record<string, Member[]>;
 
 beforeAll(async () => {
   const picked = new Set(pickedNames("core/session-manager.d.ts", "ReadonlySessionManager"));
+  const instance = (list: Member[]) => list.filter((m) => !m.isStatic).map(({ name, kind }) => ({ name, kind }));
   spec = {
-    ModelRegistry: membersOf("core/model-registry.d.ts", "ModelRegistry"),
+    ModelRegistry: instance(membersOf("core/model-registry.d.ts", "ModelRegistry")),
     ExtensionContext: membersOf("core/extensions/types.d.ts", "ExtensionContext"),
-    ReadonlySessionManager: membersOf("core/session-manager.d.ts", "SessionManager").filter((m) => picked.has(m.name)),
+    ReadonlySessionManager: instance(membersOf("core/session-manager.d.ts", "SessionManager")).filter((m) => picked.has(m.name)),
     ExtensionUIContext: membersOf("core/extensions/types.d.ts", "ExtensionUIContext"),
     ExtensionAPI: membersOf("core/extensions/types.d.ts", "ExtensionAPI"),
   };
@@ -116,5 +124,95 @@ describe("pi 1.6's extension-facing shapes", () => {
 
   it("ctx, ctx.ui and pi have every member 1.6 declares", () => {
     for (const t of ["ExtensionContext", "ExtensionUIContext", "ExtensionAPI"]) expect({ t, missing: report[t]!.missing }).toEqual({ t, missing: [] });
+  });
+});
+
+/** Which members of a class's declaration `C` (statics) and `instance` lack or have in the other form. */
+function compareClass(members: Member[], C: object, instance: object, callable: (m: Member) => boolean) {
+  const missing: string[] = [];
+  const wrongForm: string[] = [];
+  const checked: string[] = [];
+  for (const m of members) {
+    const target = (m.isStatic ? C : instance) as Record<string, unknown>;
+    const label = m.isStatic ? `static ${m.name}` : m.name;
+    if (!(m.name in target)) {
+      missing.push(label);
+      continue;
+    }
+    const v = target[m.name];
+    if (m.kind === "value") continue;
+    if (typeof v !== "function") {
+      wrongForm.push(`${label}: not a function`);
+      continue;
+    }
+    if (m.isStatic || !callable(m)) continue;
+    const result = (v as () => unknown).call(instance);
+    const thenable = !!result && typeof (result as { then?: unknown }).then === "function";
+    if (m.kind === "sync" && thenable) wrongForm.push(`${label}: returns a Promise, 1.6 returns a value`);
+    if (m.kind === "async" && !thenable) wrongForm.push(`${label}: returns a value, 1.6 returns a Promise`);
+    checked.push(label);
+  }
+  return { missing, wrongForm, checked };
+}
+
+describe("pi 1.6's SDK classes", () => {
+  // Read-only questions that take no argument are called and their sync/async form checked.
+  const readOnly = (m: Member) => m.params === 0 && /^(get|is|has|build|uses)/.test(m.name);
+
+  it("the SDK's SettingsManager has every member of 1.6's, statics included, in the same sync/async form", () => {
+    const members = membersOf("core/settings-manager.d.ts", "SettingsManager");
+    expect(members.length).toBeGreaterThan(100);
+    const r = compareClass(members, SettingsManager, SettingsManager.inMemory({ theme: "light" }), readOnly);
+    expect(r.missing).toEqual([]);
+    expect(r.wrongForm).toEqual([]);
+    expect(r.checked).toEqual(expect.arrayContaining(["getTheme", "getBranchSummarySettings", "getRetrySettings", "getPackages", "isProjectTrusted"]));
+  });
+
+  it("the SDK's SettingsManager accessors read and write the settings", () => {
+    const sm = SettingsManager.inMemory({ theme: "light", compaction: { enabled: false } } as never);
+    expect(sm.getTheme()).toBe("light");
+    expect(sm.getCompactionSettings()).toEqual({ enabled: false, reserveTokens: 16384, keepRecentTokens: 20000 });
+    sm.setDefaultModelAndProvider("faux", "faux-1");
+    expect([sm.getDefaultProvider(), sm.getDefaultModel()]).toEqual(["faux", "faux-1"]);
+    sm.setModelThinkingLevel("faux", "faux-1", "high");
+    expect(sm.getModelThinkingLevel("faux", "faux-1")).toBe("high");
+    sm.removeModelThinkingLevel("faux", "faux-1");
+    expect(sm.getAllModelThinkingLevels()).toEqual({});
+    const dir = mkdtempSync(join(tmpdir(), "pi16-settings-"));
+    try {
+      mkdirSync(join(dir, "agent"));
+      writeFileSync(join(dir, "agent", "settings.json"), JSON.stringify({ theme: "light", steeringMode: "all" }));
+      const fromFiles = SettingsManager.create(dir, join(dir, "agent"));
+      expect([fromFiles.getTheme(), fromFiles.getSteeringMode()]).toEqual(["light", "all"]);
+      fromFiles.setTheme("dark");
+      expect(JSON.parse(readFileSync(join(dir, "agent", "settings.json"), "utf8")).theme).toBe("dark");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the SDK's SessionManager has every member of 1.6's (not only the read-only ones), statics included", () => {
+    const members = membersOf("core/session-manager.d.ts", "SessionManager");
+    const sm = SessionManager.inMemory(process.cwd());
+    sm.appendMessage({ role: "user", content: "hi", timestamp: Date.now() } as never);
+    const r = compareClass(members, SessionManager, sm, readOnly);
+    expect(r.missing).toEqual([]);
+    expect(r.wrongForm).toEqual([]);
+    expect(r.checked).toEqual(expect.arrayContaining(["getEntryCount", "buildContextEntries", "buildSessionProjection", "getTree"]));
+    expect(sm.getEntryCount()).toBe(1);
+    expect(sm.buildContextEntries().map((e) => e.type)).toEqual(["message"]);
+  });
+
+  it("SessionManager.findById finds a stored session's file by its id", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi16-sessions-"));
+    try {
+      const sm = SessionManager.create(process.cwd(), dir);
+      sm.appendMessage({ role: "user", content: "hi", timestamp: Date.now() } as never);
+      sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "ok" }], timestamp: Date.now() } as never);
+      expect(SessionManager.findById(process.cwd(), sm.getSessionId(), dir)).toBe(sm.getSessionFile());
+      expect(SessionManager.findById(process.cwd(), "no-such-id", dir)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -324,7 +324,31 @@ export function findMostRecentSession(dir: string): string | null {
   return best?.path ?? null;
 }
 
+/** The `.jsonl` file in `dir` whose session header has id `id`, or undefined. */
+export function findSessionFileById(dir: string, id: string): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((f) => f.endsWith(".jsonl"));
+  } catch {
+    return undefined;
+  }
+  // The file name ends with the id; check those first, then every file's header.
+  names.sort((a, b) => Number(b.endsWith(`_${id}.jsonl`)) - Number(a.endsWith(`_${id}.jsonl`)));
+  for (const name of names) {
+    try {
+      if (sessionHeaderOf(join(dir, name))?.id === id) return join(dir, name);
+    } catch {
+      /* unreadable: skip */
+    }
+  }
+  return undefined;
+}
+
 function hasSessionHeader(path: string): boolean {
+  return sessionHeaderOf(path) !== undefined;
+}
+
+function sessionHeaderOf(path: string): SessionHeader | undefined {
   const fd = openSync(path, "r");
   try {
     const buf = Buffer.alloc(4096);
@@ -334,12 +358,13 @@ function hasSessionHeader(path: string): boolean {
     for (const line of text.split("\n")) {
       if (!line.trim()) continue;
       try {
-        return isSessionHeader(JSON.parse(line));
+        const parsed = JSON.parse(line);
+        return isSessionHeader(parsed) ? parsed : undefined;
       } catch {
         continue;
       }
     }
-    return false;
+    return undefined;
   } finally {
     closeSync(fd);
   }

@@ -56,7 +56,8 @@ import {
 import { describeError, readSessionFile, type ParsedSessionFile } from "./session-file.js";
 import { messagesRecord, type RawMessageJson } from "./raw-json.js";
 import { SessionWriter } from "./session-writer.js";
-import { findMostRecentSession, listSessionsInDir, listSessionsUnderRoot } from "./session-list.js";
+import { findMostRecentSession, findSessionFileById, listSessionsInDir, listSessionsUnderRoot } from "./session-list.js";
+import { buildContextEntries, buildSessionProjection, type SessionProjection } from "./projection.js";
 
 export * from "./session-entries.js";
 export {
@@ -404,6 +405,11 @@ export class SessionManager {
 
   private appendEntry(entry: SessionEntry): void {
     this.addToIndex(entry);
+    this._persist(entry);
+  }
+
+  /** Queue an (already indexed) entry for the session file, written once the session is due on disk. */
+  _persist(entry: SessionEntry): void {
     if (!this.persist || !this.sessionFile) return;
     this.writer.pending.push(entry);
     if (this.writer.fileStarted || this.hasAssistant || this.writer.needsRewrite) this.flushWrites();
@@ -697,6 +703,25 @@ export class SessionManager {
   /** The session file path (it may not exist yet); undefined in memory. */
   getSessionFile(): string | undefined {
     return this.sessionFile;
+  }
+
+  /** Whether this session lives in the default folder for its cwd (no explicit sessionDir). */
+  usesDefaultSessionDir(): boolean {
+    const root = SessionManager.currentRoot();
+    return !!root && this.sessionDir === sessionDirForCwd(this.cwd, root);
+  }
+  /** The file of session `id` among `cwd`'s sessions, or undefined. */
+  static findById(cwd: string, id: string, sessionDir?: string): string | undefined {
+    return findSessionFileById(SessionManager.resolveSessionDir(cwd, sessionDir), id);
+  }
+  getEntryCount(): number {
+    return this.entries.length;
+  }
+  buildContextEntries(): SessionEntry[] {
+    return buildContextEntries(this.getBranch());
+  }
+  buildSessionProjection(): SessionProjection {
+    return buildSessionProjection(this.getBranch());
   }
 
   getHeader(): SessionHeader | null {
