@@ -142,10 +142,14 @@ export function userMessagesOnBranch(app: CommandHost): Array<{ id: string; text
 export async function forkAt(app: TreeHost, entryId: string, text: string): Promise<void> {
   const file = app.session.sessionFile as string | undefined;
   if (!file || !existsSync(file)) return notice(app, "The session has not been saved yet (it is saved after the first answer); nothing to fork", "warning");
+  const { chooseFiles, applyFiles } = await import("./restore-files.js");
+  const files = await chooseFiles(app, entryId);
+  if (!files) return;
   const r = await app.runtime.fork(file, entryId);
   if (r?.cancelled) return notice(app, "An extension cancelled the fork", "warning");
   app.editor.setText(text);
   notice(app, "Forked into a new session; edit the message and send it", "success");
+  await applyFiles(app, files);
 }
 
 async function forkSession(app: CommandHost): Promise<void> {

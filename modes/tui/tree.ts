@@ -8,6 +8,7 @@
 import type { SessionEntry, SessionTreeNode } from "../../core/session/session-entries.js";
 import type { TreeHost } from "./host.js";
 import { forkAt } from "./commands.js";
+import { applyFiles, chooseFiles } from "./restore-files.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
 
 export interface TreeRow {
@@ -205,6 +206,8 @@ async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
       summarize = choice.summarize;
       customInstructions = choice.customInstructions;
     }
+    const files = await chooseFiles(app, row.id);
+    if (!files) return openTree(app, row.id);
     if (summarize) app.setStatusLine("Summarizing the branch you leave…");
     app.cancelBusy = () => s.abortBranchSummary?.();
     let r: { cancelled?: boolean; aborted?: boolean; editorText?: string } | undefined;
@@ -218,9 +221,12 @@ async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
     if (r?.cancelled) return app.addNotice("Tree navigation cancelled", "warning");
     app.rebuildChat();
     if (r?.editorText) app.editor.setText(r.editorText);
+    await applyFiles(app, files);
     return;
   }
   // Without navigateTree: move the leaf in the store (no summary, no tree hooks).
+  const files = await chooseFiles(app, row.id);
+  if (!files) return openTree(app, row.id);
   const sm = s.sessionManager;
   let editorText: string | undefined;
   if (row.kind === "user") {
@@ -232,5 +238,6 @@ async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
   s.reloadFromStore();
   app.rebuildChat();
   if (editorText !== undefined) app.editor.setText(editorText);
+  await applyFiles(app, files);
   app.addNotice(`Moved to ${row.kind === "user" ? "before the selected message" : "the selected entry"}; the next message starts a new branch there`, "info");
 }

@@ -1,5 +1,5 @@
 import { describe, it, expect, afterEach } from "@jest/globals";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, readlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, readlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,6 +66,16 @@ describe("checkpoint store", () => {
     expect(statSync(join(cwd, "keep.sh")).mode & 0o777).toBe(0o755);
     expect(readlinkSync(join(cwd, "link"))).toBe("d/old.txt");
     expect(existsSync(join(cwd, "n"))).toBe(false); // the emptied folder goes too
+    // The store's index is split; the restore's throwaway index is not, and a replaced shared part is gone.
+    const sharedParts = () => readdirSync(store.dir).filter((f) => f.startsWith("sharedindex."));
+    expect(sharedParts()).toHaveLength(1);
+    expect(readdirSync(store.dir).filter((f) => f.startsWith("restore-index"))).toEqual([]);
+    for (let i = 0; i < 3; i++) {
+      writeFileSync(join(cwd, `extra${i}.txt`), `${i}\n`);
+      await store.snapshot("more");
+    }
+    expect(sharedParts()).toHaveLength(1);
+    expect((await store.snapshot("again")).tree).toBe((await store.snapshot("same")).tree);
   });
 
   it("keeps the refs of at most maxCount checkpoints, the newest", async () => {

@@ -50,6 +50,13 @@ export interface CheckpointsService {
   capture(session: SessionLike, phase: CheckpointPhase, extra?: Partial<CheckpointData>, only?: string[]): Promise<CheckpointData | undefined>;
   list(session: SessionLike): RewindPoint[];
   plan(session: SessionLike, pointRef: string | number): Promise<RestorePlan>;
+  /**
+   * What moving to an entry of the tree (a /tree jump, a fork) would do to the files: the plan
+   * of a code-only restore to the entry's file state (a user message: the state its prompt
+   * started from), computed against the current branch. Undefined when the entry has no file
+   * state or the files already match it.
+   */
+  planEntry(session: SessionLike, entryId: string): Promise<RestorePlan | undefined>;
   restore(session: SessionLike, plan: RestorePlan, mode: RestoreMode, opts?: { overwriteExternal?: boolean }): Promise<RestoreResult>;
   /** The store of a project folder. */
   store(cwd: string): CheckpointStore;
@@ -106,6 +113,19 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
 
   const record = (session: SessionLike, data: CheckpointData) => session.sessionManager.appendCustomEntry(CHECKPOINT_TYPE, data);
 
+  const planFor = (session: SessionLike, point: RewindPoint, name: string): Promise<RestorePlan> =>
+    serial(async () => {
+      const s = store(session.cwd);
+      const known = stateAt(session.sessionManager.getBranch());
+      const now = await s.snapshot("current");
+      if (!point.tree) return { point, changes: [], external: [], current: now.tree };
+      if (!(await s.hasTree(point.tree))) throw new CheckpointError(`the files of ${name} are no longer in the checkpoint store (pruned)`);
+      const changes = await s.diff(now.tree, point.tree);
+      const external = known && known.tree !== now.tree ? (await s.diff(known.tree, now.tree)).map((c) => c.path) : [];
+      const ext = new Set(external);
+      return { point, changes, external: changes.filter((c) => ext.has(c.path)).map((c) => c.path), current: now.tree };
+    });
+
   const service: CheckpointsService = {
     settings: () => readSettings(kernel),
     store,
@@ -135,17 +155,17 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
         const n = points.length;
         return Promise.reject(new CheckpointError(`no rewind point ${JSON.stringify(pointRef)} on this branch (${n ? `points 1-${n}` : "it has none"})`));
       }
-      return serial(async () => {
-        const s = store(session.cwd);
-        const known = stateAt(session.sessionManager.getBranch());
-        const now = await s.snapshot("current");
-        if (!point.tree) return { point, changes: [], external: [], current: now.tree };
-        if (!(await s.hasTree(point.tree))) throw new CheckpointError(`the files of point ${point.index} are no longer in the checkpoint store (pruned)`);
-        const changes = await s.diff(now.tree, point.tree);
-        const external = known && known.tree !== now.tree ? (await s.diff(known.tree, now.tree)).map((c) => c.path) : [];
-        const ext = new Set(external);
-        return { point, changes, external: changes.filter((c) => ext.has(c.path)).map((c) => c.path), current: now.tree };
-      });
+      return planFor(session, point, `point ${point.index}`);
+    },
+    async planEntry(session, entryId) {
+      const entry = session.sessionManager.getEntry(entryId);
+      if (!entry) throw new CheckpointError(`no entry ${entryId} in this session`);
+      const isPrompt = entry.type === "message" && entry.message?.role === "user";
+      const path = isPrompt ? (entry.parentId ? session.sessionManager.getBranch(entry.parentId) : []) : session.sessionManager.getBranch(entryId);
+      const tree = stateAt(path)?.tree;
+      if (!tree) return undefined;
+      const plan = await planFor(session, { index: 0, entryId, kind: "prompt", label: "the selected entry", timestamp: entry.timestamp, tree }, "the selected entry");
+      return plan.changes.length ? plan : undefined;
     },
     async restore(session, plan, mode, opts = {}) {
       if (session.isStreaming) throw new CheckpointError("cannot restore while the agent is running; wait or abort it first");
