@@ -1,7 +1,8 @@
 /**
  * End to end: pi 1.6's clipboard keys in the TUI — Ctrl+X copies the last assistant message
- * (`app.message.copy`), Ctrl+V pastes a clipboard image as the path of a file it wrote, or the
- * clipboard's text (`app.clipboard.pasteImage`) — and /hotkeys lists both. The X11 clipboard is
+ * (`app.message.copy`; in /tree the selected entry), Ctrl+V pastes a clipboard image as the path
+ * of a file it wrote, or the clipboard's text (`app.clipboard.pasteImage`) — /hotkeys lists both;
+ * and /tree's filter keys (Ctrl+D/T/U/L/A, Ctrl+O cycling) as pi 1.6 binds them. The X11 clipboard is
  * a stub `xclip` on PATH (DISPLAY set) that serves a PNG or text and records what is copied.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
@@ -13,7 +14,7 @@ import { tuiShell } from "./helpers/tui-shell.js";
 
 let server: LlmServer;
 let e: E2eEnv;
-const sh = tuiShell("pi-tui-clip-keys", () => e);
+const sh = tuiShell("pi-tui-pi16-keys", () => e);
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 
 function editorText(screen: string): string {
@@ -27,7 +28,7 @@ function editorText(screen: string): string {
     .join("");
 }
 
-describe("TUI clipboard keys (Ctrl+X, Ctrl+V)", () => {
+describe("TUI keys of pi 1.6: Ctrl+X, Ctrl+V, /tree filters", () => {
   const clip = () => join(e.root, "clip");
   beforeAll(async () => {
     server = await startLlmServer({ script: { turns: [], default: { text: "CLIP-ANSWER-MARK done" } } });
@@ -99,5 +100,59 @@ esac
     sh.send("C-x");
     await sh.waitFor(/Copied the last assistant message/);
     await sh.waitFor(() => existsSync(join(clip(), "copied")) && readFileSync(join(clip(), "copied"), "utf8") === "CLIP-ANSWER-MARK done");
+  });
+
+  it("Ctrl+X in /tree copies the selected entry's text", async () => {
+    rmSync(join(clip(), "copied"));
+    sh.typeText("/tree");
+    sh.send("Enter");
+    await sh.waitFor(/Session tree/);
+    sh.send("Up");
+    sh.send("C-x");
+    await sh.waitFor(/Copied the entry to the clipboard/);
+    await sh.waitFor(() => existsSync(join(clip(), "copied")) && readFileSync(join(clip(), "copied"), "utf8") === "hello");
+    sh.send("Escape");
+    await sh.waitFor((x) => !/Session tree/.test(x));
+  });
+
+  it("/tree's filters: Ctrl+U user messages, Ctrl+L labeled entries, Ctrl+O steps on to every entry", async () => {
+    sh.typeText("/tree");
+    sh.send("Enter");
+    await sh.waitFor(/Session tree/);
+    await sh.waitFor(/assistant: CLIP-ANSWER-MARK/);
+    sh.send("C-u");
+    let s = await sh.waitFor((x) => !/assistant: CLIP-ANSWER-MARK/.test(x));
+    expect(s).toMatch(/user: hello/);
+    sh.send("C-l");
+    s = await sh.waitFor((x) => !/user: hello/.test(x));
+    expect(s).toMatch(/Session tree/);
+    sh.send("C-o");
+    await sh.waitFor((x) => /user: hello/.test(x) && /assistant: CLIP-ANSWER-MARK/.test(x));
+    sh.send("Escape");
+    await sh.waitFor((x) => !/Session tree/.test(x));
+  });
+
+  it("/tree starts with the filter the treeFilterMode setting names", async () => {
+    // /settings: "Tree filter mode" default → no-tools → user-only.
+    sh.typeText("/settings");
+    sh.send("Enter");
+    await sh.waitFor(/type to search/);
+    sh.typeText("treefilter"); // (Space would change the value)
+    await sh.waitFor(/→ Tree filter mode\s+default/);
+    sh.send("Enter");
+    await sh.waitFor(/→ Tree filter mode\s+no-tools/);
+    sh.send("Enter");
+    await sh.waitFor(/→ Tree filter mode\s+user-only/);
+    sh.send("Escape"); // clears the search
+    await sh.waitFor(/type to search/);
+    sh.send("Escape");
+    await sh.waitFor((x) => !/── Settings/.test(x));
+    expect(JSON.parse(readFileSync(join(e.agentDir, "settings.json"), "utf8")).treeFilterMode).toBe("user-only");
+    sh.typeText("/tree");
+    sh.send("Enter");
+    const s = await sh.waitFor(/user: hello/);
+    expect(s).not.toMatch(/assistant: CLIP-ANSWER-MARK/);
+    sh.send("Escape");
+    await sh.waitFor((x) => !/Session tree/.test(x));
   });
 });
