@@ -154,7 +154,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
         }
         if (app.keys.matches(k, "app.message.copy")) {
           if (!item) return true;
-          const text = contentText((item.value.entry as any).message?.content) || item.value.text;
+          const text = contentText((item.value.entry as { message?: { content?: unknown } }).message?.content) || item.value.text;
           void import("./clipboard.js")
             .then((m) => m.copyText(text, { env: process.env, platform: process.platform, writeTerminal: (d) => process.stdout.write(d) }))
             .then(
