@@ -37,6 +37,13 @@ describe("TUI start-up: typing at once", () => {
     e?.cleanup();
   });
 
+  /** A fresh launch in the same shell: the screen is cleared first, so the footer waited for is the new one. */
+  const relaunch = async (args: string) => {
+    sh.typeText("clear");
+    sh.send("Enter");
+    await sh.waitFor((x) => !/mock\/mock-model/.test(x) && /^\$\s*$/m.test(x));
+    sh.launch(args);
+  };
   const quit = async () => {
     sh.send("C-c");
     await sh.waitFor((x) => editorText(x) === "");
@@ -46,8 +53,8 @@ describe("TUI start-up: typing at once", () => {
 
   it("keys typed one by one the moment the footer appears (a Shift+Enter among them) are all in the editor", async () => {
     for (let i = 0; i < 3; i++) {
-      sh.reset();
-      sh.launch(i === 2 ? "--no-session --tui-mode regular" : "--no-session");
+      if (i === 0) sh.launch("--no-session");
+      else await relaunch(i === 2 ? "--no-session --tui-mode regular" : "--no-session");
       await sh.waitFor(/mock\/mock-model/, 60_000);
       for (const ch of `first${i}`) sh.typeText(ch);
       sh.send("S-Enter");
@@ -60,8 +67,7 @@ describe("TUI start-up: typing at once", () => {
   }, 240_000);
 
   it("keys typed right after the command is started, before the TUI draws, land in the editor", async () => {
-    sh.reset();
-    sh.launch("--no-session");
+    await relaunch("--no-session");
     for (const ch of "earlybird") sh.typeText(ch);
     const s = await sh.waitFor((x) => /mock\/mock-model/.test(x) && editorText(x) === "earlybird", 60_000).catch((err: Error) => err.message);
     expect(editorText(s)).toBe("earlybird");
