@@ -4,7 +4,6 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { formatTokenCount } from "../../core/models/model-resolver.js";
 import type { Theme } from "./theme.js";
 import { padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
 
@@ -52,7 +51,15 @@ function tilde(p: string): string {
   return home && (p === home || p.startsWith(home + "/")) ? "~" + p.slice(home.length) : p;
 }
 
-const fmt = (n: number) => formatTokenCount(Math.round(n));
+/** Token counts as pi 1.6's footer writes them: 999, 1.2k, 45k, 1.5M, 12M. */
+const fmt = (n: number): string => {
+  const c = Math.round(n);
+  if (c < 1000) return String(c);
+  if (c < 10_000) return `${(c / 1000).toFixed(1)}k`;
+  if (c < 1_000_000) return `${Math.round(c / 1000)}k`;
+  if (c < 10_000_000) return `${(c / 1_000_000).toFixed(1)}M`;
+  return `${Math.round(c / 1_000_000)}M`;
+};
 
 export function renderFooter(d: FooterData, width: number, theme: Theme): string[] {
   const t = theme;

@@ -66,6 +66,20 @@ export const APP_ACTIONS: readonly KeyAction[] = [
   { binding: "tui.altScreen.top", run: (app) => app.viewport.toTop() },
   { binding: "tui.altScreen.bottom", run: (app) => app.viewport.toBottom() },
   { binding: "app.editor.external", run: (app) => app.externalEditor() },
+  { binding: "app.message.copy", run: (app) => void app.runCommand("/copy") },
+  {
+    binding: "app.clipboard.pasteImage",
+    run: (app) =>
+      void import("./clipboard-read.js")
+        .then((m) => m.readClipboardForPaste(process.env, process.platform))
+        .then((got) => {
+          if (!got || app.destroyed) return;
+          if (got.kind === "image") app.editor.insert(got.text);
+          else app.editor.paste(got.text);
+          app.requestRender();
+        })
+        .catch((e: Error) => app.addNotice(`Failed to paste from clipboard: ${e.message}`, "error")),
+  },
   { binding: "app.suspend", run: (app) => app.suspend() },
   { binding: "app.session.new", run: (app) => void app.runCommand("/new") },
   { binding: "app.session.tree", run: (app) => void app.runCommand("/tree") },

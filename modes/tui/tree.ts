@@ -1,9 +1,11 @@
 /**
  * /tree: the session's entries as a tree (indented at branch points, the active path bright,
  * labels shown). Enter jumps there (a user message: its parent, with the text back in the
- * editor), Shift+L labels the entry, Ctrl+F forks a new session from a user message; Ctrl+U
- * shows only user messages, Ctrl+A every entry. Jumping uses AgentSession.navigateTree when
- * the session has it (branch summaries, hooks); otherwise it moves the store's leaf directly.
+ * editor), Shift+L labels the entry, Ctrl+X copies its text, Ctrl+F forks a new session from a
+ * user message; the filters are pi 1.6's: Ctrl+D default, Ctrl+T no tool results, Ctrl+U user
+ * messages, Ctrl+L labeled entries, Ctrl+A every entry (Ctrl+O / Ctrl+Shift+O step through
+ * them). Jumping uses AgentSession.navigateTree when the session has it (branch summaries,
+ * hooks); otherwise it moves the store's leaf directly.
  */
 import type { SessionEntry, SessionTreeNode } from "../../core/session/session-entries.js";
 import type { TreeHost } from "./host.js";
@@ -22,7 +24,9 @@ export interface TreeRow {
   entry: SessionEntry;
 }
 
-type Filter = "default" | "user" | "all";
+type Filter = "default" | "no-tools" | "user" | "labeled" | "all";
+/** The filter keys, as pi 1.6's tree binds them; Ctrl+O steps through them in this order. */
+const FILTER_KEYS: Array<[string, Filter]> = [["ctrl+d", "default"], ["ctrl+t", "no-tools"], ["ctrl+u", "user"], ["ctrl+l", "labeled"], ["ctrl+a", "all"]];
 
 function contentText(c: unknown): string {
   if (typeof c === "string") return c;
@@ -64,17 +68,19 @@ export function describeEntry(e: SessionEntry): { text: string; kind: TreeRow["k
 /** Flatten the tree into rows; indentation grows where the tree branches. */
 export function treeRows(roots: SessionTreeNode[], leafId: string | null, pathIds: Set<string>, filter: Filter): TreeRow[] {
   const rows: TreeRow[] = [];
-  const visible = (e: SessionEntry, kind: TreeRow["kind"] | undefined): boolean => {
+  const visible = (e: SessionEntry, kind: TreeRow["kind"] | undefined, label: string | undefined): boolean => {
     if (filter === "all") return true;
+    if (filter === "labeled") return Boolean(label);
     if (!kind) return false;
     if (filter === "user") return kind === "user";
+    if (filter === "no-tools" && kind === "tool") return false;
     return e.type !== "model_change" && e.type !== "thinking_level_change";
   };
   const stack: Array<{ node: SessionTreeNode; depth: number }> = roots.map((n) => ({ node: n, depth: roots.length > 1 ? 1 : 0 })).reverse();
   while (stack.length) {
     const { node, depth } = stack.pop()!;
     const d = describeEntry(node.entry);
-    if (visible(node.entry, d?.kind)) {
+    if (visible(node.entry, d?.kind, node.label)) {
       rows.push({
         id: node.entry.id,
         depth,
@@ -97,7 +103,9 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
   const s = app.session;
   const sm = s.sessionManager;
   if (typeof sm?.getTree !== "function") return app.addNotice("This session has no tree", "warning");
-  let filter: Filter = "default";
+  // The filter it starts with: the treeFilterMode setting (pi 1.6's names).
+  const wanted = String((app.kernel.settings.get() as { treeFilterMode?: unknown }).treeFilterMode ?? "default").replace(/-only$/, "");
+  let filter: Filter = FILTER_KEYS.find(([, f]) => f === wanted)?.[1] ?? "default";
   const build = (): SelectItem<TreeRow>[] => {
     const leaf = sm.getLeafId?.() ?? null;
     const path = new Set<string>((sm.getBranch?.() ?? []).map((e: SessionEntry) => e.id));
@@ -127,7 +135,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
       initialIndex: leafIdx,
       maxVisible: 30,
       onDone: finish,
-      hint: "Enter jump · Shift+L label · Ctrl+F fork · Ctrl+U user only · Ctrl+A all · Esc close",
+      hint: "Enter jump · Shift+L label · Ctrl+X copy · Ctrl+F fork · filters Ctrl+D/T/U/L/A (Ctrl+O cycles) · Esc close",
       onKey: (k, item) => {
         if (app.keys.matches(k, "app.tree.editLabel") || k.id === "shift+l") {
           if (!item) return true;
@@ -145,6 +153,17 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
           })();
           return true;
         }
+        if (app.keys.matches(k, "app.message.copy")) {
+          if (!item) return true;
+          const text = contentText((item.value.entry as { message?: { content?: unknown } }).message?.content) || item.value.text;
+          void import("./clipboard.js")
+            .then((m) => m.copyText(text, { env: process.env, platform: process.platform, writeTerminal: (d) => process.stdout.write(d) }))
+            .then(
+              () => app.addNotice("Copied the entry to the clipboard", "success"),
+              (e: Error) => app.addNotice(e.message, "error"),
+            );
+          return true;
+        }
         if (k.id === "ctrl+f") {
           if (!item) return true;
           if (item.value.kind !== "user") {
@@ -156,10 +175,13 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
           void forkAt(app, item.value.id, text).catch((e: Error) => app.addNotice(e.message, "error"));
           return true;
         }
-        if (k.id === "ctrl+u" || k.id === "ctrl+a") {
-          const next: Filter = k.id === "ctrl+u" ? "user" : "all";
-          filter = filter === next ? "default" : next;
+        const byKey = FILTER_KEYS.find(([key]) => key === k.id);
+        if (byKey || k.id === "ctrl+o" || k.id === "ctrl+shift+o") {
+          const at = FILTER_KEYS.findIndex(([, f]) => f === filter);
+          const step = k.id === "ctrl+shift+o" ? FILTER_KEYS.length - 1 : 1;
+          filter = byKey ? (filter === byKey[1] ? "default" : byKey[1]) : FILTER_KEYS[(at + step) % FILTER_KEYS.length]![1];
           layer.setItems(build());
+          app.requestRender();
           return true;
         }
         return false;

@@ -96,7 +96,7 @@ async function run(args: string[], ctx: SubcommandContext): Promise<number> {
 
   if (command === "login") {
     const provider = positionals[0];
-    if (!provider) throw new AuthError("Usage: pi auth login <provider> [--api-key]");
+    if (!provider) throw new AuthError("Usage: pi auth login <provider> [--api-key] [--no-browser]");
     if (values["api-key"] && values["no-browser"]) throw new AuthError("--no-browser cannot be combined with --api-key", 2);
     ensureAgentDir(kernel.agentDir);
     const oauth = values["api-key"] ? undefined : await auth.getOAuthProvider(provider);

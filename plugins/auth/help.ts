@@ -1,5 +1,5 @@
 export const AUTH_HELP = `Usage:
-  pi auth login <provider> [--api-key]
+  pi auth login <provider> [--api-key] [--no-browser]
   pi auth logout <provider>
   pi auth print-api-key [--provider <provider>] [--model <model>]
   pi auth print-bearer-token [--provider <provider>] [--model <model>] [--min-expiry <duration>]
@@ -18,6 +18,7 @@ Options:
   --provider <provider>   The provider to resolve
   --model <model>         Resolve the provider from a model (provider/id or id)
   --api-key               login: save an API key (read from the terminal without echo, or from stdin)
+  --no-browser            login: print the sign-in address instead of opening a browser
   --min-expiry <duration> print-bearer-token: refresh unless the token lasts this long (ms, s, m, h)
   --json                  check: print the result as JSON
   --credentials           check: also print the credential when ready
