@@ -299,6 +299,11 @@ export class SettingsManager {
     return this.project.data;
   }
 
+  /** The project layer as it applies now: without its trust-gated keys while the project is untrusted. */
+  getProjectApplied(): Obj {
+    return this.gatedProject().data;
+  }
+
   projectPath(): string | undefined {
     return this.project.path;
   }

@@ -201,7 +201,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
       builtinDefaults: [...(kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS)],
       // The user's list, then the project's on top of it (pi 1.6).
       defaultTools: toolList(kernel.settings.getGlobal().defaultTools),
-      projectDefaultTools: toolList(kernel.settings.getProject().defaultTools),
+      projectDefaultTools: toolList(kernel.settings.getProjectApplied().defaultTools),
       allow: listFlag(f.tools),
       exclude: listFlag(f["exclude-tools"]),
       noTools: !!f["no-tools"],
@@ -384,7 +384,7 @@ export function resolveActiveTools(kernel: Kernel, o: { names?: string[]; noTool
     tools: kernel.tools.describe().map((t) => ({ name: t.name, source: t.source })),
     builtinDefaults: [...(kernel.service("default-active-tools") ?? DEFAULT_ACTIVE_TOOLS)],
     defaultTools: toolList(kernel.settings.getGlobal().defaultTools),
-    projectDefaultTools: toolList(kernel.settings.getProject().defaultTools),
+    projectDefaultTools: toolList(kernel.settings.getProjectApplied().defaultTools),
     noBuiltinTools: o.noTools === "builtin",
   });
   for (const w of sel.warnings) kernel.diagnostics.report({ level: "warning", source: o.source ?? "tools", message: w });

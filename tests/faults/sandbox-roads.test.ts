@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, type Client } from "@agentclientprotocol/sdk";
 import { startLlmServer, type LlmServer } from "../fixtures/llm-server.mjs";
+import { isInside } from "../../plugins/sandbox/policy.js";
 import { CLI, ROOT, jsonLines, makeE2eEnv, runCli, spawnCli, type E2eEnv } from "../helpers/e2e.js";
 import { RpcClient } from "../../sdk/rpc-client.js";
 import { mkdtempOutsideTmp, requireProgram, waitUntil } from "../helpers/system.js";
@@ -110,6 +111,9 @@ describe("sandbox roads, file tools and escalation (workspace-write)", () => {
     it("MCP stdio servers run inside it, with their own env but not the user's keys", async () => {
       const stdio = join(ROOT, "tests", "fixtures", "mcp", "stdio-server.mjs");
       settings({
+        // The fixture server and its MCP SDK live in this checkout; a checkout under /tmp (a CI
+        // clone) is behind the sandbox's private /tmp, so it is made visible for this case.
+        ...(isInside(ROOT, "/tmp") ? { sandbox: { ...(baseSettings as { sandbox?: object }).sandbox, writableRoots: [ROOT] } } : {}),
         mcp: { connectTimeoutMs: 120_000 },
         mcpServers: {
           inside: { command: process.execPath, args: [stdio, "--call-log", join(project, "mcp-inside.log")], env: { SERVER_OWN_TOKEN: "server-own-token-0001" } },

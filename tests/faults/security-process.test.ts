@@ -71,11 +71,12 @@ function rpc(e: E2eEnv, args: string[] = []) {
 describe("security: a codemode script that never yields", () => {
   it("while (true) {} is ended by abort, and the agent answers RPC meanwhile and ends on SIGTERM", async () => {
     const e = env();
-    // pi 1.6's codemode tool, as an extension adds it (createCodemodeExtension from the package).
+    // pi 1.6's codemode tool, as an extension adds it (createCodemodeExtension from the package);
+    // like the built-in one it starts inactive, so the run turns it on.
     mkdirSync(join(e.agentDir, "extensions"), { recursive: true });
     writeFileSync(join(e.agentDir, "extensions", "codemode.ts"), 'import { createCodemodeExtension } from "@earendil-works/pi-coding-agent";\nexport default createCodemodeExtension();\n');
     server.setScript({ turns: [{ toolCalls: [{ name: "codemode", arguments: { code: 'text("spinning");\nwhile (true) {}' } }] }, { text: "stopped" }] });
-    const r = rpc(e);
+    const r = rpc(e, ["--tools", "+codemode"]);
     r.send({ id: "p", type: "prompt", message: "go" });
     await until(() => r.records().some((x) => x.type === "tool_execution_start" && x.toolName === "codemode"), "the script to start");
     // The event loop is free: a command is answered while the script spins.
@@ -90,7 +91,7 @@ describe("security: a codemode script that never yields", () => {
     await r.exited;
     // Again, and this time SIGTERM ends the process.
     server.setScript({ turns: [{ toolCalls: [{ name: "codemode", arguments: { code: "for (;;) {}" } }] }, { text: "stopped" }] });
-    const t = rpc(e);
+    const t = rpc(e, ["--tools", "+codemode"]);
     t.send({ id: "p2", type: "prompt", message: "again" });
     await until(() => t.records().some((x) => x.type === "tool_execution_start" && x.toolName === "codemode"), "the second script to start");
     t.child.kill("SIGTERM");
