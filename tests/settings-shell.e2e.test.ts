@@ -75,16 +75,20 @@ describe("defaultTools", () => {
     }
   });
 
-  it("a project's +/- entries change the user's list; a plain project list replaces it", async () => {
+  it("a trusted project's +/- entries change the user's list; a plain project list replaces it; untrusted, neither applies", async () => {
     const delta = withEnv({ defaultTools: ["read", "grep"] }, { defaultTools: ["-grep", "+ls"] });
     const plain = withEnv({ defaultTools: ["read", "grep"] }, { defaultTools: ["bash"] });
     try {
       server.reset();
-      expect((await runCli(["--no-session", "-p", "hi"], delta)).code).toBe(0);
+      expect((await runCli(["--no-session", "--trust", "-p", "hi"], delta)).code).toBe(0);
       expect(toolNames(server.stats().requests[0])).toEqual(["ls", "read"]);
       server.reset();
-      expect((await runCli(["--no-session", "-p", "hi"], plain)).code).toBe(0);
+      expect((await runCli(["--no-session", "--trust", "-p", "hi"], plain)).code).toBe(0);
       expect(toolNames(server.stats().requests[0])).toEqual(["bash"]);
+      // An untrusted project's tool choice is ignored: the user's list stays.
+      server.reset();
+      expect((await runCli(["--no-session", "-p", "hi"], plain)).code).toBe(0);
+      expect(toolNames(server.stats().requests[0])).toEqual(["grep", "read"]);
     } finally {
       delta.cleanup();
       plain.cleanup();
