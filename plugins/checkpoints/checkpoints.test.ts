@@ -176,4 +176,39 @@ describe("checkpoints service", () => {
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("1\n");
     expect(readFileSync(join(cwd, "b.txt"), "utf8")).toBe("mine\n");
   });
+
+  it("a point named by an entry id made only of digits is that entry, not an index", async () => {
+    const { cwd, root } = project();
+    const { createCheckpointsService } = await import("./service.js");
+    const kernel = { agentDir: join(root, "agent"), settings: { get: () => ({}) } };
+    const entries: EntryLike[] = [];
+    let next = 1;
+    const session = {
+      cwd,
+      sessionManager: {
+        getBranch: () => entries,
+        getEntry: (id: string) => entries.find((e) => e.id === id),
+        appendCustomEntry: (customType: string, data?: unknown) => {
+          const id = String(28061436 + next++); // hex ids such as "28061437" happen
+          entries.push({ id, type: "custom", customType, data });
+          return id;
+        },
+      },
+      navigateTree: async () => ({ cancelled: false }),
+    };
+    const svc = createCheckpointsService(kernel as never, () => {});
+    writeFileSync(join(cwd, "a.txt"), "1\n");
+    await svc.capture(session, "before");
+    entries.push(user("u1", "first"));
+    writeFileSync(join(cwd, "a.txt"), "2\n");
+    await svc.capture(session, "after", { tool: "bash" });
+    await svc.restore(session, await svc.plan(session, 1), "code"); // records a pre-restore point
+    const points = svc.list(session);
+    expect(points.map((p) => p.kind)).toEqual(["prompt", "restore"]);
+    const undo = points[1]!;
+    expect(undo.entryId).toMatch(/^\d+$/);
+    expect((await svc.plan(session, undo.entryId)).point.index).toBe(2);
+    expect((await svc.plan(session, "2")).point.entryId).toBe(undo.entryId);
+    await expect(svc.plan(session, 3)).rejects.toThrow(/no rewind point 3 on this branch \(points 1-2\)/);
+  });
 });

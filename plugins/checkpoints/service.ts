@@ -150,7 +150,11 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
     list: (session) => rewindPoints(session.sessionManager.getBranch()),
     plan(session, pointRef) {
       const points = service.list(session);
-      const point = typeof pointRef === "number" || /^\d+$/.test(String(pointRef)) ? points.find((p) => p.index === Number(pointRef)) : points.find((p) => p.entryId === pointRef);
+      // Entry ids are hex and may be all digits: a string names an entry first, then an index.
+      const point =
+        typeof pointRef === "number"
+          ? points.find((p) => p.index === pointRef)
+          : (points.find((p) => p.entryId === pointRef) ?? (/^\d+$/.test(pointRef) ? points.find((p) => p.index === Number(pointRef)) : undefined));
       if (!point) {
         const n = points.length;
         return Promise.reject(new CheckpointError(`no rewind point ${JSON.stringify(pointRef)} on this branch (${n ? `points 1-${n}` : "it has none"})`));
