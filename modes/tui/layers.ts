@@ -63,6 +63,8 @@ export interface SelectOptions<T> {
   search?: boolean;
   initialIndex?: number;
   hint?: string;
+  /** Wrap a long hint over several lines (else it is cut at the width). */
+  wrapHint?: boolean;
   maxVisible?: number;
   /** Extra keys; return true when handled. */
   onKey?(k: KeyPress, item: SelectItem<T> | undefined, layer: SelectLayer<T>): boolean;
@@ -82,6 +84,8 @@ export class SelectLayer<T> implements Layer {
   index: number;
   query = "";
   private top = 0;
+  /** How many rows the last frame showed (a page for keys that page). */
+  pageSize = 10;
   private done = false;
   title: string;
   hint: string | undefined;
@@ -98,6 +102,11 @@ export class SelectLayer<T> implements Layer {
 
   get selected(): SelectItem<T> | undefined {
     return this.filtered[this.index];
+  }
+
+  /** The items the search leaves, in the order shown. */
+  get visible(): readonly SelectItem<T>[] {
+    return this.filtered;
   }
 
   setItems(items: SelectItem<T>[], keepValue = true): void {
@@ -163,8 +172,13 @@ export class SelectLayer<T> implements Layer {
     const t = env.theme;
     const out: string[] = titleBlock(this.title, width, t);
     if (this.opts.search) out.push(t.fg("accent", "› ") + sanitize(this.query, false) + "\x1b[7m \x1b[27m" + (this.query ? "" : t.fg("dim", " type to search")));
-    const maxVisible = Math.max(1, Math.min(this.opts.maxVisible ?? 10, maxRows - out.length - 2));
     const n = this.filtered.length;
+    const hint = this.hint ?? `↑↓ move · Enter select · Esc cancel${this.opts.search ? " · type to search" : ""}`;
+    const position = () => (n > maxVisible ? ` (${this.index + 1}/${n})` : "");
+    // A wrapped hint takes its lines from the list (the position goes first, so it is never cut).
+    const hintRows = this.opts.wrapHint ? wrapText(sanitize(`(${n}/${n}) ${hint}`, false), width).length : 1;
+    const maxVisible = Math.max(1, Math.min(this.opts.maxVisible ?? 10, maxRows - out.length - 1 - hintRows));
+    this.pageSize = maxVisible;
     if (this.index < this.top) this.top = this.index;
     if (this.index >= this.top + maxVisible) this.top = this.index - maxVisible + 1;
     if (this.top > Math.max(0, n - maxVisible)) this.top = Math.max(0, n - maxVisible);
@@ -183,9 +197,9 @@ export class SelectLayer<T> implements Layer {
       line = truncate(line, width);
       out.push(sel ? t.bg("selectedBg", padToWidth(line, width)) : line);
     }
-    const pos = n > maxVisible ? ` (${this.index + 1}/${n})` : "";
-    const hint = this.hint ?? `↑↓ move · Enter select · Esc cancel${this.opts.search ? " · type to search" : ""}`;
-    out.push(t.fg("dim", truncate(hint + pos + countdown(this.deadline, this.opts.deadlineLabel ?? "closes"), width)));
+    const tail = countdown(this.deadline, this.opts.deadlineLabel ?? "closes");
+    if (this.opts.wrapHint) for (const l of wrapText(sanitize(`${position().trim()} ${hint}${tail}`.trim(), false), width)) out.push(t.fg("dim", l));
+    else out.push(t.fg("dim", truncate(hint + position() + tail, width)));
     return out;
   }
 }

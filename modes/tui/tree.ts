@@ -4,7 +4,8 @@
  * editor), Shift+L labels the entry, Ctrl+X copies its text, Ctrl+F forks a new session from a
  * user message; the filters are pi 1.6's: Ctrl+D default, Ctrl+T no tool results, Ctrl+U user
  * messages, Ctrl+L labeled entries, Ctrl+A every entry (Ctrl+O / Ctrl+Shift+O step through
- * them). Jumping uses AgentSession.navigateTree when the session has it (branch summaries,
+ * them). ←/→ move a page, Ctrl+←/→ (Alt+←/→) fold and unfold a branch or step between branch
+ * starts, Shift+T shows when each label was set. Every key is a keybinding id (app.tree.*). Jumping uses AgentSession.navigateTree when the session has it (branch summaries,
  * hooks); otherwise it moves the store's leaf directly.
  */
 import type { SessionEntry, SessionTreeNode } from "../../core/session/session-entries.js";
@@ -12,6 +13,7 @@ import type { TreeHost } from "./host.js";
 import { forkAt } from "./commands.js";
 import { applyFiles, chooseFiles } from "./restore-files.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
+import { branchStep, canFold, labelTime, listShape, unfoldedRows } from "./tree-nav.js";
 
 export interface TreeRow {
   id: string;
@@ -21,12 +23,22 @@ export interface TreeRow {
   onPath: boolean;
   isLeaf: boolean;
   label?: string;
+  /** When the label was set (ISO time), shown by Shift+T. */
+  labelTimestamp?: string;
+  /** The nearest ancestor the filter shows (null at a root). */
+  parentId: string | null;
   entry: SessionEntry;
 }
 
 type Filter = "default" | "no-tools" | "user" | "labeled" | "all";
-/** The filter keys, as pi 1.6's tree binds them; Ctrl+O steps through them in this order. */
-const FILTER_KEYS: Array<[string, Filter]> = [["ctrl+d", "default"], ["ctrl+t", "no-tools"], ["ctrl+u", "user"], ["ctrl+l", "labeled"], ["ctrl+a", "all"]];
+/** The filters in pi 1.6's order (Ctrl+O steps through them), each with its keybinding id and its mark in the title. */
+const FILTERS: Array<{ filter: Filter; id: string; mark: string }> = [
+  { filter: "default", id: "app.tree.filter.default", mark: "" },
+  { filter: "no-tools", id: "app.tree.filter.noTools", mark: "[no-tools]" },
+  { filter: "user", id: "app.tree.filter.userOnly", mark: "[user]" },
+  { filter: "labeled", id: "app.tree.filter.labeledOnly", mark: "[labeled]" },
+  { filter: "all", id: "app.tree.filter.all", mark: "[all]" },
+];
 
 function contentText(c: unknown): string {
   if (typeof c === "string") return c;
@@ -76,11 +88,12 @@ export function treeRows(roots: SessionTreeNode[], leafId: string | null, pathId
     if (filter === "no-tools" && kind === "tool") return false;
     return e.type !== "model_change" && e.type !== "thinking_level_change";
   };
-  const stack: Array<{ node: SessionTreeNode; depth: number }> = roots.map((n) => ({ node: n, depth: roots.length > 1 ? 1 : 0 })).reverse();
+  const stack: Array<{ node: SessionTreeNode; depth: number; parentId: string | null }> = roots.map((n) => ({ node: n, depth: roots.length > 1 ? 1 : 0, parentId: null })).reverse();
   while (stack.length) {
-    const { node, depth } = stack.pop()!;
+    const { node, depth, parentId } = stack.pop()!;
     const d = describeEntry(node.entry);
-    if (visible(node.entry, d?.kind, node.label)) {
+    const shown = visible(node.entry, d?.kind, node.label);
+    if (shown) {
       rows.push({
         id: node.entry.id,
         depth,
@@ -89,14 +102,24 @@ export function treeRows(roots: SessionTreeNode[], leafId: string | null, pathId
         onPath: pathIds.has(node.entry.id),
         isLeaf: node.entry.id === leafId,
         label: node.label,
+        labelTimestamp: node.labelTimestamp,
+        parentId,
         entry: node.entry,
       });
     }
     const kids = node.children;
     const childDepth = kids.length > 1 ? depth + 1 : depth;
-    for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, depth: childDepth });
+    const childParent = shown ? node.entry.id : parentId;
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, depth: childDepth, parentId: childParent });
   }
   return rows;
+}
+
+/** "Ctrl+Left", "Ctrl+Right" → "Ctrl+Left/Right" (one modifier written once). */
+function compactKeys(keys: string[]): string {
+  const cut = (k: string) => k.lastIndexOf("+", k.length - 2);
+  const prefix = keys[0]!.slice(0, cut(keys[0]!) + 1);
+  return prefix && keys.every((k) => k.slice(0, cut(k) + 1) === prefix) ? prefix + keys.map((k) => k.slice(prefix.length)).join("/") : keys.join("/");
 }
 
 export async function openTree(app: TreeHost, initialId?: string): Promise<void> {
@@ -105,39 +128,56 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
   if (typeof sm?.getTree !== "function") return app.addNotice("This session has no tree", "warning");
   // The filter it starts with: the treeFilterMode setting (pi 1.6's names).
   const wanted = String((app.kernel.settings.get() as { treeFilterMode?: unknown }).treeFilterMode ?? "default").replace(/-only$/, "");
-  let filter: Filter = FILTER_KEYS.find(([, f]) => f === wanted)?.[1] ?? "default";
+  let filter: Filter = FILTERS.find((f) => f.filter === wanted)?.filter ?? "default";
+  const folded = new Set<string>();
+  let labelTimes = false;
+  let filtered: TreeRow[] = [];
+  const title = () => ["Session tree", FILTERS.find((f) => f.filter === filter)!.mark, labelTimes ? "[+label time]" : ""].filter(Boolean).join(" ");
   const build = (): SelectItem<TreeRow>[] => {
     const leaf = sm.getLeafId?.() ?? null;
     const path = new Set<string>((sm.getBranch?.() ?? []).map((e: SessionEntry) => e.id));
-    const rows = treeRows(sm.getTree(), leaf, path, filter);
+    filtered = treeRows(sm.getTree(), leaf, path, filter);
     // The leaf may be a hidden entry (a model change): mark the last visible entry on the path.
-    if (!rows.some((r) => r.isLeaf)) {
-      const last = [...rows].reverse().find((r) => r.onPath);
+    if (!filtered.some((r) => r.isLeaf)) {
+      const last = [...filtered].reverse().find((r) => r.onPath);
       if (last) last.isLeaf = true;
     }
     const t = app.theme;
-    return rows.map((r) => {
+    return unfoldedRows(filtered, folded).map((r) => {
       const indent = "  ".repeat(Math.min(r.depth, 12));
+      const fold = folded.has(r.id) ? t.fg("accent", "⊞ ") : "";
       const mark = r.isLeaf ? t.fg("accent", "● ") : r.onPath ? t.fg("muted", "│ ") : t.fg("dim", "· ");
       const body = r.kind === "user" ? t.fg("accent", r.text) : r.onPath ? r.text : t.fg("dim", r.text);
-      const label = r.label ? t.fg("warning", ` [${r.label}]`) : "";
-      return { label: indent + mark + body + label, value: r, searchText: `${r.text} ${r.label ?? ""}` };
+      const when = labelTimes && r.label && r.labelTimestamp ? labelTime(r.labelTimestamp) : "";
+      const label = r.label ? t.fg("warning", ` [${r.label}]`) + (when ? t.fg("muted", ` ${when}`) : "") : "";
+      return { label: indent + fold + mark + body + label, value: r, searchText: `${r.text} ${r.label ?? ""}` };
     });
   };
   const items = build();
   if (!items.length) return app.addNotice("The session is empty: nothing to navigate yet", "info");
   const leafIdx = Math.max(0, items.findIndex((i) => (initialId ? i.value.id === initialId : i.value.isLeaf)));
+  const keyText = (ids: string[]) => compactKeys(ids.map((id) => app.keys.hint(id))).replace(/\bLeft\b/g, "←").replace(/\bRight\b/g, "→");
   const picked = await app.dialog<TreeRow | undefined>((finish) => {
+    /** Rebuild the rows and keep the selection on entry `id` (or the nearest row still shown). */
+    const refresh = (id: string | undefined) => {
+      layer.setItems(build());
+      layer.title = title();
+      const at = id === undefined ? -1 : layer.visible.findIndex((i) => i.value.id === id);
+      if (at >= 0) layer.index = at;
+      app.requestRender();
+    };
     const layer: SelectLayer<TreeRow> = new SelectLayer<TreeRow>({
-      title: "Session tree",
+      title: title(),
       items,
       search: true,
       initialIndex: leafIdx,
       maxVisible: 30,
       onDone: finish,
-      hint: "Enter jump · Shift+L label · Ctrl+X copy · Ctrl+F fork · filters Ctrl+D/T/U/L/A (Ctrl+O cycles) · Esc close",
+      wrapHint: true,
+      hint: `Enter jump · ${keyText(["tui.editor.cursorLeft", "tui.editor.cursorRight"])} page · ${keyText(["app.tree.foldOrUp", "app.tree.unfoldOrDown"])} branch · ${keyText(["app.tree.editLabel"])} label · ${keyText(["app.tree.toggleLabelTimestamp"])} label time · ${keyText(["app.message.copy"])} copy · Ctrl+F fork · filters Ctrl+D/T/U/L/A (Ctrl+O cycles) · Esc close`,
       onKey: (k, item) => {
-        if (app.keys.matches(k, "app.tree.editLabel") || k.id === "shift+l") {
+        const kb = app.keys;
+        if (kb.matches(k, "app.tree.editLabel")) {
           if (!item) return true;
           void (async () => {
             const label = await app.input(`Label for ${item.value.id}`, { prefill: item.value.label ?? "", placeholder: "empty clears the label" });
@@ -145,7 +185,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
             try {
               if (typeof s.setLabel === "function") s.setLabel(item.value.id, label.trim() || undefined);
               else sm.appendLabelChange(item.value.id, label.trim() || undefined);
-              layer.setItems(build());
+              refresh(item.value.id);
             } catch (e) {
               app.addNotice((e as Error).message, "error");
             }
@@ -153,7 +193,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
           })();
           return true;
         }
-        if (app.keys.matches(k, "app.message.copy")) {
+        if (kb.matches(k, "app.message.copy")) {
           if (!item) return true;
           const text = contentText((item.value.entry as { message?: { content?: unknown } }).message?.content) || item.value.text;
           void import("./clipboard.js")
@@ -175,13 +215,47 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
           void forkAt(app, item.value.id, text).catch((e: Error) => app.addNotice(e.message, "error"));
           return true;
         }
-        const byKey = FILTER_KEYS.find(([key]) => key === k.id);
-        if (byKey || k.id === "ctrl+o" || k.id === "ctrl+shift+o") {
-          const at = FILTER_KEYS.findIndex(([, f]) => f === filter);
-          const step = k.id === "ctrl+shift+o" ? FILTER_KEYS.length - 1 : 1;
-          filter = byKey ? (filter === byKey[1] ? "default" : byKey[1]) : FILTER_KEYS[(at + step) % FILTER_KEYS.length]![1];
-          layer.setItems(build());
-          app.requestRender();
+        if (kb.matches(k, "app.tree.toggleLabelTimestamp")) {
+          labelTimes = !labelTimes;
+          refresh(item?.value.id);
+          return true;
+        }
+        const fold = kb.matches(k, "app.tree.foldOrUp");
+        if (fold || kb.matches(k, "app.tree.unfoldOrDown")) {
+          if (!item) return true;
+          const id = item.value.id;
+          const shown = layer.visible.map((i) => i.value);
+          const shape = listShape(shown, filtered);
+          if (fold && !folded.has(id) && canFold(id, shape)) {
+            folded.add(id);
+            refresh(id);
+          } else if (!fold && folded.has(id)) {
+            folded.delete(id);
+            refresh(id);
+          } else {
+            layer.index = branchStep(fold ? "up" : "down", layer.index, shown, shape);
+            app.requestRender();
+          }
+          return true;
+        }
+        // ←/→ (and PageUp/PageDown) move a page: as many rows as the list shows.
+        const last = Math.max(0, layer.visible.length - 1);
+        if (kb.matches(k, "tui.editor.cursorLeft") || kb.matches(k, "tui.select.pageUp")) {
+          layer.index = Math.max(0, layer.index - layer.pageSize);
+          return true;
+        }
+        if (kb.matches(k, "tui.editor.cursorRight") || kb.matches(k, "tui.select.pageDown")) {
+          layer.index = Math.min(last, layer.index + layer.pageSize);
+          return true;
+        }
+        const direct = FILTERS.find((f) => kb.matches(k, f.id));
+        const forward = kb.matches(k, "app.tree.filter.cycleForward");
+        if (direct || forward || kb.matches(k, "app.tree.filter.cycleBackward")) {
+          const at = FILTERS.findIndex((f) => f.filter === filter);
+          const step = forward ? 1 : FILTERS.length - 1;
+          filter = direct ? (filter === direct.filter ? "default" : direct.filter) : FILTERS[(at + step) % FILTERS.length]!.filter;
+          folded.clear();
+          refresh(item?.value.id);
           return true;
         }
         return false;

@@ -1,0 +1,152 @@
+/**
+ * End to end: /tree's moving keys as pi 1.6 binds them, through tmux as the terminal sends them —
+ * ←/→ move a page, Ctrl+←/→ (and Alt+←/→) fold a branch or step between branch starts, Shift+T
+ * shows when labels were set — and keybindings.json rebinding them (/reload), /hotkeys listing
+ * them. The session is a file written here: a root question, then two branches (a short one and
+ * a long one of 20 exchanges the leaf is on), a label on the root's answer.
+ */
+import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
+import { makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
+import { tuiShell } from "./helpers/tui-shell.js";
+
+let server: LlmServer;
+let e: E2eEnv;
+const sh = tuiShell("pi-tui-tree-keys", () => e);
+const ROWS = 44;
+
+function writeSession(file: string, cwd: string): void {
+  const lines: object[] = [{ type: "session", version: 3, id: "7e1f0c2a-1b2c-4d3e-8f40-5a6b7c8d9e0f", timestamp: "2026-01-01T10:00:00.000Z", cwd }];
+  let n = 0;
+  const add = (parentId: string | null, message: object): string => {
+    const id = (++n).toString(16).padStart(8, "a");
+    lines.push({ type: "message", id, parentId, timestamp: new Date(Date.UTC(2026, 0, 1, 10, 0, n)).toISOString(), message: { ...message, timestamp: 1767261600000 + n } });
+    return id;
+  };
+  const user = (p: string | null, text: string) => add(p, { role: "user", content: text });
+  const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const answer = (p: string, text: string) => add(p, { role: "assistant", content: [{ type: "text", text }], api: "openai-completions", provider: "mock", model: "mock-model", usage, stopReason: "stop" });
+  const root = answer(user(null, "Q-ROOT"), "A-ROOT");
+  answer(user(root, "Q-SHORT"), "A-SHORT");
+  let p = root;
+  for (let i = 1; i <= 20; i++) p = answer(user(p, `Q-LONG-${i}`), `A-LONG-${i}`);
+  lines.push({ type: "label", id: "ffffffff", parentId: p, timestamp: "2024-03-09T12:05:00.000Z", targetId: root, label: "checkpoint" });
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
+/** The selected row's text (the list marks it with ❯). */
+const selected = (screen: string) => /❯\s+(?:⊞ )?[●│·]\s+(.*?)\s*$/m.exec(screen)?.[1] ?? "";
+/** The list's position, "(12/44)". */
+const position = (screen: string) => Number(/\((\d+)\/\d+\)/.exec(screen)?.[1] ?? NaN);
+
+describe("/tree keys of pi 1.6: page, branch, label time", () => {
+  beforeAll(async () => {
+    server = await startLlmServer({ script: { turns: [], default: { text: "unused" } } });
+    e = makeE2eEnv(server.url);
+    e.env.TZ = "UTC";
+    const file = join(e.root, "tree.jsonl");
+    writeSession(file, e.cwd);
+    sh.launch(`--session '${file}'`);
+    await sh.waitFor(/A-LONG-20/);
+  });
+
+  afterAll(async () => {
+    sh.kill();
+    await server?.close();
+    e?.cleanup();
+  });
+
+  const openTree = async () => {
+    sh.typeText("/tree");
+    sh.send("Enter");
+    return sh.waitFor((s) => /Session tree/.test(s) && selected(s) === "assistant: A-LONG-20");
+  };
+  const closeTree = async () => {
+    sh.send("Escape");
+    await sh.waitFor((s) => !/Session tree/.test(s));
+  };
+
+  it("←/→ move the selection a page (the rows the list shows) up and down, stopping at the ends", async () => {
+    const s0 = await openTree();
+    expect(position(s0)).toBe(ROWS);
+    sh.send("Left");
+    const s1 = await sh.waitFor((s) => position(s) < ROWS);
+    const page = ROWS - position(s1);
+    expect(page).toBeGreaterThanOrEqual(5);
+    sh.send("Left");
+    await sh.waitFor((s) => position(s) === Math.max(1, ROWS - 2 * page));
+    sh.send("Left", "Left");
+    await sh.waitFor((s) => position(s) === 1 && selected(s) === "user: Q-ROOT");
+    sh.send("Right");
+    await sh.waitFor((s) => position(s) === 1 + page);
+    sh.send("Right", "Right", "Right");
+    await sh.waitFor((s) => position(s) === ROWS);
+    await closeTree();
+  });
+
+  it("Ctrl+← goes to the start of the branch, then folds it; Ctrl+→ unfolds, then goes to the branch's end; Alt+← as Ctrl+←", async () => {
+    await openTree();
+    sh.send("C-Left");
+    await sh.waitFor((s) => selected(s) === "user: Q-LONG-1" && position(s) === 5);
+    sh.send("C-Left");
+    let s = await sh.waitFor((x) => /⊞/.test(x));
+    expect(selected(s)).toBe("user: Q-LONG-1");
+    expect(s).not.toMatch(/A-LONG-1\b/);
+    expect(s).toMatch(/A-SHORT/);
+    sh.send("C-Right");
+    s = await sh.waitFor((x) => !/⊞/.test(x) && /A-LONG-1\b/.test(x));
+    expect(selected(s)).toBe("user: Q-LONG-1");
+    sh.send("C-Right");
+    await sh.waitFor((x) => selected(x) === "assistant: A-LONG-20" && position(x) === ROWS);
+    sh.send("M-Left");
+    await sh.waitFor((x) => selected(x) === "user: Q-LONG-1");
+    sh.send("M-Right");
+    await sh.waitFor((x) => selected(x) === "assistant: A-LONG-20");
+    // From the root, Ctrl+→ stops at the first branch start below it.
+    sh.send("Left", "Left", "Left");
+    await sh.waitFor((x) => selected(x) === "user: Q-ROOT");
+    sh.send("C-Right");
+    await sh.waitFor((x) => selected(x) === "user: Q-SHORT");
+    await closeTree();
+  });
+
+  it("Shift+T shows when each label was set, and hides it again", async () => {
+    await openTree();
+    sh.send("Left", "Left", "Left");
+    let s = await sh.waitFor((x) => selected(x) === "user: Q-ROOT");
+    expect(s).toMatch(/A-ROOT \[checkpoint\]\s*$/m);
+    sh.send("T");
+    s = await sh.waitFor(/\[\+label time\]/);
+    expect(s).toMatch(/A-ROOT \[checkpoint\] 24\/3\/9 12:05/);
+    expect(s).toMatch(/›\s+type to search/); // not typed into the search
+    sh.send("T");
+    s = await sh.waitFor((x) => !/\[\+label time\]/.test(x));
+    expect(s).not.toMatch(/12:05/);
+    await closeTree();
+  });
+
+  it("keybindings.json rebinds them (after /reload) and /hotkeys lists them", async () => {
+    writeFileSync(join(e.agentDir, "keybindings.json"), JSON.stringify({ "app.tree.toggleLabelTimestamp": "alt+t", "app.tree.foldOrUp": ["alt+b"] }));
+    sh.typeText("/reload");
+    sh.send("Enter");
+    await sh.waitFor(/Reloaded/);
+    sh.typeText("/hotkeys");
+    sh.send("Enter");
+    let s = await sh.waitFor(/In \/tree: show or hide when each label was set/);
+    expect(s).toMatch(/Alt\+T\s+In \/tree: show or hide when each label was set/);
+    expect(s).toMatch(/Alt\+B\s+In \/tree: fold the branch here/);
+    expect(s).toMatch(/Ctrl\+Right, Alt\+Right\s+In \/tree: unfold the branch here/);
+    await openTree();
+    sh.send("M-b");
+    await sh.waitFor((x) => selected(x) === "user: Q-LONG-1");
+    sh.send("C-Left"); // no longer bound in the tree: nothing moves
+    sh.send("M-t");
+    s = await sh.waitFor(/\[\+label time\]/);
+    expect(selected(s)).toBe("user: Q-LONG-1");
+    sh.send("T"); // Shift+T is a letter for the search now
+    await sh.waitFor(/› T/);
+    await closeTree();
+  });
+});
