@@ -17,9 +17,9 @@ import type { ModelSource } from "../core/session/model-source.js";
 import { AuthStorage } from "../core/models/auth-storage.js";
 import { ModelRegistry } from "../core/models/model-registry.js";
 import { virtualSelection } from "../core/models/virtual-models.js"; // (v18)
-import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelList, resolveModelScopeFromRegistry } from "../core/models/model-resolver.js";
+import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelList, parseThinkingLevel, resolveModelScopeFromRegistry } from "../core/models/model-resolver.js";
 import type { AnyModel, ThinkingLevel } from "../core/types.js";
-import type { ParsedArgs } from "./args.js";
+import { THINKING_FLAG_LEVELS, type ParsedArgs } from "./args.js";
 import { readTextOrFile } from "./file-args.js";
 import { listFlag, selectTools, ToolSelectionError } from "../core/tool-selection.js";
 import type { ModeDefinition } from "../core/kernel.js";
@@ -232,7 +232,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
 
 /** `--thinking max` asks for the highest level; pi-ai 0.73's highest is xhigh (clamped per model later). */
 export function thinkingFlag(v: string): string {
-  return v === "max" ? "xhigh" : v;
+  return parseThinkingLevel(v) ?? v;
 }
 
 /** Repeated `--append-system-prompt` values (text or files), joined by blank lines. */
@@ -325,7 +325,7 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
   let model: AnyModel | undefined;
   let thinking: ThinkingLevel | undefined;
   let fallbackMessage: string | undefined;
-  const defaultThinking = isThinkingLevel(String(settings.defaultThinkingLevel)) ? (settings.defaultThinkingLevel as ThinkingLevel) : undefined;
+  const defaultThinking = parseThinkingLevel(String(settings.defaultThinkingLevel));
   // (1.6 compat) modelThinkingLevels["provider/id"] beats defaultThinkingLevel.
   const perModel = (m: AnyModel): ThinkingLevel | undefined => modelThinkingLevel(settings, m.provider, m.id) as ThinkingLevel | undefined;
   if (typeof o.model === "object" && o.model) {
@@ -360,7 +360,7 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
   }
   if (o.thinkingLevel !== undefined) {
     if (isThinkingLevel(o.thinkingLevel)) thinking = o.thinkingLevel;
-    else kernel.diagnostics.report({ level: "warning", source: src.thinking, message: `unknown thinking level "${o.thinkingLevel}" ignored (off, minimal, low, medium, high, xhigh)` });
+    else kernel.diagnostics.report({ level: "warning", source: src.thinking, message: `invalid thinking level "${o.thinkingLevel}" ignored; valid values: ${THINKING_FLAG_LEVELS.join(", ")}` });
   }
   return { model, thinkingLevel: thinking, fallbackMessage };
 }

@@ -72,6 +72,12 @@ export function isThinkingLevel(s: string): s is ThinkingLevel {
   return (THINKING_LEVELS as readonly string[]).includes(s);
 }
 
+/** A level as pi 1.6 writes it on the command line, in patterns and settings: "max" asks for the highest, xhigh here (clamped per model). */
+export function parseThinkingLevel(s: string): ThinkingLevel | undefined {
+  const level = s === "max" ? "xhigh" : s;
+  return isThinkingLevel(level) ? level : undefined;
+}
+
 const sameModel = (a: AnyModel, b: AnyModel) => a.provider === b.provider && a.id === b.id;
 
 /** An id without a date suffix (or ending in -latest) is an alias. */
@@ -136,10 +142,11 @@ export function parseModelPattern(
   if (colon < 0) return {};
   const prefix = pattern.slice(0, colon);
   const suffix = pattern.slice(colon + 1);
-  if (isThinkingLevel(suffix)) {
+  const level = parseThinkingLevel(suffix);
+  if (level) {
     const inner = parseModelPattern(prefix, models, opts);
     if (!inner.model) return inner;
-    return { model: inner.model, thinkingLevel: inner.warning ? undefined : suffix, warning: inner.warning };
+    return { model: inner.model, thinkingLevel: inner.warning ? undefined : level, warning: inner.warning };
   }
   if (opts.allowInvalidThinkingLevelFallback === false) return {};
   const inner = parseModelPattern(prefix, models, opts);
@@ -204,8 +211,8 @@ export function resolveModelScope(patterns: readonly string[], models: readonly 
       let glob = pattern;
       let level: ThinkingLevel | undefined;
       const colon = pattern.lastIndexOf(":");
-      if (colon >= 0 && isThinkingLevel(pattern.slice(colon + 1))) {
-        level = pattern.slice(colon + 1) as ThinkingLevel;
+      if (colon >= 0 && parseThinkingLevel(pattern.slice(colon + 1))) {
+        level = parseThinkingLevel(pattern.slice(colon + 1));
         glob = pattern.slice(0, colon);
       }
       const re = globToRegExp(glob);
