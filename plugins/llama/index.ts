@@ -4,7 +4,8 @@
  * `/v1`; `/login llama.cpp` stores the router's address (and an optional key) in auth.json as
  * `{"type": "api_key", "key": …, "env": {"LLAMA_BASE_URL": …}}`, or LLAMA_BASE_URL / LLAMA_API_KEY
  * configure it; `/llama` (terminal UI) lists the router's models: choosing one loads or unloads
- * it, "Download model…" asks the router to fetch one from Hugging Face. Turned off by
+ * it, "Download model…" searches Hugging Face for GGUF models (or takes an exact
+ * `owner/repository[:quant]`), asks for a quantization and has the router fetch it. Turned off by
  * `-builtin:llama.cpp` (or `!builtin:*`) in the global `extensions` setting and by
  * `--no-extensions`, as in 1.6.
  */
@@ -13,6 +14,7 @@ import { definePlugin } from "../../core/plugin.js";
 import type { ExtensionUI } from "../../core/ui.js";
 import { resolveBuiltinExtensions } from "../../core/builtin-extensions.js";
 import { DEFAULT_LLAMA_SERVER_URL, isServing, LlamaRouter, normalizeServerUrl, type RouterModel } from "./client.js";
+import { EXACT_MODEL, HuggingFace, huggingFaceToken, shortBytes, shortCount } from "./huggingface.js";
 
 export const LLAMA_PROVIDER = "llama.cpp";
 
@@ -153,7 +155,7 @@ async function manage(ui: ExtensionUI, router: LlamaRouter, service: LlamaServic
     if (!picked) return;
     try {
       if (picked === DOWNLOAD) {
-        const id = (await ui.input("Hugging Face model (owner/repository[:quant])", "ggml-org/gemma-3-1b-it-GGUF:Q4_K_M"))?.trim();
+        const id = await chooseDownload(ui);
         if (!id) continue;
         await router.download(id);
         ui.notify(`Download started for ${id}`);
@@ -178,5 +180,64 @@ async function manage(ui: ExtensionUI, router: LlamaRouter, service: LlamaServic
     } catch (e) {
       ui.notify((e as Error).message, "error");
     }
+  }
+}
+
+/**
+ * "Download model…": a name searched on Hugging Face (GGUF repositories, most downloaded first) or
+ * an exact `owner/repository[:quant]`; then, for a gated repository, its access terms; then the
+ * quantization when none was named. The model id for the router, or undefined (Esc, or an error
+ * already shown).
+ */
+async function chooseDownload(ui: ExtensionUI): Promise<string | undefined> {
+  const hub = new HuggingFace(await huggingFaceToken());
+  for (;;) {
+    const query = (await ui.input("Download model: search Hugging Face, or owner/repository[:quant]", "e.g. gemma 3 1b"))?.trim();
+    if (!query) return undefined;
+    let repo = query;
+    let quant: string | undefined;
+    if (EXACT_MODEL.test(query)) {
+      const colon = query.indexOf(":");
+      if (colon > 0) [repo, quant] = [query.slice(0, colon), query.slice(colon + 1)];
+    } else {
+      if (query.length < 2) {
+        ui.notify("Type at least 2 characters to search", "warning");
+        continue;
+      }
+      let found;
+      try {
+        found = await hub.search(query);
+      } catch (e) {
+        ui.notify(`Hugging Face search failed: ${(e as Error).message}`, "error");
+        continue;
+      }
+      if (!found.length) {
+        ui.notify(`No GGUF models on Hugging Face match "${query}"`, "warning");
+        continue;
+      }
+      const rows = found.map((m) => `${m.id}  ${shortCount(m.downloads)} downloads`);
+      const row = await ui.select(`GGUF models on Hugging Face for "${query}"`, rows);
+      if (!row) continue;
+      repo = found[rows.indexOf(row)]!.id;
+    }
+    let details;
+    try {
+      details = await hub.details(repo);
+    } catch (e) {
+      ui.notify(`Hugging Face: ${(e as Error).message}`, "error");
+      continue;
+    }
+    if (details.gated) {
+      const terms = details.gated === "manual" ? "Access needs the owner's approval" : "Access needs the terms accepted";
+      const go = await ui.select(`${details.id} is gated on Hugging Face\n${terms}: ${hub.url}/${details.id}\nThe llama.cpp server needs an HF_TOKEN that has access.`, ["Continue", "Back"]);
+      if (go !== "Continue") continue;
+    }
+    if (!quant && details.quantizations.length) {
+      const rows = details.quantizations.map((q) => [q.name, q.size === undefined ? "" : shortBytes(q.size), q.name === "Q4_K_M" ? "recommended" : ""].filter(Boolean).join(" · "));
+      const row = await ui.select(`Quantization of ${details.id}`, rows);
+      if (!row) continue;
+      quant = details.quantizations[rows.indexOf(row)]!.name;
+    }
+    return quant ? `${details.id}:${quant}` : details.id;
   }
 }
