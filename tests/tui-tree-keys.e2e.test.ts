@@ -149,4 +149,30 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     await sh.waitFor(/› T/);
     await closeTree();
   });
+
+  it("the editor keys of pi 1.6's list: Alt+Y after Ctrl+Y pastes the kill before, Ctrl+] jumps to the character typed next", async () => {
+    const editorText = (screen: string) => {
+      const rows = screen.split("\n");
+      const rules = rows.map((l, i) => (/^─{20,}$/.test(l.trim()) ? i : -1)).filter((i) => i >= 0);
+      const [a, b] = rules.slice(-2) as [number, number];
+      return rows.slice(a + 1, b).map((l) => l.trim()).join("");
+    };
+    sh.typeText("alpha beta");
+    sh.send("C-w");
+    await sh.waitFor((x) => editorText(x) === "alpha");
+    sh.typeText("gamma");
+    sh.send("C-w");
+    await sh.waitFor((x) => editorText(x) === "alpha");
+    sh.send("C-y");
+    await sh.waitFor((x) => editorText(x) === "alpha gamma");
+    sh.send("M-y");
+    await sh.waitFor((x) => editorText(x) === "alpha beta");
+    sh.send("Home");
+    sh.send("C-]");
+    sh.typeText("b");
+    sh.typeText("X");
+    await sh.waitFor((x) => editorText(x) === "alpha Xbeta");
+    sh.send("C-c");
+    await sh.waitFor((x) => editorText(x) === "");
+  });
 });

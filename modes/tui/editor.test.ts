@@ -9,6 +9,57 @@ const typeText = (e: Editor, s: string) => {
 };
 
 describe("editor", () => {
+  it("Alt+Y right after Ctrl+Y swaps the pasted text for the kill before it, and again for the one before that", () => {
+    const e = new Editor(new Keybindings());
+    for (const w of ["one ", "two ", "three "]) {
+      typeText(e, w);
+      e.handleKey(key("ctrl+w"));
+    }
+    typeText(e, "> ");
+    e.handleKey(key("ctrl+y"));
+    expect(e.getText()).toBe("> three ");
+    e.handleKey(key("alt+y"));
+    expect(e.getText()).toBe("> two ");
+    e.handleKey(key("alt+y"));
+    expect(e.getText()).toBe("> one ");
+    typeText(e, "x");
+    e.handleKey(key("alt+y")); // not right after a yank: nothing
+    expect(e.getText()).toBe("> one x");
+  });
+
+  it("Ctrl+] then a character jumps forward to it, Ctrl+Alt+] backward; pressed twice it is off", () => {
+    const e = new Editor(new Keybindings());
+    typeText(e, "a.b.c");
+    e.handleKey(key("home"));
+    e.handleKey(key("ctrl+]"));
+    e.handleKey(key(".", "."));
+    expect(e.cursor).toBe(1);
+    e.handleKey(key("ctrl+]"));
+    e.handleKey(key(".", "."));
+    expect(e.cursor).toBe(3);
+    e.handleKey(key("ctrl+alt+]"));
+    e.handleKey(key(".", "."));
+    expect(e.cursor).toBe(1);
+    e.handleKey(key("ctrl+]"));
+    e.handleKey(key("ctrl+]"));
+    typeText(e, "!");
+    expect(e.getText()).toBe("a!.b.c"); // the cursor stayed on the first "."
+  });
+
+  it("tui.editor.historyPrevious / historyNext browse the history wherever the cursor is, once bound", () => {
+    const e = new Editor(new Keybindings({ "tui.editor.historyPrevious": "alt+p", "tui.editor.historyNext": "alt+n" }));
+    e.setHistory(["first", "second"]);
+    typeText(e, "line one");
+    e.handleKey(key("ctrl+j"));
+    typeText(e, "line two");
+    e.handleKey(key("alt+p"));
+    expect(e.getText()).toBe("second");
+    e.handleKey(key("alt+p"));
+    expect(e.getText()).toBe("first");
+    e.handleKey(key("alt+n"));
+    expect(e.getText()).toBe("second");
+  });
+
   it("edits with cursor movement, words and lines", () => {
     const e = new Editor(new Keybindings());
     typeText(e, "hello world");

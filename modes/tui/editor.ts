@@ -30,6 +30,10 @@ export class Editor {
   private draft = "";
   private undoStack: Array<{ text: string; cursor: number }> = [];
   private killRing: string[] = [];
+  /** Where the last yank put its text, while the next key may replace it (Alt+Y). */
+  private yanked: { from: number; to: number } | undefined;
+  /** Ctrl+] (forward) or Ctrl+Alt+] (backward) was pressed: the next character is where to go. */
+  private jump: "forward" | "backward" | undefined;
   private pastes = new Map<number, string>();
   private pasteCounter = 0;
   /** First visible wrapped row (scrolling inside the editor). */
@@ -216,6 +220,42 @@ export class Editor {
   handleKey(k: KeyPress): boolean {
     const kb = this.keys;
     const m = (id: string) => kb.matches(k, id);
+    const yanked = this.yanked;
+    this.yanked = undefined;
+    if (this.jump) {
+      const dir = this.jump;
+      this.jump = undefined;
+      if (m("tui.editor.jumpForward") || m("tui.editor.jumpBackward")) return true; // pressed again: cancelled
+      if (k.text) {
+        const at = dir === "forward" ? this.text.indexOf(k.text, this.cursor + 1) : this.cursor > 0 ? this.text.lastIndexOf(k.text, this.cursor - 1) : -1;
+        if (at >= 0) this.cursor = at;
+        this.changed();
+        return true;
+      }
+      // Another key: the jump is off and the key does what it does.
+    }
+    if (m("tui.editor.jumpForward") || m("tui.editor.jumpBackward")) {
+      this.jump = m("tui.editor.jumpForward") ? "forward" : "backward";
+      return true;
+    }
+    if (m("tui.editor.yankPop")) {
+      // Right after a yank: the yanked text becomes the kill before it (the ring turns).
+      if (yanked && this.killRing.length > 1 && this.text.slice(yanked.from, yanked.to) === this.killRing.at(-1)) {
+        this.pushUndo();
+        this.killRing.unshift(this.killRing.pop()!);
+        const next = this.killRing.at(-1)!;
+        this.text = this.text.slice(0, yanked.from) + next + this.text.slice(yanked.to);
+        this.cursor = yanked.from + next.length;
+        this.yanked = { from: yanked.from, to: this.cursor };
+        this.changed();
+      }
+      return true;
+    }
+    if (m("tui.editor.historyPrevious") || m("tui.editor.historyNext")) {
+      this.historyMove(m("tui.editor.historyPrevious") ? -1 : 1);
+      this.changed();
+      return true;
+    }
     if (m("tui.input.newLine")) {
       this.insert("\n");
       return true;
@@ -266,7 +306,11 @@ export class Editor {
       this.kill(this.cursor, e === this.cursor && e < this.text.length ? e + 1 : e);
     } else if (m("tui.editor.yank")) {
       const last = this.killRing[this.killRing.length - 1];
-      if (last) this.insert(last);
+      if (last) {
+        const from = this.cursor;
+        this.insert(last);
+        this.yanked = { from, to: this.cursor };
+      }
     } else if (m("tui.editor.undo")) {
       const prev = this.undoStack.pop();
       if (prev) {

@@ -73,6 +73,11 @@ export const DEFAULT_BINDINGS: Record<string, string[]> = {
   "tui.editor.deleteToLineStart": ["ctrl+u"],
   "tui.editor.deleteToLineEnd": ["ctrl+k"],
   "tui.editor.yank": ["ctrl+y"],
+  "tui.editor.yankPop": ["alt+y"],
+  "tui.editor.jumpForward": ["ctrl+]"],
+  "tui.editor.jumpBackward": ["ctrl+alt+]"],
+  "tui.editor.historyPrevious": [],
+  "tui.editor.historyNext": [],
   "tui.editor.undo": ["ctrl+-"],
   // Shift+Enter arrives as its own key once the terminal speaks the kitty protocol or
   // modifyOtherKeys (negotiated at start); Ctrl+J (a line feed) works everywhere.
@@ -164,6 +169,11 @@ export const BINDING_DESCRIPTIONS: Record<string, string> = {
   "tui.editor.deleteToLineStart": "Delete to line start",
   "tui.editor.deleteToLineEnd": "Delete to line end",
   "tui.editor.yank": "Paste the last deleted text",
+  "tui.editor.yankPop": "Right after a paste of deleted text: the text deleted before it instead",
+  "tui.editor.jumpForward": "Jump forward to the character typed next",
+  "tui.editor.jumpBackward": "Jump backward to the character typed next",
+  "tui.editor.historyPrevious": "Previous prompt from the history",
+  "tui.editor.historyNext": "Next prompt from the history",
   "tui.editor.undo": "Undo",
   "app.tree.editLabel": "In /tree: edit the selected entry's label",
   "app.tree.foldOrUp": "In /tree: fold the branch here, or go to the previous branch start",
