@@ -25,8 +25,10 @@ export interface SessionsHost {
   readonly kernel: Kernel;
   readonly runtime: any;
   readonly session: any;
+  readonly keys: Keybindings;
   requestRender(): void;
   dialog: DialogApi["dialog"];
+  input: DialogApi["input"];
 }
 
 /** What the tree navigator needs. */

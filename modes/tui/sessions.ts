@@ -1,7 +1,12 @@
 /**
  * The session picker (/resume, `pi -r`): this folder's sessions or all of them (Tab), newest
- * first, searched by name, first message, message text and folder.
+ * first, searched by name, first message, message text and folder. pi 1.6's keys: Ctrl+N only
+ * named sessions, Ctrl+P the file's path shown, Ctrl+R rename, Ctrl+D (or Ctrl+Backspace with an
+ * empty search) delete after Enter confirms — to the trash when a `trash` command exists.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { SessionManager, listSessionsInDir } from "../../core/session/session-manager.js";
 import type { SessionInfo } from "../../core/session/session-entries.js";
 import type { SessionsHost } from "./host.js";
@@ -30,35 +35,57 @@ export function filterSessions<T extends { searchText?: string; label: string }>
   });
 }
 
-export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?: string }): SelectItem<string>[] {
+export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?: string; showPath?: boolean }): SelectItem<string>[] {
   return list.map((s) => {
     const first = s.firstMessage.replace(/\s+/g, " ").trim();
     const label = s.name ? `${s.name} — ${first}` : first;
-    const desc = [timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? tilde(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
+    const desc = [opts.showPath ? tilde(s.path) : "", timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? tilde(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
     return { label, description: desc, value: s.path, searchText: `${s.name ?? ""}\n${s.firstMessage}\n${s.allMessagesText}\n${s.cwd}` };
   });
+}
+
+/** Delete a session file: the `trash` command when there is one, else removed for good. */
+async function deleteSessionFile(path: string): Promise<"trash" | "deleted"> {
+  const trashed = spawnSync("trash", path.startsWith("-") ? ["--", path] : [path], { stdio: "ignore" });
+  if (trashed.status === 0 || !existsSync(path)) return "trash";
+  await unlink(path);
+  return "deleted";
 }
 
 export async function pickSession(app: SessionsHost): Promise<string | undefined> {
   const sm = app.runtime.sessionManager;
   const dir: string | undefined = sm?.getSessionDir?.();
   let all = false;
+  let namedOnly = false;
+  let showPath = false;
+  /** The session waiting for Enter to be deleted. */
+  let deleting: string | undefined;
+  let list: SessionInfo[] = [];
   const current = app.session.sessionFile as string | undefined;
   const load = async (everything: boolean): Promise<SessionInfo[]> => {
     if (everything) return SessionManager.listAll();
     return dir ? listSessionsInDir(dir) : SessionManager.list(app.kernel.cwd);
   };
-  const title = () => `Resume a session (${all ? "all folders" : "this folder"})`;
+  const kb = app.keys;
+  const hint = `↑↓ move · Enter open · Tab this folder / all · ${kb.hint("app.session.toggleNamedFilter")} named · ${kb.hint("app.session.togglePath")} path · ${kb.hint("app.session.rename")} rename · ${kb.hint("app.session.delete")} delete · Esc cancel`;
+  const title = () => `Resume a session (${all ? "all folders" : "this folder"}${namedOnly ? ", named only" : ""})`;
   let layerRef: SelectLayer<string> | undefined;
-  const refresh = async () => {
+  const show = (note?: string) => {
+    const layer = layerRef;
+    if (!layer) return;
+    const shown = namedOnly ? list.filter((s) => s.name) : list;
+    layer.setItems(sessionItems(shown, { all, current, showPath }));
+    layer.title = `${title()} — ${note ?? `${shown.length} session${shown.length === 1 ? "" : "s"}`}`;
+    app.requestRender();
+  };
+  const refresh = async (note?: string) => {
     const layer = layerRef;
     if (!layer) return;
     layer.title = `${title()} — loading…`;
     app.requestRender();
     try {
-      const list = await load(all);
-      layer.setItems(sessionItems(list, { all, current }), false);
-      layer.title = `${title()} — ${list.length} session${list.length === 1 ? "" : "s"}`;
+      list = await load(all);
+      show(note);
     } catch (e) {
       layer.title = `${title()} — ${(e as Error).message}`;
     }
@@ -72,11 +99,67 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
       maxVisible: 12,
       onDone: finish,
       filter: filterSessions,
-      hint: "↑↓ move · Enter open · Tab this folder / all · Esc cancel",
-      onKey: (k) => {
+      wrapHint: true,
+      hint,
+      onKey: (k, item) => {
+        if (deleting !== undefined) {
+          // Only Enter (delete) and Esc (keep) answer "Delete session?".
+          const path = deleting;
+          if (kb.matches(k, "tui.select.confirm") || kb.matches(k, "tui.select.cancel") || k.id === "escape") {
+            deleting = undefined;
+            layer.hint = hint;
+            if (kb.matches(k, "tui.select.confirm")) {
+              void deleteSessionFile(path).then(
+                (how) => refresh(how === "trash" ? "session moved to the trash" : "session deleted"),
+                (e: Error) => show(`could not delete it: ${e.message}`),
+              );
+            } else show();
+          }
+          return true;
+        }
         if (k.id === "tab") {
           all = !all;
           void refresh();
+          return true;
+        }
+        if (kb.matches(k, "app.session.toggleNamedFilter")) {
+          namedOnly = !namedOnly;
+          show();
+          return true;
+        }
+        if (kb.matches(k, "app.session.togglePath")) {
+          showPath = !showPath;
+          show();
+          return true;
+        }
+        const noninvasive = kb.matches(k, "app.session.deleteNoninvasive");
+        if (kb.matches(k, "app.session.delete") || (noninvasive && !layer.query)) {
+          if (!item) return true;
+          if (item.value === current) {
+            show("the current session cannot be deleted");
+            return true;
+          }
+          deleting = item.value;
+          layer.hint = "Delete session? Enter delete · Esc keep";
+          app.requestRender();
+          return true;
+        }
+        if (noninvasive) return false; // with a search typed it edits the search
+        if (kb.matches(k, "app.session.rename")) {
+          if (!item) return true;
+          const path = item.value;
+          const had = list.find((s) => s.path === path)?.name ?? "";
+          void (async () => {
+            const name = (await app.input("Session name", { prefill: had, placeholder: "a name for the session" }))?.trim();
+            if (!name) return;
+            try {
+              if (path === current && typeof app.session.setSessionName === "function") app.session.setSessionName(name);
+              else SessionManager.open(path).appendSessionInfo(name);
+              await refresh("renamed");
+            } catch (e) {
+              show(`could not rename it: ${(e as Error).message}`);
+            }
+          })();
           return true;
         }
         return false;

@@ -1,0 +1,105 @@
+/**
+ * End to end: the session picker's keys as pi 1.6 binds them, through tmux — Ctrl+N named
+ * sessions only, Ctrl+P each file's path, Ctrl+R rename (written to that session's file), Ctrl+D
+ * delete after Enter confirms (Esc keeps it). The sessions are files written here into the
+ * folder given by --session-dir.
+ */
+import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
+import { makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
+import { tuiShell } from "./helpers/tui-shell.js";
+
+let server: LlmServer;
+let e: E2eEnv;
+let dir: string;
+const sh = tuiShell("pi-tui-resume-keys", () => e);
+const file = (name: string) => join(dir, `${name}.jsonl`);
+
+function writeSession(name: string, question: string, minute: number, title?: string): void {
+  const at = new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
+  const lines: object[] = [
+    { type: "session", version: 3, id: `0000000${minute}-1111-4222-8333-444444444444`, timestamp: at, cwd: e.cwd },
+    { type: "message", id: "aaaa0001", parentId: null, timestamp: at, message: { role: "user", content: question, timestamp: Date.parse(at) } },
+  ];
+  if (title) lines.push({ type: "session_info", id: "aaaa0002", parentId: "aaaa0001", timestamp: at, name: title });
+  writeFileSync(file(name), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
+/** The selected row (marked ❯). */
+const selected = (screen: string) => /❯\s+(.*?)\s*$/m.exec(screen)?.[1] ?? "";
+
+describe("/resume keys of pi 1.6: named, path, rename, delete", () => {
+  beforeAll(async () => {
+    server = await startLlmServer({ script: { turns: [], default: { text: "unused" } } });
+    e = makeE2eEnv(server.url);
+    dir = join(e.root, "sessions");
+    mkdirSync(dir);
+    writeSession("alpha", "Q-ALPHA", 1);
+    writeSession("beta", "Q-BETA", 2, "NAMED-ONE");
+    writeSession("gamma", "Q-GAMMA", 3);
+    sh.launch(`--session-dir '${dir}'`);
+    await sh.waitFor(/mock\/mock-model/);
+    sh.typeText("/resume");
+    sh.send("Enter");
+    await sh.waitFor((s) => /Resume a session/.test(s) && /Q-ALPHA/.test(s) && /NAMED-ONE — Q-BETA/.test(s) && /Q-GAMMA/.test(s));
+  });
+
+  afterAll(async () => {
+    sh.kill();
+    await server?.close();
+    e?.cleanup();
+  });
+
+  it("Ctrl+N shows only named sessions, and all again", async () => {
+    sh.send("C-n");
+    const s = await sh.waitFor((x) => /named only/.test(x) && !/Q-ALPHA/.test(x));
+    expect(s).toMatch(/NAMED-ONE — Q-BETA/);
+    expect(s).not.toMatch(/Q-GAMMA/);
+    sh.send("C-n");
+    await sh.waitFor((x) => !/named only/.test(x) && /Q-ALPHA/.test(x) && /Q-GAMMA/.test(x));
+  });
+
+  it("Ctrl+P shows each session file's path, and hides it again", async () => {
+    expect(await sh.waitFor(/Q-ALPHA/)).not.toMatch(/alpha\.jsonl/);
+    sh.send("C-p");
+    const s = await sh.waitFor(/alpha\.jsonl/);
+    expect(s).toMatch(/gamma\.jsonl/);
+    sh.send("C-p");
+    await sh.waitFor((x) => !/alpha\.jsonl/.test(x));
+  });
+
+  it("Ctrl+R renames the selected session in its file", async () => {
+    sh.typeText("gamma");
+    await sh.waitFor((x) => /Q-GAMMA/.test(selected(x)) && !/Q-ALPHA/.test(x));
+    sh.send("C-r");
+    await sh.waitFor(/Session name/);
+    sh.typeText("RENAMED-GAMMA");
+    sh.send("Enter");
+    await sh.waitFor(/RENAMED-GAMMA — Q-GAMMA/);
+    const entries = readFileSync(file("gamma"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(entries.filter((x) => x.type === "session_info").at(-1)?.name).toBe("RENAMED-GAMMA");
+    for (let i = 0; i < 5; i++) sh.send("BSpace");
+    await sh.waitFor(/Q-ALPHA/);
+  });
+
+  it("Ctrl+D asks first: Esc keeps the session, Enter deletes it", async () => {
+    sh.typeText("alpha");
+    await sh.waitFor((x) => /Q-ALPHA/.test(selected(x)) && !/Q-GAMMA/.test(x));
+    sh.send("C-d");
+    await sh.waitFor(/Delete session\? Enter delete · Esc keep/);
+    sh.send("Escape");
+    const kept = await sh.waitFor((x) => !/Delete session\?/.test(x));
+    expect(kept).toMatch(/Resume a session/);
+    expect(existsSync(file("alpha"))).toBe(true);
+    sh.send("C-d");
+    await sh.waitFor(/Delete session\?/);
+    sh.send("Enter");
+    await sh.waitFor(/session moved to the trash|session deleted/);
+    expect(existsSync(file("alpha"))).toBe(false);
+    expect(existsSync(file("gamma"))).toBe(true);
+    sh.send("Escape");
+    await sh.waitFor((x) => !/Resume a session/.test(x));
+  });
+});
