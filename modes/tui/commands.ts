@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { ThinkingLevel } from "../../core/types.js";
 import type { Kernel } from "../../core/kernel.js";
 import type { CommandHost, TreeHost } from "./host.js";
-import { BINDING_DESCRIPTIONS, formatKey, Keybindings } from "./keys.js";
+import { BINDING_DESCRIPTIONS, DIALOG_BINDINGS, formatKey, Keybindings } from "./keys.js";
 import { findThemes } from "./theme.js";
 
 export interface BuiltinCommand {
@@ -234,6 +234,10 @@ function hotkeys(app: CommandHost): void {
   for (const [id, keys] of app.keys.entries()) {
     const d = BINDING_DESCRIPTIONS[id];
     if (d && keys.length) rows.push([keys.map(formatKey).join(", "), d]);
+  }
+  for (const { dialog, keys } of DIALOG_BINDINGS) {
+    const bound = keys.flatMap(([id, label]) => (app.keys.getKeys(id).length ? [`${app.keys.getKeys(id).map(formatKey).join("/")} ${label}`] : []));
+    if (bound.length) rows.push([`In ${dialog}`, bound.join(" · ")]);
   }
   rows.push(["!cmd / !!cmd", "Run a shell command (with / without sending the output to the model)"]);
   rows.push(["@path", "Complete a file name"]);

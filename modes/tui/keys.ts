@@ -163,11 +163,6 @@ export const BINDING_DESCRIPTIONS: Record<string, string> = {
   "app.session.tree": "Session tree",
   "app.session.fork": "Fork session",
   "app.session.resume": "Resume a session",
-  "app.session.togglePath": "In /resume: show each session file's path",
-  "app.session.toggleNamedFilter": "In /resume: named sessions only",
-  "app.session.rename": "In /resume: rename the selected session",
-  "app.session.delete": "In /resume: delete the selected session (Enter confirms)",
-  "app.session.deleteNoninvasive": "In /resume: delete the selected session when the search is empty",
   "tui.input.submit": "Send (while streaming: steer)",
   "tui.input.newLine": "New line",
   "tui.input.tab": "Complete /commands, @files and paths",
@@ -185,18 +180,37 @@ export const BINDING_DESCRIPTIONS: Record<string, string> = {
   "tui.editor.historyPrevious": "Previous prompt from the history",
   "tui.editor.historyNext": "Next prompt from the history",
   "tui.editor.undo": "Undo",
-  "app.tree.editLabel": "In /tree: edit the selected entry's label",
-  "app.tree.foldOrUp": "In /tree: fold the branch here, or go to the previous branch start",
-  "app.tree.unfoldOrDown": "In /tree: unfold the branch here, or go to the next branch start or the branch end",
-  "app.tree.toggleLabelTimestamp": "In /tree: show or hide when each label was set",
-  "app.tree.filter.default": "In /tree: default filter",
-  "app.tree.filter.noTools": "In /tree: hide tool results (again: default)",
-  "app.tree.filter.userOnly": "In /tree: user messages only (again: default)",
-  "app.tree.filter.labeledOnly": "In /tree: labeled entries only (again: default)",
-  "app.tree.filter.all": "In /tree: every entry (again: default)",
-  "app.tree.filter.cycleForward": "In /tree: next filter",
-  "app.tree.filter.cycleBackward": "In /tree: previous filter",
 };
+
+/** Keys that act inside one dialog, by dialog, each with a short label (/hotkeys gives each dialog one line). */
+export const DIALOG_BINDINGS: Array<{ dialog: string; keys: Array<[id: string, label: string]> }> = [
+  {
+    dialog: "/tree",
+    keys: [
+      ["app.tree.editLabel", "label"],
+      ["app.tree.toggleLabelTimestamp", "label time"],
+      ["app.tree.foldOrUp", "fold / previous branch"],
+      ["app.tree.unfoldOrDown", "unfold / next branch"],
+      ["app.tree.filter.default", "default"],
+      ["app.tree.filter.noTools", "no tools"],
+      ["app.tree.filter.userOnly", "user"],
+      ["app.tree.filter.labeledOnly", "labeled"],
+      ["app.tree.filter.all", "all"],
+      ["app.tree.filter.cycleForward", "next filter"],
+      ["app.tree.filter.cycleBackward", "previous filter"],
+    ],
+  },
+  {
+    dialog: "/resume",
+    keys: [
+      ["app.session.toggleNamedFilter", "named only"],
+      ["app.session.togglePath", "path"],
+      ["app.session.rename", "rename"],
+      ["app.session.delete", "delete"],
+      ["app.session.deleteNoninvasive", "delete (empty search)"],
+    ],
+  },
+];
 
 /** Pre-namespaced ids of older configs. */
 const LEGACY: Record<string, string> = {
