@@ -42,8 +42,8 @@ describe("thinking levels as pi 1.6 names them", () => {
             api: "openai-completions",
             apiKey: "MOCK_KEY_VALUE_123",
             compat: { supportsReasoningEffort: true },
-            // "plain" thinks up to high; "deep" also maps xhigh.
-            models: [model("plain", {}), model("deep", { thinkingLevelMap: { xhigh: "xhigh" } })],
+            // "plain" thinks up to high; "deep" also maps xhigh; "gaps" offers neither minimal nor medium.
+            models: [model("plain", {}), model("deep", { thinkingLevelMap: { xhigh: "xhigh" } }), model("gaps", { thinkingLevelMap: { minimal: null, medium: null } })],
           },
         },
       }),
@@ -70,6 +70,13 @@ describe("thinking levels as pi 1.6 names them", () => {
       const r = await run(["--thinking", name]);
       expect([name, r.level, r.stderr]).toEqual([name, want, ""]);
     }
+  });
+
+  it("a level the model does not offer becomes the nearest higher one it offers", async () => {
+    const medium = await run(["--model", "mock/gaps", "--thinking", "medium"]);
+    expect([medium.level, medium.effort]).toEqual(["high", "high"]);
+    const minimal = await run(["--model", "mock/gaps:minimal"]);
+    expect(minimal.level).toBe("low");
   });
 
   it("a model's :max suffix and defaultThinkingLevel \"max\" mean the same", async () => {

@@ -24,4 +24,12 @@ describe("thinking levels from the model definition", () => {
     expect(clampThinkingLevel(always, "minimal")).toBe("low");
     expect(clampThinkingLevel(always, "medium")).toBe("medium");
   });
+
+  it("a level the model does not offer goes to the nearest higher one it offers, else the nearest lower (as pi 1.6 clamps)", () => {
+    const gaps = model({ thinkingLevelMap: { minimal: null, medium: null, low: "low", high: "high" } });
+    expect(supportedThinkingLevels(gaps)).toEqual(["off", "low", "high"]);
+    expect(clampThinkingLevel(gaps, "minimal")).toBe("low");
+    expect(clampThinkingLevel(gaps, "medium")).toBe("high");
+    expect(clampThinkingLevel(gaps, "xhigh")).toBe("high");
+  });
 });

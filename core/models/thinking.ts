@@ -19,12 +19,16 @@ export function supportedThinkingLevels(model: AnyModel | undefined): ThinkingLe
   return levels.length ? levels : ["off"];
 }
 
-/** The level itself when the model takes it, else the nearest lower one (xhigh → high), else the lowest it takes (off → low). */
+/**
+ * The level itself when the model takes it, else (as pi 1.6) the nearest higher one it takes
+ * (off → low on a model that always thinks, medium → high where medium is not offered), else the
+ * nearest lower one (xhigh → high).
+ */
 export function clampThinkingLevel(model: AnyModel | undefined, level: ThinkingLevel): ThinkingLevel {
   const levels = supportedThinkingLevels(model);
   if (levels.includes(level)) return level;
-  if (levels.length === 1) return levels[0]!;
   const want = THINKING_LEVELS.indexOf(level);
-  for (let i = want - 1; i >= 0; i--) if (levels.includes(THINKING_LEVELS[i]!)) return THINKING_LEVELS[i]!;
-  return levels[0]!;
+  const up = THINKING_LEVELS.slice(want + 1).find((l) => levels.includes(l));
+  const down = THINKING_LEVELS.slice(0, Math.max(0, want)).reverse().find((l) => levels.includes(l));
+  return up ?? down ?? levels[0]!;
 }
