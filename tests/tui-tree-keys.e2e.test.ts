@@ -16,6 +16,8 @@ let server: LlmServer;
 let e: E2eEnv;
 const sh = tuiShell("pi-tui-tree-keys", () => e);
 const ROWS = 44;
+/** The leaf's row: the active branch is listed first, so the short branch's two rows come after it. */
+const LEAF = 42;
 
 function writeSession(file: string, cwd: string): void {
   const lines: object[] = [{ type: "session", version: 3, id: "7e1f0c2a-1b2c-4d3e-8f40-5a6b7c8d9e0f", timestamp: "2026-01-01T10:00:00.000Z", cwd }];
@@ -70,13 +72,13 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
 
   it("←/→ move the selection a page (the rows the list shows) up and down, stopping at the ends", async () => {
     const s0 = await openTree();
-    expect(position(s0)).toBe(ROWS);
+    expect(position(s0)).toBe(LEAF);
     sh.send("Left");
-    const s1 = await sh.waitFor((s) => position(s) < ROWS);
-    const page = ROWS - position(s1);
+    const s1 = await sh.waitFor((s) => position(s) < LEAF);
+    const page = LEAF - position(s1);
     expect(page).toBeGreaterThanOrEqual(5);
     sh.send("Left");
-    await sh.waitFor((s) => position(s) === Math.max(1, ROWS - 2 * page));
+    await sh.waitFor((s) => position(s) === Math.max(1, LEAF - 2 * page));
     sh.send("Left", "Left");
     await sh.waitFor((s) => position(s) === 1 && selected(s) === "user: Q-ROOT");
     sh.send("Right");
@@ -89,7 +91,7 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
   it("Ctrl+← goes to the start of the branch, then folds it; Ctrl+→ unfolds, then goes to the branch's end; Alt+← as Ctrl+←", async () => {
     await openTree();
     sh.send("C-Left");
-    await sh.waitFor((s) => selected(s) === "user: Q-LONG-1" && position(s) === 5);
+    await sh.waitFor((s) => selected(s) === "user: Q-LONG-1" && position(s) === 3); // the active branch is listed first
     sh.send("C-Left");
     let s = await sh.waitFor((x) => /⊞/.test(x));
     expect(selected(s)).toBe("user: Q-LONG-1");
@@ -99,16 +101,22 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     s = await sh.waitFor((x) => !/⊞/.test(x) && /A-LONG-1\b/.test(x));
     expect(selected(s)).toBe("user: Q-LONG-1");
     sh.send("C-Right");
-    await sh.waitFor((x) => selected(x) === "assistant: A-LONG-20" && position(x) === ROWS);
+    await sh.waitFor((x) => selected(x) === "assistant: A-LONG-20" && position(x) === LEAF);
     sh.send("M-Left");
     await sh.waitFor((x) => selected(x) === "user: Q-LONG-1");
     sh.send("M-Right");
     await sh.waitFor((x) => selected(x) === "assistant: A-LONG-20");
-    // From the root, Ctrl+→ stops at the first branch start below it.
+    // From the root, Ctrl+→ stops at the first branch start below it; from the short branch's answer (the last row), Ctrl+← goes to its start.
     sh.send("Left", "Left", "Left");
     await sh.waitFor((x) => selected(x) === "user: Q-ROOT");
     sh.send("C-Right");
-    await sh.waitFor((x) => selected(x) === "user: Q-SHORT");
+    await sh.waitFor((x) => selected(x) === "user: Q-LONG-1");
+    sh.send("Left");
+    await sh.waitFor((x) => selected(x) === "user: Q-ROOT");
+    sh.send("Up"); // wraps to the last row
+    await sh.waitFor((x) => selected(x) === "assistant: A-SHORT" && position(x) === ROWS);
+    sh.send("C-Left");
+    await sh.waitFor((x) => selected(x) === "user: Q-SHORT" && position(x) === ROWS - 1);
     await closeTree();
   });
 

@@ -88,7 +88,8 @@ export function treeRows(roots: SessionTreeNode[], leafId: string | null, pathId
     if (filter === "no-tools" && kind === "tool") return false;
     return e.type !== "model_change" && e.type !== "thinking_level_change";
   };
-  const stack: Array<{ node: SessionTreeNode; depth: number; parentId: string | null }> = roots.map((n) => ({ node: n, depth: roots.length > 1 ? 1 : 0, parentId: null })).reverse();
+  const ordered = [...roots].sort((a, b) => Number(pathIds.has(b.entry.id)) - Number(pathIds.has(a.entry.id)));
+  const stack: Array<{ node: SessionTreeNode; depth: number; parentId: string | null }> = ordered.map((n) => ({ node: n, depth: roots.length > 1 ? 1 : 0, parentId: null })).reverse();
   while (stack.length) {
     const { node, depth, parentId } = stack.pop()!;
     const d = describeEntry(node.entry);
@@ -107,7 +108,8 @@ export function treeRows(roots: SessionTreeNode[], leafId: string | null, pathId
         entry: node.entry,
       });
     }
-    const kids = node.children;
+    // The branch the active path goes through comes first (as pi 1.6 lists it); the rest keep their order.
+    const kids = [...node.children].sort((a, b) => Number(pathIds.has(b.entry.id)) - Number(pathIds.has(a.entry.id)));
     const childDepth = kids.length > 1 ? depth + 1 : depth;
     const childParent = shown ? node.entry.id : parentId;
     for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, depth: childDepth, parentId: childParent });
