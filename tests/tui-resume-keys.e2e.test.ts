@@ -84,6 +84,19 @@ describe("/resume keys of pi 1.6: named, path, rename, delete", () => {
     await sh.waitFor(/Q-ALPHA/);
   });
 
+  it('the search takes re:<pattern> and "quoted phrases"', async () => {
+    sh.typeText("re:q-(beta|gamma)");
+    let s = await sh.waitFor((x) => /NAMED-ONE — Q-BETA/.test(x) && !/Q-ALPHA/.test(x));
+    expect(s).toMatch(/RENAMED-GAMMA — Q-GAMMA/);
+    sh.send("C-u");
+    await sh.waitFor(/Q-ALPHA/);
+    sh.typeText('"q-alpha"');
+    s = await sh.waitFor((x) => /Q-ALPHA/.test(x) && !/Q-GAMMA/.test(x));
+    expect(s).not.toMatch(/Q-BETA/);
+    sh.send("C-u");
+    await sh.waitFor((x) => /Q-ALPHA/.test(x) && /Q-GAMMA/.test(x));
+  });
+
   it("Ctrl+D asks first: Esc keeps the session, Enter deletes it", async () => {
     sh.typeText("alpha");
     await sh.waitFor((x) => /Q-ALPHA/.test(selected(x)) && !/Q-GAMMA/.test(x));

@@ -1,6 +1,7 @@
 /**
  * The session picker (/resume, `pi -r`): this folder's sessions or all of them (Tab), newest
- * first, searched by name, first message, message text and folder. pi 1.6's keys: Ctrl+N only
+ * first, searched by name, first message, message text and folder ("a phrase" in quotes,
+ * `re:<pattern>` a regular expression). pi 1.6's keys: Ctrl+N only
  * named sessions, Ctrl+P the file's path shown, Ctrl+R rename, Ctrl+D (or Ctrl+Backspace with an
  * empty search) delete after Enter confirms — to the trash when a `trash` command exists.
  */
@@ -26,12 +27,33 @@ function tilde(p: string): string {
   return home && p.startsWith(home) ? "~" + p.slice(home.length) : p;
 }
 
-/** Keep sessions whose text contains every word of the query (case-insensitive). */
+/** The query's terms: words, and "quoted phrases" as one term (an unclosed quote: every word on its own). */
+function queryTerms(query: string): string[] {
+  const q = query.toLowerCase();
+  if ((q.match(/"/g) ?? []).length % 2) return q.replace(/"/g, " ").split(/\s+/).filter(Boolean);
+  return [...q.matchAll(/"([^"]*)"|([^\s"]+)/g)].map((m) => (m[1] ?? m[2] ?? "").replace(/\s+/g, " ").trim()).filter(Boolean);
+}
+
+/**
+ * Keep sessions whose text (name, messages, folder) contains every term of the query
+ * (case-insensitive; "a phrase" in quotes as one term), or, for `re:<pattern>`, matches the
+ * regular expression (an invalid one matches nothing).
+ */
 export function filterSessions<T extends { searchText?: string; label: string }>(items: T[], query: string): T[] {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const q = query.trim();
+  if (q.startsWith("re:")) {
+    let re: RegExp | undefined;
+    try {
+      re = q.slice(3).trim() ? new RegExp(q.slice(3).trim(), "i") : undefined;
+    } catch {
+      re = undefined;
+    }
+    return re ? items.filter((it) => re.test(it.searchText ?? it.label)) : [];
+  }
+  const terms = queryTerms(q);
   return items.filter((it) => {
-    const hay = (it.searchText ?? it.label).toLowerCase();
-    return words.every((w) => hay.includes(w));
+    const hay = (it.searchText ?? it.label).toLowerCase().replace(/\s+/g, " ");
+    return terms.every((t) => hay.includes(t));
   });
 }
 
