@@ -8,12 +8,12 @@
 import { existsSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AppConfig } from "../core/config.js";
-import { Kernel } from "../core/kernel.js";
-import { createLoader, type ModuleLoader } from "../core/loader.js";
-import { PluginHost } from "../core/plugin-host.js";
-import type { PluginManifest } from "../core/plugin.js";
-import { SettingsManager } from "../core/settings.js";
+import type { AppConfig } from "../core/kernel/config.js";
+import { Kernel } from "../core/kernel/kernel.js";
+import { createLoader, type ModuleLoader } from "../core/kernel/loader.js";
+import { PluginHost } from "../core/kernel/plugin-host.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
+import { SettingsManager } from "../core/kernel/settings.js";
 import { isProjectTrustedAtStartup, untrustedMessage } from "../plugins/trust/index.js";
 import { CORE_FLAGS, type ParsedArgs } from "./args.js";
 import { packageInfo } from "./package-info.js";

@@ -3,7 +3,7 @@
  * (tests/helpers/source-graph.ts reads every module reference: static imports and re-exports,
  * type-only ones included, dynamic `import()`, `import("x").T` type references):
  * - core/ imports nothing from plugins/, modes/ or sdk/;
- * - tapable is imported only in core/hooks.ts; blessed only under modes/tui/;
+ * - tapable is imported only in core/kernel/hooks.ts; blessed only under modes/tui/;
  * - no import cycles beyond today's, whose back edges are the allow-list below (it may only
  *   shrink: a new cycle or back edge fails, and so does a listed edge that no longer exists);
  * - an `any` budget per folder (explicit `any` type nodes in non-test source) that may not grow;
@@ -31,19 +31,19 @@ const known = new Set(files.map((f) => f.rel));
  */
 export const ALLOWED_BACK_EDGES: readonly string[] = [
   // the kernel names the engine: the runtime, the session, the model registry and session services
-  "core/kernel.ts -> core/session/runtime.ts",
-  "core/plugin.ts -> core/kernel.ts",
-  "core/hook-events.ts -> core/session/agent-session.ts",
-  "core/services.ts -> core/models/model-registry.ts",
-  "core/services.ts -> core/session/agent-session.ts",
-  "core/services.ts -> core/session/compaction-service.ts",
-  "core/services.ts -> core/session/tree.ts",
+  "core/kernel/kernel.ts -> core/engine/runtime.ts",
+  "core/kernel/plugin.ts -> core/kernel/kernel.ts",
+  "core/kernel/hook-events.ts -> core/engine/agent-session.ts",
+  "core/kernel/services.ts -> core/stores/models/model-registry.ts",
+  "core/kernel/services.ts -> core/engine/agent-session.ts",
+  "core/kernel/services.ts -> core/engine/compaction-service.ts",
+  "core/kernel/services.ts -> core/engine/tree.ts",
   // engine parts naming the session or the registry that uses them
-  "core/models/model-resolver.ts -> core/models/model-registry.ts",
-  "core/session/compaction-service.ts -> core/session/agent-session.ts",
-  "core/session/run-controller.ts -> core/session/agent-session.ts",
-  "core/session/tree.ts -> core/session/agent-session.ts",
-  "core/session/turn-boundary.ts -> core/session/agent-session.ts",
+  "core/stores/models/model-resolver.ts -> core/stores/models/model-registry.ts",
+  "core/engine/compaction-service.ts -> core/engine/agent-session.ts",
+  "core/engine/run-controller.ts -> core/engine/agent-session.ts",
+  "core/engine/tree.ts -> core/engine/agent-session.ts",
+  "core/engine/turn-boundary.ts -> core/engine/agent-session.ts",
   // TUI parts naming the app that owns them
   "modes/tui/custom-editor.ts -> modes/tui/app.ts",
   "modes/tui/dialogs.ts -> modes/tui/app.ts",
@@ -152,8 +152,8 @@ describe("import rules", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("tapable is imported only in core/hooks.ts", () => {
-    const offenders = files.filter((f) => f.rel !== "core/hooks.ts" && f.refs.some((r) => packageOf(r.spec) === "tapable")).map((f) => f.rel);
+  it("tapable is imported only in core/kernel/hooks.ts", () => {
+    const offenders = files.filter((f) => f.rel !== "core/kernel/hooks.ts" && f.refs.some((r) => packageOf(r.spec) === "tapable")).map((f) => f.rel);
     expect(offenders).toEqual([]);
   });
 
@@ -174,16 +174,16 @@ describe("import cycles", () => {
     const copy = () => new Map([...graph].map(([k, v]) => [k, new Set(v)]));
     // the registry naming the kernel: a new cycle
     const planted = copy();
-    planted.get("core/registry.ts")!.add("core/kernel.ts");
+    planted.get("core/kernel/registry.ts")!.add("core/kernel/kernel.ts");
     expect(cycleViolations(planted, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES).join("\n")).toMatch(/import cycle through \d+ files: .*core\/registry\.ts -> core\/kernel\.ts/);
     // a second edge closing an existing cycle
     const inside = copy();
-    inside.get("core/session/compaction-service.ts")!.add("core/kernel.ts");
+    inside.get("core/engine/compaction-service.ts")!.add("core/kernel/kernel.ts");
     expect(cycleViolations(inside, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES)).toEqual([expect.stringMatching(/^1 more import edge\(s\) lie on a cycle/)]);
     // an allowed edge that is gone
     const gone = copy();
-    gone.get("core/plugin.ts")!.delete("core/kernel.ts");
-    expect(cycleViolations(gone, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES)).toContain("allowed back edge no longer exists (remove it from ALLOWED_BACK_EDGES): core/plugin.ts -> core/kernel.ts");
+    gone.get("core/kernel/plugin.ts")!.delete("core/kernel/kernel.ts");
+    expect(cycleViolations(gone, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES)).toContain("allowed back edge no longer exists (remove it from ALLOWED_BACK_EDGES): core/kernel/plugin.ts -> core/kernel/kernel.ts");
   });
 });
 

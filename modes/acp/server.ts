@@ -11,12 +11,12 @@
  */
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { attachJsonlReader, DEFAULT_MAX_INPUT_LINE } from "../../core/io/jsonl.js";
+import { attachJsonlReader, DEFAULT_MAX_INPUT_LINE } from "../../core/stores/io/jsonl.js";
 import type * as Acp from "@agentclientprotocol/sdk";
-import type { ModeContext, SlashCommand } from "../../core/kernel.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import type { AgentSessionRuntime } from "../../core/session/runtime.js";
-import type { AgentSessionEvent, AnyModel, AssistantMessage, ImageContent, ThinkingLevel } from "../../core/types.js";
+import type { ModeContext, SlashCommand } from "../../core/kernel/kernel.js";
+import type { AgentSession } from "../../core/engine/agent-session.js";
+import type { AgentSessionRuntime } from "../../core/engine/runtime.js";
+import type { AgentSessionEvent, AnyModel, AssistantMessage, ImageContent, ThinkingLevel } from "../../core/kernel/types.js";
 import { openAcpOutput } from "./output.js";
 import { AcpSessions } from "./sessions.js";
 import { LiveUpdates, replayUpdates, type Update } from "./updates.js";

@@ -4,8 +4,8 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ThinkingLevel } from "../../core/types.js";
-import type { Kernel } from "../../core/kernel.js";
+import type { ThinkingLevel } from "../../core/kernel/types.js";
+import type { Kernel } from "../../core/kernel/kernel.js";
 import type { CommandHost, TreeHost } from "./host.js";
 import { BINDING_DESCRIPTIONS, formatKey, Keybindings } from "./keys.js";
 import { findThemes } from "./theme.js";

@@ -2,8 +2,8 @@
  * The session picker (/resume, `pi -r`): this folder's sessions or all of them (Tab), newest
  * first, searched by name, first message, message text and folder.
  */
-import { SessionManager, listSessionsInDir } from "../../core/session/session-manager.js";
-import type { SessionInfo } from "../../core/session/session-entries.js";
+import { SessionManager, listSessionsInDir } from "../../core/stores/session/session-manager.js";
+import type { SessionInfo } from "../../core/stores/session/session-entries.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
 

@@ -7,11 +7,11 @@
  * model's API, with the key and headers the registry resolves (models.json overrides of
  * built-in providers included).
  */
-import type { AssistantStream, Kernel } from "../../core/kernel.js";
-import type { ModelRegistry } from "../../core/models/model-registry.js";
-import { createLazyStream } from "../../core/models/event-stream.js";
-import { VirtualModels, type VirtualModelDefinition } from "../../core/models/virtual-models.js";
-import type { AnyModel, AssistantMessage } from "../../core/types.js";
+import type { AssistantStream, Kernel } from "../../core/kernel/kernel.js";
+import type { ModelRegistry } from "../../core/stores/models/model-registry.js";
+import { createLazyStream } from "../../core/stores/models/event-stream.js";
+import { VirtualModels, type VirtualModelDefinition } from "../../core/stores/models/virtual-models.js";
+import type { AnyModel, AssistantMessage } from "../../core/kernel/types.js";
 
 const views = new WeakMap<ModelRegistry, ModelRegistry>();
 

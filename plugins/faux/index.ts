@@ -25,13 +25,13 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { AssistantMessage, Context, SimpleStreamOptions, TextContent, ThinkingContent, ToolCall, Usage } from "@mariozechner/pi-ai";
-import { definePlugin } from "../../core/plugin.js";
-import type { ApiProvider, AssistantStream, Kernel, ModelDefinition, ProviderModels, StreamFn } from "../../core/kernel.js";
-import type { AnyModel } from "../../core/types.js";
-import { jsonErrorPosition } from "../../core/settings.js";
-import { AssistantMessageEventStream, describeError, emptyAssistantMessage } from "../../core/models/event-stream.js";
+import { definePlugin } from "../../core/kernel/plugin.js";
+import type { ApiProvider, AssistantStream, Kernel, ModelDefinition, ProviderModels, StreamFn } from "../../core/kernel/kernel.js";
+import type { AnyModel } from "../../core/kernel/types.js";
+import { jsonErrorPosition } from "../../core/kernel/settings.js";
+import { AssistantMessageEventStream, describeError, emptyAssistantMessage } from "../../core/stores/models/event-stream.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     /** The FauxModel the faux plugin serves. */
     faux: FauxModel;

@@ -8,10 +8,10 @@
  * `-builtin:llama.cpp` (or `!builtin:*`) in the global `extensions` setting and by
  * `--no-extensions`, as in 1.6.
  */
-import type { Kernel } from "../../core/kernel.js";
-import { definePlugin } from "../../core/plugin.js";
-import type { ExtensionUI } from "../../core/ui.js";
-import { resolveBuiltinExtensions } from "../../core/builtin-extensions.js";
+import type { Kernel } from "../../core/kernel/kernel.js";
+import { definePlugin } from "../../core/kernel/plugin.js";
+import type { ExtensionUI } from "../../core/kernel/ui.js";
+import { resolveBuiltinExtensions } from "../../core/kernel/builtin-extensions.js";
 import { DEFAULT_LLAMA_SERVER_URL, isServing, LlamaRouter, normalizeServerUrl, type RouterModel } from "./client.js";
 
 export const LLAMA_PROVIDER = "llama.cpp";
@@ -75,7 +75,7 @@ export interface LlamaService {
   configure(url: string, key: string): Promise<RouterModel[]>;
 }
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     /** The llama.cpp plugin: read the router's models, store its address (/login llama.cpp). */
     "llama-cpp": LlamaService;

@@ -19,9 +19,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SubcommandContext } from "../../core/kernel.js";
-import { jsonErrorPosition } from "../../core/settings.js";
-import { writeFileAtomic } from "../../core/fs-utils.js";
+import type { SubcommandContext } from "../../core/kernel/kernel.js";
+import { jsonErrorPosition } from "../../core/kernel/settings.js";
+import { writeFileAtomic } from "../../core/kernel/fs-utils.js";
 import { MCP_JSON, parseServer } from "./config.js";
 
 type Obj = Record<string, unknown>;

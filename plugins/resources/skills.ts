@@ -15,8 +15,8 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { Diagnostic } from "../../core/types.js";
-import { collectSkillFiles } from "../../core/resource-walk.js";
+import type { Diagnostic } from "../../core/kernel/types.js";
+import { collectSkillFiles } from "../../core/kernel/resource-walk.js";
 import { parseFrontmatter, stripFrontmatter } from "./frontmatter.js";
 
 export const MAX_SKILL_NAME = 64;
@@ -95,7 +95,7 @@ export function loadSkillFile(filePath: string, location: ResourceLocation, diag
   };
 }
 
-/** The skill files under a folder (the walker in core/resource-walk.ts). */
+/** The skill files under a folder (the walker in core/kernel/resource-walk.ts). */
 export { collectSkillFiles };
 
 /**

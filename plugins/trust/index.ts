@@ -16,12 +16,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { definePlugin } from "../../core/plugin.js";
-import type { Kernel } from "../../core/kernel.js";
+import { definePlugin } from "../../core/kernel/plugin.js";
+import type { Kernel } from "../../core/kernel/kernel.js";
 
-export type { ProjectTrust, SkippedItem } from "../../core/services.js";
-import type { ProjectTrust, SkippedItem } from "../../core/services.js";
-import { expandHome } from "../../core/fs-utils.js";
+export type { ProjectTrust, SkippedItem } from "../../core/kernel/services.js";
+import type { ProjectTrust, SkippedItem } from "../../core/kernel/services.js";
+import { expandHome } from "../../core/kernel/fs-utils.js";
 
 
 

@@ -1,0 +1,30 @@
+/**
+ * Which thinking levels a model takes, read from the model definition only (`reasoning` and
+ * `thinkingLevelMap`, the fields pi-ai's catalog and models.json carry): a model without
+ * reasoning takes "off"; a level mapped to null is not offered (pi 1.6's catalog maps "off" to
+ * null for models that always think); "xhigh" is offered only where the definition maps it. No model ids are matched here: a new model says what it takes in its
+ * definition (models.json `thinkingLevelMap`, or a modelOverrides entry).
+ */
+import type { AnyModel, ThinkingLevel } from "../../kernel/types.js";
+import { THINKING_LEVELS } from "../../kernel/types.js";
+
+export function supportedThinkingLevels(model: AnyModel | undefined): ThinkingLevel[] {
+  if (!model || !model.reasoning) return ["off"];
+  const map = (model as { thinkingLevelMap?: Record<string, string | null | undefined> }).thinkingLevelMap;
+  const levels = THINKING_LEVELS.filter((level) => {
+    const mapped = map?.[level];
+    if (mapped === null) return false;
+    return level !== "xhigh" || mapped !== undefined;
+  });
+  return levels.length ? levels : ["off"];
+}
+
+/** The level itself when the model takes it, else the nearest lower one (xhigh → high), else the lowest it takes (off → low). */
+export function clampThinkingLevel(model: AnyModel | undefined, level: ThinkingLevel): ThinkingLevel {
+  const levels = supportedThinkingLevels(model);
+  if (levels.includes(level)) return level;
+  if (levels.length === 1) return levels[0]!;
+  const want = THINKING_LEVELS.indexOf(level);
+  for (let i = want - 1; i >= 0; i--) if (levels.includes(THINKING_LEVELS[i]!)) return THINKING_LEVELS[i]!;
+  return levels[0]!;
+}
