@@ -2,6 +2,7 @@
  * The payload types of the kernel's hooks: what each hook's taps receive and may answer.
  * Types only; core/kernel/hook-spec.ts pairs each hook name with its kind and payload.
  */
+import type { SessionHandle } from "./contracts.js";
 import type {
   AgentMessage,
   AgentSessionEvent,
@@ -268,7 +269,7 @@ export interface ModeSelectArgs {
 // ---- run recovery and life cycle ------------------------------------------------------------
 
 /** The session as the run hooks hand it to their taps (type only: the hook table loads nothing). */
-export type RunSession = import("../engine/agent-session.js").AgentSession;
+export type RunSession = SessionHandle;
 
 /**
  * A provider call ended in an error (the failed answer is the last message of the context).

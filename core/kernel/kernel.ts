@@ -15,7 +15,7 @@ import type { AssistantMessage, AssistantMessageEvent, Context, SimpleStreamOpti
 import type { SettingsManager } from "./settings.js";
 import type { AppConfig } from "./config.js";
 import type { KernelServices, ServiceName } from "./services.js";
-import type { AgentSessionRuntime } from "../engine/runtime.js";
+import type { RuntimeHandle } from "./contracts.js";
 
 // ---- registry value types ---------------------------------------------------------------------
 
@@ -125,7 +125,7 @@ export interface ModeContext {
   messages: string[];
   images: ImageContent[];
   /** The session runtime: the current session, switching (/new, resume, fork), rebind. */
-  runtime: AgentSessionRuntime;
+  runtime: RuntimeHandle;
 }
 
 /** What a mode's claim is decided on (core/kernel/modes.ts). */

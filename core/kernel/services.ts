@@ -13,16 +13,16 @@
  * }
  * ```
  *
+ * The stores and the engine declare the services typed by their own classes the same way
+ * (`model-registry` in core/stores/index.ts; `system-prompt`, `bash-executor`, `compactor`,
+ * `branch-summarizer` in core/engine/index.ts), so this file imports neither.
+ *
  * A plugin lists the services it cannot work without in its manifest (`requires`); the plugin
  * host checks them at registration, like `dependsOn`.
  */
 import type { ExtensionUI } from "./ui.js";
 import type { ModuleLoader } from "./loader.js";
-import type { SystemPromptBuilder } from "../engine/system-prompt.js";
-import type { BashExecutor, AgentSession } from "../engine/agent-session.js";
-import type { Compactor } from "../engine/compaction-service.js";
-import type { BranchSummarizer } from "../engine/tree.js";
-import type { ModelRegistry } from "../stores/models/model-registry.js";
+import type { SessionHandle } from "./contracts.js";
 
 /** The tools a new session has active when nothing else says (settings, --tools). */
 export const DEFAULT_ACTIVE_TOOLS: readonly string[] = Object.freeze(["read", "bash", "edit", "write"]);
@@ -81,7 +81,7 @@ export type ExtensionFactory = (pi: any) => unknown;
 /** Writes a session file as a self-contained HTML page; resolves with the output path. */
 export type ExportHtml = (inputPath: string, outputPath?: string) => Promise<string>;
 /** Exports a live session (its file, or its in-memory entries) as HTML. */
-export type ExportSession = (session: AgentSession, outputPath?: string) => Promise<string>;
+export type ExportSession = (session: SessionHandle, outputPath?: string) => Promise<string>;
 
 export interface KernelServices {
   // -- provided by the CLI / SDK before plugins load
@@ -92,8 +92,6 @@ export interface KernelServices {
   timing: TimingRecorder;
   /** Session storage is available (the session flags work). */
   sessions: boolean;
-  /** The model registry of this process (catalog + models.json + registered providers; auth). */
-  "model-registry": ModelRegistry;
   /** Extension factories given in code (SDK, a custom CLI). */
   "extension-factories": ExtensionFactory[];
   // -- provided by the mode when it is chosen
@@ -104,12 +102,8 @@ export interface KernelServices {
   /** Shows the sessions and resolves with the chosen file (the interactive mode). */
   "session-picker": () => Promise<string | undefined>;
   // -- provided by plugins, used by the session, the CLI or other plugins
-  "system-prompt": SystemPromptBuilder;
   /** Expands /template and /skill:name input. */
   "expand-prompt": (text: string) => string | Promise<string>;
-  "bash-executor": BashExecutor;
-  compactor: Compactor;
-  "branch-summarizer": BranchSummarizer;
   "project-trust": ProjectTrust;
   "package-resources": PackageResources;
   "resolve-package-source": ResolvePackageSource;

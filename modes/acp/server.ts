@@ -11,7 +11,8 @@
  */
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { attachJsonlReader, DEFAULT_MAX_INPUT_LINE } from "../../core/stores/io/jsonl.js";
+import { attachJsonlReader } from "../../core/stores/io/jsonl.js";
+import { DEFAULT_MAX_INPUT_LINE } from "../../core/kernel/settings.js";
 import type * as Acp from "@agentclientprotocol/sdk";
 import type { ModeContext, SlashCommand } from "../../core/kernel/kernel.js";
 import type { AgentSession } from "../../core/engine/agent-session.js";

@@ -323,8 +323,6 @@ export class JsonlLineReader {
   }
 }
 
-/** Default limit of one protocol input line (RPC, ACP): a setting's default, so the kernel's settings define it. */
-export { DEFAULT_MAX_INPUT_LINE } from "../../kernel/settings.js";
 
 /**
  * Reads LF-delimited lines from a readable byte stream (typically `process.stdin`) with
