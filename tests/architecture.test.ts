@@ -6,6 +6,7 @@
  *   imports nothing else of the project; core/stores/ (formats, persistence) only the kernel;
  *   core/engine/ (agent loop, session runtime) only the kernel and the stores; no file sits
  *   in core/ outside them, and core/ imports nothing from plugins/, modes/ or sdk/;
+ * - plugins/ and modes/ import core/ only through its faces (FACES), as a third-party plugin does;
  * - tapable is imported only in core/kernel/hooks.ts; blessed only under modes/tui/;
  * - no import cycles beyond today's, whose back edges are the allow-list below (it may only
  *   shrink: a new cycle or back edge fails, and so does a listed edge that no longer exists);
@@ -108,6 +109,26 @@ export const CORE_LAYERS: Record<string, readonly string[]> = {
   stores: ["kernel", "stores"],
   engine: ["kernel", "stores", "engine"],
 };
+/**
+ * The files of core/ that plugins and modes may import: each layer's face, and the kernel's
+ * face for code loaded on demand (kept out of the start-up chunk that the main face lives in).
+ */
+export const FACES: readonly string[] = ["core/kernel/index.ts", "core/kernel/lazy.ts", "core/stores/index.ts", "core/engine/index.ts"];
+/** Imports into core/ from plugins/ or modes/ that bypass the faces: none. */
+const FACE_EXCEPTIONS: readonly string[] = [];
+
+/** Imports of plugin and mode files that reach into core/ past its faces. */
+export function faceViolations(root: string, files: readonly SourceFile[], knownFiles: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  for (const f of files.filter((f) => /^(plugins|modes)\//.test(f.rel))) {
+    for (const r of f.refs) {
+      const t = resolveRef(root, f.rel, r.spec, knownFiles);
+      if (t?.startsWith("core/") && !FACES.includes(t) && !FACE_EXCEPTIONS.includes(`${f.rel} -> ${t}`)) problems.push(`${f.rel} imports ${r.spec} (use ${FACES.join(", ")})`);
+    }
+  }
+  return problems;
+}
+
 const layerOf = (rel: string) => /^core\/([^/]+)\//.exec(rel)?.[1];
 
 /** Imports of a core file that reach a layer above it, and core files outside the layers. */
@@ -189,6 +210,15 @@ describe("import rules", () => {
     ]);
     const loose = [...sources, { rel: "core/helpers.ts", text: "", refs: [], anyCount: 0 }];
     expect(layerViolations(ROOT, loose, known)).toEqual(["core/helpers.ts is in no core layer (core/kernel/, core/stores/ or core/engine/)"]);
+  });
+
+  it("plugins/ and modes/ import core/ only through its faces", () => {
+    expect(faceViolations(ROOT, sources, known)).toEqual([]);
+  });
+
+  it("fails on a plugin importing a core file past the faces", () => {
+    const planted = sources.map((f) => (f.rel === "plugins/tools/bash.ts" ? { ...f, refs: [...f.refs, { spec: "../../core/engine/agent-session.js", typeOnly: true, kind: "import" as const }] } : f));
+    expect(faceViolations(ROOT, planted, known)).toEqual([`plugins/tools/bash.ts imports ../../core/engine/agent-session.js (use ${FACES.join(", ")})`]);
   });
 
   it("tapable is imported only in core/kernel/hooks.ts", () => {

@@ -34,9 +34,7 @@ export * from "./turn-boundary.js";
 export * from "./virtual-route.js";
 
 declare module "../kernel/contracts.js" {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- widened by merging, members come from the class
   interface SessionHandle extends AgentSession {}
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- widened by merging, members come from the class
   interface RuntimeHandle extends AgentSessionRuntime {}
 }
 

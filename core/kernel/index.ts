@@ -4,7 +4,9 @@
  * the shared types, the session/runtime handles the engine implements) and small utilities;
  * nothing here loads a heavy package at start-up (tapable is the one dependency it loads).
  *
- * Not here: pi-ai-view (the module the loader hands to extensions that import pi-ai; it loads
+ * Not here: open-url and settings-catalog, which only code loaded on demand uses (/login, the
+ * settings screen): they are in core/kernel/lazy.ts, the face for such code, so that a face in
+ * the start-up chunk does not carry them; pi-ai-view (the module the loader hands to extensions that import pi-ai; it loads
  * pi-ai) and settings-schema (TypeBox; read by the schema generator only).
  */
 export * from "./builtin-extensions.js";
@@ -20,7 +22,6 @@ export * from "./hooks.js";
 export * from "./kernel.js";
 export * from "./loader.js";
 export * from "./modes.js";
-export * from "./open-url.js";
 export * from "./plugin.js";
 export * from "./plugin-host.js";
 export * from "./plugin-teardown.js";
@@ -31,7 +32,6 @@ export * from "./resource-walk.js";
 export * from "./services.js";
 export * from "./settings.js";
 export * from "./settings-accessors.js";
-export * from "./settings-catalog.js";
 export * from "./settings-compat.js";
 export * from "./tool-registry.js";
 export * from "./tool-selection.js";

@@ -2,8 +2,7 @@
  * The session picker (/resume, `pi -r`): this folder's sessions or all of them (Tab), newest
  * first, searched by name, first message, message text and folder.
  */
-import { SessionManager, listSessionsInDir } from "../../core/stores/session/session-manager.js";
-import type { SessionInfo } from "../../core/stores/session/session-entries.js";
+import { SessionManager, listSessionsInDir, type SessionInfo } from "../../core/stores/index.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
 

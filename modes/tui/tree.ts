@@ -7,7 +7,7 @@
  * them). Jumping uses AgentSession.navigateTree when the session has it (branch summaries,
  * hooks); otherwise it moves the store's leaf directly.
  */
-import type { SessionEntry, SessionTreeNode } from "../../core/stores/session/session-entries.js";
+import type { SessionEntry, SessionTreeNode } from "../../core/stores/index.js";
 import type { TreeHost } from "./host.js";
 import { forkAt } from "./commands.js";
 import { applyFiles, chooseFiles } from "./restore-files.js";

@@ -9,8 +9,8 @@
  * A store that cannot be written, or a missing git, gives one warning and the turn goes on.
  */
 import { isAbsolute, relative, resolve } from "node:path";
-import { definePlugin } from "../../core/kernel/plugin.js";
-import type { AgentSession } from "../../core/engine/agent-session.js";
+import { definePlugin } from "../../core/kernel/index.js";
+import type { AgentSession } from "../../core/engine/index.js";
 import { createCheckpointsService, type CheckpointsService, type SessionLike } from "./service.js";
 import { runRewind } from "./rewind.js";
 import { notAProject } from "./store.js";

@@ -13,16 +13,9 @@
  * {readFiles, modifiedFiles}); the history stays in the file, only the context changes.
  * Settings: compaction.{enabled, reserveTokens, keepRecentTokens}, branchSummary.reserveTokens.
  */
-import { definePlugin } from "../../core/kernel/plugin.js";
-import type { Kernel, PluginApi } from "../../core/kernel/kernel.js";
-import { isContextOverflow } from "../../core/engine/provider-errors.js";
-import type { AgentSession } from "../../core/engine/agent-session.js";
-import type { CompactionResult, Compactor } from "../../core/engine/compaction-service.js";
-import type { CompactionEntry } from "../../core/stores/session/session-entries.js";
-import { getLatestCompactionEntry } from "../../core/stores/session/session-manager.js";
-import { asTreeStore } from "../../core/stores/session/store.js";
-import type { BranchSummarizer } from "../../core/engine/tree.js";
-import type { AssistantMessage } from "../../core/kernel/types.js";
+import { definePlugin, type Kernel, type PluginApi, type AssistantMessage } from "../../core/kernel/index.js";
+import { isContextOverflow, type AgentSession, type CompactionResult, type Compactor, type BranchSummarizer } from "../../core/engine/index.js";
+import { type CompactionEntry, getLatestCompactionEntry, asTreeStore } from "../../core/stores/index.js";
 import {
   DEFAULT_COMPACTION_SETTINGS,
   estimateContextTokens,

@@ -6,8 +6,7 @@
  * conventions is declared beside the hook's kind in core/kernel/hooks.ts (PI_CONVENTIONS), and this
  * one adapter applies it. A hook added to the kernel is an event extensions can handle.
  */
-import type { PluginApi } from "../../core/kernel/kernel.js";
-import { HOOK_KINDS, HOOK_NAMES, PI_CONVENTIONS, type HookName, type PiAdapterEnv, type PiConvention } from "../../core/kernel/hooks.js";
+import { type PluginApi, HOOK_KINDS, HOOK_NAMES, PI_CONVENTIONS, type HookName, type PiAdapterEnv, type PiConvention } from "../../core/kernel/index.js";
 
 export type PiHandler = (event: any, ctx: any) => unknown;
 

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import type { ExecOptions, ExecResult } from "./types.js";
-import { wrapCommand } from "../../core/kernel/command-wrapper.js";
+import { wrapCommand } from "../../core/kernel/index.js";
 
 const KILL_GRACE_MS = 3000;
 

@@ -11,12 +11,8 @@
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Kernel, PluginApi } from "../../core/kernel/kernel.js";
-import { createLoader, type ModuleLoader } from "../../core/kernel/loader.js";
-import { PluginHost } from "../../core/kernel/plugin-host.js";
-import type { AgentSession } from "../../core/engine/agent-session.js";
-import type { AgentSessionRuntime } from "../../core/engine/runtime.js";
-import type { ImageContent, TextContent, ToolDefinition as KernelTool } from "../../core/kernel/types.js";
+import { type Kernel, type PluginApi, createLoader, type ModuleLoader, PluginHost, type ImageContent, type TextContent, type ToolDefinition as KernelTool } from "../../core/kernel/index.js";
+import type { AgentSession, AgentSessionRuntime } from "../../core/engine/index.js";
 import { SharedEventBus } from "./event-bus.js";
 import { createCommandContext, createContext, NOT_INITIALIZED, UiSource, type ContextHost } from "./context.js";
 import { createExtensionApi, STALE_MESSAGE } from "./api.js";

@@ -6,7 +6,7 @@
  * registers `/reload` and `--list-tools`. See host.ts for discovery and load order, events.ts
  * for how `pi.on()` maps onto the hooks, api.ts for the `pi` object.
  */
-import { definePlugin } from "../../core/kernel/plugin.js";
+import { definePlugin } from "../../core/kernel/index.js";
 import { ExtensionHost } from "./host.js";
 import { formatToolList } from "./list-tools.js";
 import { setCurrentAgentDir } from "./helpers.js";

@@ -7,11 +7,8 @@
  * model's API, with the key and headers the registry resolves (models.json overrides of
  * built-in providers included).
  */
-import type { AssistantStream, Kernel } from "../../core/kernel/kernel.js";
-import type { ModelRegistry } from "../../core/stores/models/model-registry.js";
-import { createLazyStream } from "../../core/stores/models/event-stream.js";
-import { VirtualModels, type VirtualModelDefinition } from "../../core/stores/models/virtual-models.js";
-import type { AnyModel, AssistantMessage } from "../../core/kernel/types.js";
+import type { AssistantStream, Kernel, AnyModel, AssistantMessage } from "../../core/kernel/index.js";
+import { type ModelRegistry, createLazyStream, VirtualModels, type VirtualModelDefinition } from "../../core/stores/index.js";
 
 const views = new WeakMap<ModelRegistry, ModelRegistry>();
 

@@ -8,10 +8,7 @@
  * `-builtin:llama.cpp` (or `!builtin:*`) in the global `extensions` setting and by
  * `--no-extensions`, as in 1.6.
  */
-import type { Kernel } from "../../core/kernel/kernel.js";
-import { definePlugin } from "../../core/kernel/plugin.js";
-import type { ExtensionUI } from "../../core/kernel/ui.js";
-import { resolveBuiltinExtensions } from "../../core/kernel/builtin-extensions.js";
+import { type Kernel, definePlugin, type ExtensionUI, resolveBuiltinExtensions } from "../../core/kernel/index.js";
 import { DEFAULT_LLAMA_SERVER_URL, isServing, LlamaRouter, normalizeServerUrl, type RouterModel } from "./client.js";
 
 export const LLAMA_PROVIDER = "llama.cpp";

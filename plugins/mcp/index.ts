@@ -13,10 +13,8 @@
  * Registers: subcommand `pi mcp list|get|add|remove|login|logout`, slash command `/mcp [reconnect [name]]`,
  * kernel service "mcp" (McpService). See README.md in this folder for the configuration.
  */
-import { definePlugin } from "../../core/kernel/plugin.js";
+import { definePlugin, type Kernel, type ExtensionUI } from "../../core/kernel/index.js";
 import { MCP_USAGE } from "./help.js";
-import type { Kernel } from "../../core/kernel/kernel.js";
-import type { ExtensionUI } from "../../core/kernel/ui.js";
 import type { McpManager, McpServerView } from "./manager.js";
 
 declare module "../../core/kernel/services.js" {

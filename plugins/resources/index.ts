@@ -16,11 +16,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Kernel, PluginApi } from "../../core/kernel/kernel.js";
-import { definePlugin } from "../../core/kernel/plugin.js";
-import type { ResourcesDiscoverEvent } from "../../core/kernel/hooks.js";
-import type { SystemPromptBuilder } from "../../core/engine/system-prompt.js";
-import type { Diagnostic } from "../../core/kernel/types.js";
+import { type Kernel, type PluginApi, definePlugin, type ResourcesDiscoverEvent, type Diagnostic } from "../../core/kernel/index.js";
+import type { SystemPromptBuilder } from "../../core/engine/index.js";
 import { loadContextFiles, type ContextFile } from "./context-files.js";
 import { discover, type PathLists } from "./discovery.js";
 import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "./prompt-templates.js";

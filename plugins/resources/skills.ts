@@ -15,8 +15,7 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { Diagnostic } from "../../core/kernel/types.js";
-import { collectSkillFiles } from "../../core/kernel/resource-walk.js";
+import { type Diagnostic, collectSkillFiles } from "../../core/kernel/index.js";
 import { parseFrontmatter, stripFrontmatter } from "./frontmatter.js";
 
 export const MAX_SKILL_NAME = 64;

@@ -13,13 +13,7 @@
  * level (ui.setStatus "sandbox").
  */
 import { join } from "node:path";
-import { definePlugin } from "../../core/kernel/plugin.js";
-import type { PluginApi } from "../../core/kernel/kernel.js";
-import type { ToolCallEvent, ToolCallResult } from "../../core/kernel/hooks.js";
-import type { ToolDefinition } from "../../core/kernel/types.js";
-import { dialogDeadline, type EscalationRequest } from "../../core/kernel/ui.js";
-import { installCommandWrapper, runUnwrapped, type CommandSpec } from "../../core/kernel/command-wrapper.js";
-import { installFileGuard, runUnguarded } from "../../core/kernel/file-guard.js";
+import { definePlugin, type PluginApi, type ToolCallEvent, type ToolCallResult, type ToolDefinition, dialogDeadline, type EscalationRequest, installCommandWrapper, runUnwrapped, type CommandSpec, installFileGuard, runUnguarded } from "../../core/kernel/index.js";
 import { bwrapArgs, launchArgs, probeBwrap, sandboxRuntime, type Probe } from "./bwrap.js";
 import { sandboxEnv } from "./env.js";
 import { checkWrite, describePolicy, expandUserPath, howToAllow, realish, resolvePolicy, SANDBOX_LEVELS, type SandboxPolicy } from "./policy.js";

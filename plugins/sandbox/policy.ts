@@ -12,8 +12,7 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { expandHome } from "../../core/kernel/fs-utils.js";
-import { projectStartupPaths } from "../../core/kernel/project-files.js";
+import { expandHome, projectStartupPaths } from "../../core/kernel/index.js";
 
 export type SandboxLevel = "read-only" | "workspace-write" | "off";
 export const SANDBOX_LEVELS: readonly SandboxLevel[] = Object.freeze(["read-only", "workspace-write", "off"]);

@@ -6,8 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { definePlugin } from "../../core/kernel/plugin.js";
-import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel/kernel.js";
+import { definePlugin, type Kernel, type PluginApi, type SubcommandContext } from "../../core/kernel/index.js";
 
 declare module "../../core/kernel/services.js" {
   interface KernelServices {

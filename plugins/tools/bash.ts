@@ -14,8 +14,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/kernel/types.js";
-import { wrapCommand, type CommandSpec } from "../../core/kernel/command-wrapper.js";
+import { type ToolDefinition, wrapCommand, type CommandSpec } from "../../core/kernel/index.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, sanitizeOutput, truncateTail, type TruncationResult } from "./truncate.js";
 
 const bashSchema = Type.Object({

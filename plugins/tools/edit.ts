@@ -6,11 +6,10 @@
  * one file are serialised.
  */
 import { constants } from "node:fs";
-import { guardedWriteFile } from "../../core/kernel/file-guard.js";
+import { guardedWriteFile, type ToolDefinition } from "../../core/kernel/index.js";
 import { access as fsAccess, readFile as fsReadFile, writeFile as fsWriteFile } from "node:fs/promises";
 import { isUtf8 } from "node:buffer";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/kernel/types.js";
 import { applyEdits, normalizeToLF, generateDiffString, stripBom, type Edit } from "./edit-diff.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { assertNotSpecialFile, describeFsError, resolveToCwd } from "./path-utils.js";

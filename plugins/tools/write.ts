@@ -3,10 +3,9 @@
  * same file.
  */
 import { mkdir as fsMkdir, writeFile as fsWriteFile } from "node:fs/promises";
-import { guardedMkdir, guardedWriteFile } from "../../core/kernel/file-guard.js";
+import { guardedMkdir, guardedWriteFile, type ToolDefinition } from "../../core/kernel/index.js";
 import { dirname } from "node:path";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/kernel/types.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { assertNotSpecialFile, describeFsError, resolveToCwd } from "./path-utils.js";
 
