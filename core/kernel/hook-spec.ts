@@ -114,7 +114,7 @@ export const HOOK_SPEC = {
   turn_end: sessionWaterfall<"turn_end">(),
   message_start: sessionObserver<"message_start">(),
   message_update: sessionObserver<"message_update">(),
-  // a waterfall: taps may replace the finished message in place (see PI_CONVENTIONS)
+  // a waterfall: taps may replace the finished message in place (see PI_CONVENTIONS in plugins/extensions/pi-conventions.ts)
   message_end: sessionWaterfall<"message_end">(),
   tool_execution_start: sessionObserver<"tool_execution_start">(),
   tool_execution_update: sessionObserver<"tool_execution_update">(),

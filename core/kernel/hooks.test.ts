@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { createHooks, tapHook, EVENT_HOOKS, HOOK_KINDS, HOOK_NAMES, HOOK_SPEC, PI_CONVENTIONS, type HookError } from "./hooks.js";
+import { createHooks, tapHook, EVENT_HOOKS, HOOK_KINDS, HOOK_NAMES, HOOK_SPEC, type HookError } from "./hooks.js";
 
 describe("tap removal", () => {
   it("removes a tap without recompiling through tapable's private API, and later taps still run", async () => {
@@ -39,13 +39,9 @@ describe("tap removal", () => {
   });
 });
 
-describe("hook kinds and pi conventions", () => {
-  it("declares a kind for every hook and a convention only where the kind allows a result", () => {
+describe("hook kinds", () => {
+  it("declares a kind for every hook", () => {
     for (const n of HOOK_NAMES) expect(HOOK_KINDS[n]).toBeDefined();
-    for (const [n, c] of Object.entries(PI_CONVENTIONS)) {
-      expect(HOOK_NAMES).toContain(n);
-      if (HOOK_KINDS[n as keyof typeof HOOK_KINDS] === "observer") expect((c as { fromPi?: unknown }).fromPi).toBeUndefined();
-    }
   });
 
   it("has the 13 events of pi 1.6", () => {
@@ -54,15 +50,6 @@ describe("hook kinds and pi conventions", () => {
       "after_provider_response", "provider_stream_event", "agent_before_settle", "thinking_level_select",
       "project_trust", "mcp_servers_change", "cache_warming_decision", "ui_prompt_start", "ui_prompt_end",
     ]) expect(HOOK_NAMES).toContain(n);
-  });
-
-  it("maps a cancel result only when it does something", () => {
-    const env = { owner: "x", pendingSwitch: () => undefined, systemPromptOptions: () => ({}) };
-    const c = PI_CONVENTIONS.session_before_switch!;
-    const ev = { type: "session_before_switch" as const, reason: "new" as const };
-    expect(c.fromPi!({ cancel: false }, ev, env)).toBeUndefined();
-    expect(c.fromPi!({ cancel: true }, ev, env)).toEqual({ cancel: true });
-    expect(c.toPi!({ ...ev, reason: "fork" }, env)).toBeUndefined();
   });
 });
 

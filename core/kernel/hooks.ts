@@ -12,7 +12,7 @@
  * - `input`: a tap changes `event.text`/`event.images` in place to transform and returns
  *   `{action:"handled"}` to consume the input.
  * - `resources_discover`: taps push into `event.results`.
- * What a pi extension's handler sees and answers for each hook is in core/kernel/hook-pi-conventions.ts.
+ * What a pi extension's handler sees and answers for each hook is in plugins/extensions/pi-conventions.ts.
  */
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook } from "tapable";
 import { HOOK_KINDS, HOOK_NAMES, type HookHandler, type HookKind, type HookName, type HookSpec, type HOOK_SPEC } from "./hook-spec.js";
@@ -33,7 +33,6 @@ export {
   type HookSpec,
   type WaterfallHookName,
 } from "./hook-spec.js";
-export { PI_CONVENTIONS, type PiAdapterEnv, type PiConvention, type PiConventions } from "./hook-pi-conventions.js";
 
 /** The tapable class a hook of this spec is. */
 type TapableOf<S> =

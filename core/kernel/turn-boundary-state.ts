@@ -4,7 +4,7 @@
  * ended, the session entry ids of its messages) and what it may ask (entries to append, one more
  * provider request). The session opens it for a turn_end payload before emitting it and reads
  * it after; the payload itself (which modes and subscribers get) stays as it is. PI_CONVENTIONS
- * (core/kernel/hook-pi-conventions.ts) reads and fills it for pi handlers.
+ * (plugins/extensions/pi-conventions.ts) reads and fills it for pi handlers.
  */
 export interface TurnBoundary {
   entries: Array<Record<string, unknown> & { type: string }>;

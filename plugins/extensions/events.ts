@@ -6,7 +6,8 @@
  * conventions is declared beside the hook's kind in core/kernel/hooks.ts (PI_CONVENTIONS), and this
  * one adapter applies it. A hook added to the kernel is an event extensions can handle.
  */
-import { type PluginApi, HOOK_KINDS, HOOK_NAMES, PI_CONVENTIONS, type HookName, type PiAdapterEnv, type PiConvention } from "../../core/kernel/index.js";
+import { type PluginApi, HOOK_KINDS, HOOK_NAMES, type HookName } from "../../core/kernel/index.js";
+import { PI_CONVENTIONS, type PiAdapterEnv, type PiConvention } from "./pi-conventions.js";
 
 export type PiHandler = (event: any, ctx: any) => unknown;
 

@@ -1,11 +1,9 @@
 /**
  * pi-extension conventions of the kernel's hooks: what a pi extension's handler sees for each
  * hook and how its return value maps onto the hook's result. The extension plugin applies them
- * with one generic adapter.
+ * with one generic adapter (events.ts); the kernel's hooks know nothing of them.
  */
-import type { AgentBeforeSettleEvent, ResourcesDiscoverResult, SessionShutdownEvent } from "./hook-events.js";
-import type { HookKinds, HookName, HookPayload } from "./hook-spec.js";
-import { turnBoundaryOf } from "./turn-boundary-state.js";
+import { turnBoundaryOf, type AgentBeforeSettleEvent, type ResourcesDiscoverResult, type SessionShutdownEvent, type HookKinds, type HookName, type HookPayload } from "../../core/kernel/index.js";
 
 /** What a pi convention may ask of the host that adapts handlers (the extension plugin). */
 export interface PiAdapterEnv {
