@@ -127,14 +127,19 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
 
 /**
  * The host packages an extension may import, mapped to the entry of the module graph this
- * process runs: the bundle's index when running from dist/bundle, else dist/sdk/index.js.
+ * process runs: the bundle's index when running from dist/bundle, else dist/sdk/index.js; and
+ * each one's `/plugin` entry (the kernel's face) to plugin.js beside it.
  */
 export function hostAliases(app: AppConfig): Record<string, string> {
   const here = fileURLToPath(import.meta.url);
   const root = packageInfo().root;
-  const path = here.includes(`${sep}dist${sep}bundle${sep}`) ? join(root, "dist", "bundle", "index.js") : join(root, "dist", "sdk", "index.js");
+  const dir = here.includes(`${sep}dist${sep}bundle${sep}`) ? join(root, "dist", "bundle") : join(root, "dist", "sdk");
+  const path = join(dir, "index.js");
   if (!existsSync(path)) return {};
   const out: Record<string, string> = {};
   for (const name of app.hostPackageNames) out[name] = path;
+  // `<host>/plugin`: the kernel's face (sdk/plugin.ts), for plugins
+  const plugin = join(dir, "plugin.js");
+  if (existsSync(plugin)) for (const name of app.hostPackageNames) out[`${name}/plugin`] = plugin;
   return out;
 }
