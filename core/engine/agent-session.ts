@@ -11,7 +11,7 @@
  * The facade owns what the parts share: the transcript, the model and thinking level, the
  * active tools and the system prompt, the store, the secrets never to be stored.
  */
-import { notifySessionInfo, notifyThinkingLevel } from "./pi16-notify.js";
+import { notifySessionInfo, notifyThinkingLevel } from "./setter-hooks.js";
 import type { Kernel } from "../kernel/kernel.js";
 import { createCustomMessage } from "./agent/messages.js";
 import type { AgentMessage, AgentSessionEvent, AnyModel, AssistantMessage, CustomMessage, ImageContent, Message, ThinkingLevel, ToolDefinition } from "../kernel/types.js";

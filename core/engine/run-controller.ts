@@ -12,7 +12,7 @@ import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, Im
 import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
 import { fileGuardActive } from "../kernel/file-guard.js";
 import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
-import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./pi16-run.js";
+import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./run-hooks.js";
 import { routeReason } from "./virtual-route.js"; // (v18)
 
 export class RunController {

@@ -28,7 +28,7 @@ export * from "./models/thinking.js";
 export * from "./models/virtual-models.js";
 export * from "./io/fd1-guard.js";
 export * from "./io/jsonl.js";
-export * from "./io/pi16-notices.js";
+export * from "./io/protocol-notices.js";
 export * from "./io/stdout-guard.js";
 export * from "./io/wire.js";
 /** Two files name their error describer alike; the face gives the provider-stream one (session files use theirs internally). */
