@@ -87,7 +87,7 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   kernel.provide("argv", opts.argv, "cli");
   kernel.provide("loader", loader, "cli");
   if (timing) kernel.provide("timing", timing, "cli");
-  // Session storage is part of the kernel (core/session): the session flags always work.
+  // Session storage is part of the core (core/stores/session): the session flags always work.
   kernel.provide("sessions", true, "cli");
   if (opts.extensionFactories?.length) kernel.provide("extension-factories", opts.extensionFactories, "cli");
 
