@@ -25,6 +25,8 @@ rmSync(outdir, { recursive: true, force: true });
 // binary: the start-up path a custom CLI's bin imports first (`pi-kernel/binary`, sdk/binary.ts).
 const entryPoints = { cli: join(root, "sdk/cli.ts"), binary: join(root, "sdk/binary.ts") };
 if (existsSync(join(root, "sdk/index.ts"))) entryPoints.index = join(root, "sdk/index.ts");
+// plugin: the kernel's face as the package's `pi-kernel/plugin` entry (sdk/plugin.ts).
+if (existsSync(join(root, "sdk/plugin.ts"))) entryPoints.plugin = join(root, "sdk/plugin.ts");
 
 /**
  * Built-ins whose functions the code calls only when it does something (runs a command, reads

@@ -17,7 +17,7 @@
  *
  * Run by scripts/bundle.mjs on every build, so the catalog follows the installed library: after
  * an upgrade, `npm run build` regenerates it. Nothing here runs at CLI start-up; the CLI reads the
- * JSON only when it needs a built-in model (core/models/builtin-catalog.ts).
+ * JSON only when it needs a built-in model (core/stores/models/builtin-catalog.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

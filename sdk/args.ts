@@ -9,8 +9,8 @@
  * `yargs` renders --help (renderHelp), loaded only when help is asked for.
  */
 import yargsParser from "yargs-parser";
-import type { CliFlag } from "../core/kernel.js";
-import type { ServiceName } from "../core/services.js";
+import type { CliFlag } from "../core/kernel/kernel.js";
+import type { ServiceName } from "../core/kernel/services.js";
 
 export interface CoreFlag extends CliFlag {
   /** A kernel service that must exist for the flag to work; otherwise "not available yet". */

@@ -14,7 +14,7 @@
  * This module is a package entry of its own (`pi-kernel/binary`) that loads almost nothing, so a
  * custom CLI's bin imports it before its own code (which imports the whole SDK).
  */
-import { protectProtocolStdout } from "../core/io/stdout-guard.js";
+import { protectProtocolStdout } from "../core/stores/io/stdout-guard.js";
 import { enableModuleCompileCache } from "./compile-cache.js";
 
 export interface BinaryOptions {

@@ -1,7 +1,7 @@
 /**
  * The built-in plugins `pi` is made of. A custom CLI may take this list, drop or add plugins.
  */
-import { markVerifiedManifests, type PluginManifest } from "../core/plugin.js";
+import { markVerifiedManifests, type PluginManifest } from "../core/kernel/plugin.js";
 import providers from "../plugins/providers/index.js";
 import faux from "../plugins/faux/index.js";
 import tools from "../plugins/tools/index.js";

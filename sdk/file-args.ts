@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ImageContent } from "../core/types.js";
-import { expandHome } from "../core/config.js";
+import type { ImageContent } from "../core/kernel/types.js";
+import { expandHome } from "../core/kernel/config.js";
 
 export function detectImageMime(buf: Buffer): string | undefined {
   if (buf.length >= 8 && buf[0] === 0x89 && buf[1] === 0x50 && buf[2] === 0x4e && buf[3] === 0x47) return "image/png";

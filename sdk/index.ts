@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join as joinPath } from "node:path";
-import { SessionManager as SessionManagerClass } from "../core/session/session-manager.js";
+import { SessionManager as SessionManagerClass } from "../core/stores/session/session-manager.js";
 import { getAgentDir as agentDirOfApp } from "../plugins/extensions/helpers.js";
 
 // A host's SessionManager.create(cwd) / continueRecent(cwd) / list(cwd) without a session folder
@@ -43,8 +43,8 @@ export { Type } from "typebox";
 export type { Static, TSchema } from "typebox";
 
 // Messages and sessions (read access for extensions).
-export { convertToLlm, createCustomMessage, createUserMessage } from "../core/agent/messages.js";
-export { SessionManager } from "../core/session/session-manager.js";
+export { convertToLlm, createCustomMessage, createUserMessage } from "../core/engine/agent/messages.js";
+export { SessionManager } from "../core/stores/session/session-manager.js";
 export type {
   CustomEntry,
   CustomMessageEntry,
@@ -55,7 +55,7 @@ export type {
   SessionInfo,
   SessionMessageEntry,
   SessionTreeNode,
-} from "../core/session/session-manager.js";
+} from "../core/stores/session/session-manager.js";
 export type {
   AgentMessage,
   AgentToolResult,
@@ -67,8 +67,8 @@ export type {
   ThinkingLevel,
   ToolResultMessage,
   UserMessage,
-} from "../core/types.js";
-export type { ExtensionUI } from "../core/ui.js";
+} from "../core/kernel/types.js";
+export type { ExtensionUI } from "../core/kernel/ui.js";
 
 // ---- built-in tools (factories with pluggable operations, output limits) ------------------------
 
@@ -126,10 +126,10 @@ export {
 
 // ---- kernel plugins ------------------------------------------------------------------------------
 
-export { definePlugin, KERNEL_API_VERSION, type PluginManifest } from "../core/plugin.js";
-export type { Kernel, PluginApi, SlashCommand, Subcommand, CliFlag, FlagActionContext, ModeDefinition, ModeClaimInput, ModeContext } from "../core/kernel.js";
-export type { KernelServices, ServiceName, ParsedArgv } from "../core/services.js";
-export type { ToolWrapper as KernelToolWrapper, ToolDescription } from "../core/tool-registry.js";
+export { definePlugin, KERNEL_API_VERSION, type PluginManifest } from "../core/kernel/plugin.js";
+export type { Kernel, PluginApi, SlashCommand, Subcommand, CliFlag, FlagActionContext, ModeDefinition, ModeClaimInput, ModeContext } from "../core/kernel/kernel.js";
+export type { KernelServices, ServiceName, ParsedArgv } from "../core/kernel/services.js";
+export type { ToolWrapper as KernelToolWrapper, ToolDescription } from "../core/kernel/tool-registry.js";
 export type { ProjectTrust } from "../plugins/trust/index.js";
 export type { PermissionGate } from "../plugins/permission-gate/index.js";
 export type { Scaffold, ScaffoldContext } from "../plugins/scaffolds/index.js";
@@ -157,16 +157,16 @@ export {
   type ExtensionError,
 } from "./sdk.js";
 export { runPrintMode, runRpcMode, runInteractiveMode, runModeByFlag, type PrintModeOptions, type RpcModeOptions, type InteractiveModeOptions, type ModeRunOptions } from "./run-modes.js";
-export { AgentSession, type AgentSessionOptions, type PromptOptions, type Disposition, type SessionMode, type QueueMode, type BashResult } from "../core/session/agent-session.js";
-export { AgentSessionRuntime, type SessionBuildInput, type SessionFactory, type ReplaceReason, type ForkOptions } from "../core/session/runtime.js";
-export { SettingsManager, DEFAULT_SETTINGS, type Settings } from "../core/settings.js";
-export { AuthStorage, type AuthCredential, type ApiKeyCredential, type OAuthCredential } from "../core/models/auth-storage.js";
-export { ModelRegistry } from "../core/models/model-registry.js";
-export type { AnyModel, AgentEvent, AgentSessionEvent, AgentSessionEventType, Diagnostic, SessionEvent, ToolDefinition as KernelToolDefinition } from "../core/types.js";
+export { AgentSession, type AgentSessionOptions, type PromptOptions, type Disposition, type SessionMode, type QueueMode, type BashResult } from "../core/engine/agent-session.js";
+export { AgentSessionRuntime, type SessionBuildInput, type SessionFactory, type ReplaceReason, type ForkOptions } from "../core/engine/runtime.js";
+export { SettingsManager, DEFAULT_SETTINGS, type Settings } from "../core/kernel/settings.js";
+export { AuthStorage, type AuthCredential, type ApiKeyCredential, type OAuthCredential } from "../core/stores/models/auth-storage.js";
+export { ModelRegistry } from "../core/stores/models/model-registry.js";
+export type { AnyModel, AgentEvent, AgentSessionEvent, AgentSessionEventType, Diagnostic, SessionEvent, ToolDefinition as KernelToolDefinition } from "../core/kernel/types.js";
 export { createCli, type CliOptions, type Cli, type CliIo } from "./main.js";
 export { runBinary, type BinaryOptions } from "./binary.js";
 export { builtinPlugins } from "./builtins.js";
-export { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
+export { defineApp, resolveAgentDir, type AppConfig } from "../core/kernel/config.js";
 
 // ---- testing ---------------------------------------------------------------------------------------
 

@@ -8,12 +8,12 @@
 import { existsSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AppConfig } from "../core/config.js";
-import { Kernel } from "../core/kernel.js";
-import { createLoader, type ModuleLoader } from "../core/loader.js";
-import { PluginHost } from "../core/plugin-host.js";
-import type { PluginManifest } from "../core/plugin.js";
-import { SettingsManager } from "../core/settings.js";
+import type { AppConfig } from "../core/kernel/config.js";
+import { Kernel } from "../core/kernel/kernel.js";
+import { createLoader, type ModuleLoader } from "../core/kernel/loader.js";
+import { PluginHost } from "../core/kernel/plugin-host.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
+import { SettingsManager } from "../core/kernel/settings.js";
 import { isProjectTrustedAtStartup, untrustedMessage } from "../plugins/trust/index.js";
 import { CORE_FLAGS, type ParsedArgs } from "./args.js";
 import { packageInfo } from "./package-info.js";
@@ -87,7 +87,7 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
   kernel.provide("argv", opts.argv, "cli");
   kernel.provide("loader", loader, "cli");
   if (timing) kernel.provide("timing", timing, "cli");
-  // Session storage is part of the kernel (core/session): the session flags always work.
+  // Session storage is part of the core (core/stores/session): the session flags always work.
   kernel.provide("sessions", true, "cli");
   if (opts.extensionFactories?.length) kernel.provide("extension-factories", opts.extensionFactories, "cli");
 
@@ -127,14 +127,19 @@ export async function setupKernel(opts: KernelSetupOptions): Promise<KernelSetup
 
 /**
  * The host packages an extension may import, mapped to the entry of the module graph this
- * process runs: the bundle's index when running from dist/bundle, else dist/sdk/index.js.
+ * process runs: the bundle's index when running from dist/bundle, else dist/sdk/index.js; and
+ * each one's `/plugin` entry (the kernel's face) to plugin.js beside it.
  */
 export function hostAliases(app: AppConfig): Record<string, string> {
   const here = fileURLToPath(import.meta.url);
   const root = packageInfo().root;
-  const path = here.includes(`${sep}dist${sep}bundle${sep}`) ? join(root, "dist", "bundle", "index.js") : join(root, "dist", "sdk", "index.js");
+  const dir = here.includes(`${sep}dist${sep}bundle${sep}`) ? join(root, "dist", "bundle") : join(root, "dist", "sdk");
+  const path = join(dir, "index.js");
   if (!existsSync(path)) return {};
   const out: Record<string, string> = {};
   for (const name of app.hostPackageNames) out[name] = path;
+  // `<host>/plugin`: the kernel's face (sdk/plugin.ts), for plugins
+  const plugin = join(dir, "plugin.js");
+  if (existsSync(plugin)) for (const name of app.hostPackageNames) out[`${name}/plugin`] = plugin;
   return out;
 }

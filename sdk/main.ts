@@ -3,21 +3,21 @@
  * `pi` is one such CLI; teams ship their own with their own name, config folder and inline
  * extensions.
  */
-import { redactProcessStderr } from "../core/session/redact.js";
+import { redactProcessStderr } from "../core/kernel/redact.js";
 import { existsSync, mkdirSync } from "node:fs";
-import { defineApp, resolveAgentDir, type AppConfig } from "../core/config.js";
-import { formatDiagnostic, type Kernel, type ModeContext } from "../core/kernel.js";
-import type { PluginManifest } from "../core/plugin.js";
-import type { Diagnostic, ImageContent } from "../core/types.js";
+import { defineApp, resolveAgentDir, type AppConfig } from "../core/kernel/config.js";
+import { formatDiagnostic, type Kernel, type ModeContext } from "../core/kernel/kernel.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
+import type { Diagnostic, ImageContent } from "../core/kernel/types.js";
 import { CORE_FLAGS, likelySubcommandTypo, parseArgs, renderHelp, unknownFlagMessage, type CoreFlag, type ParsedArgs } from "./args.js";
 import { Timing } from "./timing.js";
 import { createSessionRuntime, SessionSetupError } from "./session-setup.js";
 import { processFileArgs, readPipedStdin } from "./file-args.js";
 import { PluginStartError, setupKernel } from "./kernel-setup.js";
-import { ModeSelectError, prepareMode, requireModeForFlag, resolveMode } from "../core/modes.js";
-import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../core/builtin-extensions.js";
+import { ModeSelectError, prepareMode, requireModeForFlag, resolveMode } from "../core/kernel/modes.js";
+import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../core/kernel/builtin-extensions.js";
 import { chooseTheme } from "./theme-choice.js";
-import { writeRealStdout } from "../core/io/stdout-guard.js";
+import { writeRealStdout } from "../core/stores/io/stdout-guard.js";
 
 export interface CliOptions {
   name: string;
@@ -205,7 +205,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
           flags: allFlags,
           subcommands: uniqueSubcommands(kernel),
           envVar: app.agentDirEnv,
-          providerEnv: (await import("../core/models/builtin-catalog.js")).providerEnvVars(),
+          providerEnv: (await import("../core/stores/models/builtin-catalog.js")).providerEnvVars(),
         }),
       );
       return 0;
@@ -260,7 +260,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     // `--mode text` is the default output mode (pi 1.6): in a terminal, without -p, the TUI.
     const textInTerminal = parsed.flags.mode === "text" && stdinIsTTY && stdoutIsTTY && !parsed.flags.print;
     const modeFlag = textInTerminal ? undefined : (parsed.flags.mode as string | undefined);
-    // --mode names a registered mode (core/modes.ts); one that reads stdin itself owns it.
+    // --mode names a registered mode (core/kernel/modes.ts); one that reads stdin itself owns it.
     const flagged = modeFlag !== undefined ? requireModeForFlag(kernel, modeFlag) : undefined;
     const ownsStdin = !!flagged?.ownsStdin;
 

@@ -20,7 +20,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { packageInfo } from "./package-info.js";
-import { JsonlLineReader } from "../core/io/jsonl.js";
+import { JsonlLineReader } from "../core/stores/io/jsonl.js";
 import type {
   RpcCommand,
   RpcCommandMap,

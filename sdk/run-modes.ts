@@ -6,10 +6,10 @@
  * the mode owns stdout (and stdin for RPC and the TUI) until it returns its exit code, and it
  * disposes the runtime when it ends.
  */
-import type { ModeContext } from "../core/kernel.js";
-import { modeForFlag, prepareMode, sessionTraitsOf } from "../core/modes.js";
-import type { AgentSessionRuntime } from "../core/session/runtime.js";
-import type { ImageContent } from "../core/types.js";
+import type { ModeContext } from "../core/kernel/kernel.js";
+import { modeForFlag, prepareMode, sessionTraitsOf } from "../core/kernel/modes.js";
+import type { AgentSessionRuntime } from "../core/engine/runtime.js";
+import type { ImageContent } from "../core/kernel/types.js";
 import { SdkSessionRuntime } from "./sdk.js";
 
 export interface PrintModeOptions {
@@ -48,7 +48,7 @@ export interface ModeRunOptions {
 
 /**
  * Run the registered mode a `--mode` value names (a plugin's own mode too) on this runtime.
- * The mode is resolved through the kernel's mode registry (core/modes.ts).
+ * The mode is resolved through the kernel's mode registry (core/kernel/modes.ts).
  */
 export async function runModeByFlag(runtime: AgentSessionRuntime, modeFlag: string, options: ModeRunOptions = {}): Promise<number> {
   if (!runtime || typeof runtime !== "object" || !runtime.kernel) throw new TypeError(`run the ${modeFlag} mode: pass the session runtime (createAgentSessionRuntime() or createAgentSession().runtime)`);

@@ -7,8 +7,8 @@ import { describe, it, expect, afterEach } from "@jest/globals";
 import { createTestKernel } from "../tests/helpers/test-kernel.js";
 import { createSessionRuntime } from "./session-setup.js";
 import type { ParsedArgs } from "./args.js";
-import type { ModeDefinition } from "../core/kernel.js";
-import type { AgentSessionRuntime } from "../core/session/runtime.js";
+import type { ModeDefinition } from "../core/kernel/kernel.js";
+import type { AgentSessionRuntime } from "../core/engine/runtime.js";
 
 type TK = Awaited<ReturnType<typeof createTestKernel>>;
 let tk: TK | undefined;

@@ -6,24 +6,24 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Kernel } from "../core/kernel.js";
+import type { Kernel } from "../core/kernel/kernel.js";
 import { BUILTIN_EXTENSION_TOOLS } from "./builtin-tool-extensions.js";
-import { expandHome } from "../core/config.js";
-import { AgentSession, type AgentSessionOptions } from "../core/session/agent-session.js";
-import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../core/session/runtime.js";
-import { SessionManager } from "../core/session/session-manager.js";
-import { addEnvSecrets, addProcessSecrets } from "../core/session/redact.js";
-import type { ModelSource } from "../core/session/model-source.js";
-import { AuthStorage } from "../core/models/auth-storage.js";
-import { ModelRegistry } from "../core/models/model-registry.js";
-import { virtualSelection } from "../core/models/virtual-models.js"; // (v18)
-import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelList, parseThinkingLevel, resolveModelScopeFromRegistry } from "../core/models/model-resolver.js";
-import type { AnyModel, ThinkingLevel } from "../core/types.js";
+import { expandHome } from "../core/kernel/config.js";
+import { AgentSession, type AgentSessionOptions } from "../core/engine/agent-session.js";
+import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../core/engine/runtime.js";
+import { SessionManager } from "../core/stores/session/session-manager.js";
+import { addEnvSecrets, addProcessSecrets } from "../core/kernel/redact.js";
+import type { ModelSource } from "../core/engine/model-source.js";
+import { AuthStorage } from "../core/stores/models/auth-storage.js";
+import { ModelRegistry } from "../core/stores/models/model-registry.js";
+import { virtualSelection } from "../core/stores/models/virtual-models.js"; // (v18)
+import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelList, parseThinkingLevel, resolveModelScopeFromRegistry } from "../core/stores/models/model-resolver.js";
+import type { AnyModel, ThinkingLevel } from "../core/kernel/types.js";
 import { THINKING_FLAG_LEVELS, type ParsedArgs } from "./args.js";
 import { readTextOrFile } from "./file-args.js";
-import { listFlag, selectTools, ToolSelectionError } from "../core/tool-selection.js";
-import type { ModeDefinition } from "../core/kernel.js";
-import { sessionTraitsOf } from "../core/modes.js";
+import { listFlag, selectTools, ToolSelectionError } from "../core/kernel/tool-selection.js";
+import type { ModeDefinition } from "../core/kernel/kernel.js";
+import { sessionTraitsOf } from "../core/kernel/modes.js";
 
 export class SessionSetupError extends Error {}
 
@@ -33,9 +33,9 @@ export class SessionSetupError extends Error {}
 // here -r is only checked.
 export type SessionPicker = () => Promise<string | undefined>;
 
-export { DEFAULT_ACTIVE_TOOLS } from "../core/services.js";
-import { DEFAULT_ACTIVE_TOOLS } from "../core/services.js";
-import { modelThinkingLevel } from "../core/settings-compat.js";
+export { DEFAULT_ACTIVE_TOOLS } from "../core/kernel/services.js";
+import { DEFAULT_ACTIVE_TOOLS } from "../core/kernel/services.js";
+import { modelThinkingLevel } from "../core/kernel/settings-compat.js";
 
 /** ModelRegistry seen through the narrow interface AgentSession uses. */
 export function modelSource(registry: ModelRegistry): ModelSource {

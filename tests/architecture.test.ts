@@ -2,8 +2,12 @@
  * The architecture's rules, enforced on the source tree with the TypeScript compiler's parser
  * (tests/helpers/source-graph.ts reads every module reference: static imports and re-exports,
  * type-only ones included, dynamic `import()`, `import("x").T` type references):
- * - core/ imports nothing from plugins/, modes/ or sdk/;
- * - tapable is imported only in core/hooks.ts; blessed only under modes/tui/;
+ * - core/ is three layers, each importing only the ones below it: core/kernel/ (the mechanism)
+ *   imports nothing else of the project; core/stores/ (formats, persistence) only the kernel;
+ *   core/engine/ (agent loop, session runtime) only the kernel and the stores; no file sits
+ *   in core/ outside them, and core/ imports nothing from plugins/, modes/ or sdk/;
+ * - plugins/ and modes/ import core/ only through its faces (FACES), as a third-party plugin does;
+ * - tapable is imported only in core/kernel/hooks.ts; blessed only under modes/tui/;
  * - no import cycles beyond today's, whose back edges are the allow-list below (it may only
  *   shrink: a new cycle or back edge fails, and so does a listed edge that no longer exists);
  * - an `any` budget per folder (explicit `any` type nodes in non-test source) that may not grow;
@@ -13,7 +17,7 @@
 import { describe, it, expect } from "@jest/globals";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cycles, edgesOnCycles, importGraph, packageOf, parseSource, readSources, resolveRef } from "./helpers/source-graph.js";
+import { cycles, edgesOnCycles, importGraph, packageOf, parseSource, readSources, resolveRef, type SourceFile } from "./helpers/source-graph.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const AREAS = ["core", "plugins", "modes", "sdk"];
@@ -30,20 +34,14 @@ const known = new Set(files.map((f) => f.rel));
  * nothing may be added.
  */
 export const ALLOWED_BACK_EDGES: readonly string[] = [
-  // the kernel names the engine: the runtime, the session, the model registry and session services
-  "core/kernel.ts -> core/session/runtime.ts",
-  "core/plugin.ts -> core/kernel.ts",
-  "core/hook-events.ts -> core/session/agent-session.ts",
-  "core/services.ts -> core/models/model-registry.ts",
-  "core/services.ts -> core/session/agent-session.ts",
-  "core/services.ts -> core/session/compaction-service.ts",
-  "core/services.ts -> core/session/tree.ts",
-  // engine parts naming the session or the registry that uses them
-  "core/models/model-resolver.ts -> core/models/model-registry.ts",
-  "core/session/compaction-service.ts -> core/session/agent-session.ts",
-  "core/session/run-controller.ts -> core/session/agent-session.ts",
-  "core/session/tree.ts -> core/session/agent-session.ts",
-  "core/session/turn-boundary.ts -> core/session/agent-session.ts",
+  // the kernel's plugin contract names the kernel that hands it over
+  "core/kernel/plugin.ts -> core/kernel/kernel.ts",
+  // engine and store parts naming the session or the registry that uses them
+  "core/stores/models/model-resolver.ts -> core/stores/models/model-registry.ts",
+  "core/engine/compaction-service.ts -> core/engine/agent-session.ts",
+  "core/engine/run-controller.ts -> core/engine/agent-session.ts",
+  "core/engine/tree.ts -> core/engine/agent-session.ts",
+  "core/engine/turn-boundary.ts -> core/engine/agent-session.ts",
   // TUI parts naming the app that owns them
   "modes/tui/custom-editor.ts -> modes/tui/app.ts",
   "modes/tui/dialogs.ts -> modes/tui/app.ts",
@@ -62,15 +60,14 @@ export const ALLOWED_BACK_EDGES: readonly string[] = [
   "plugins/extensions/api.ts -> plugins/extensions/host.ts",
 ];
 /** Import edges that lie on some cycle today (the allowed back edges and the edges they close cycles with). */
-const EDGES_ON_CYCLES = 86;
+const EDGES_ON_CYCLES = 44;
 
 /** Explicit `any` type nodes per folder in non-test source; a count may go down, never up. */
 const ANY_BUDGET: Record<string, number> = {
-  core: 18,
-  "core/io": 4,
-  "core/models": 1,
-  "core/session": 2,
-  "plugins/extensions": 67,
+  "core/kernel": 16,
+  "core/stores": 6,
+  "core/engine": 1,
+  "plugins/extensions": 69,
   "plugins/faux": 1,
   "plugins/mcp": 4,
   "plugins/permission-gate": 1,
@@ -81,7 +78,7 @@ const ANY_BUDGET: Record<string, number> = {
   sdk: 5,
   "sdk/pi16": 39,
 };
-/** The folder an `any` is counted in: a unit folder (core/session, plugins/mcp), or the area for its top-level files. */
+/** The folder an `any` is counted in: a unit folder (core/kernel, plugins/mcp), or the area for its top-level files. */
 const folderOf = (rel: string) => {
   const parts = rel.split("/");
   return parts.length > 2 ? parts.slice(0, 2).join("/") : parts[0]!;
@@ -103,6 +100,52 @@ export function cycleViolations(graph: Map<string, Set<string>>, allowed: readon
   const onCycles = edgesOnCycles(graph).length;
   if (onCycles > edgesOnCyclesBudget) problems.push(`${onCycles - edgesOnCyclesBudget} more import edge(s) lie on a cycle than before (${onCycles} > ${edgesOnCyclesBudget})`);
   if (onCycles < edgesOnCyclesBudget) problems.push(`fewer import edges lie on a cycle now: lower EDGES_ON_CYCLES to ${onCycles}`);
+  return problems;
+}
+
+/** Which core layers each core layer may import (its own included). */
+export const CORE_LAYERS: Record<string, readonly string[]> = {
+  kernel: ["kernel"],
+  stores: ["kernel", "stores"],
+  engine: ["kernel", "stores", "engine"],
+};
+/**
+ * The files of core/ that plugins and modes may import: each layer's face, and the kernel's
+ * face for code loaded on demand (kept out of the start-up chunk that the main face lives in).
+ */
+export const FACES: readonly string[] = ["core/kernel/index.ts", "core/kernel/lazy.ts", "core/stores/index.ts", "core/engine/index.ts"];
+/** Imports into core/ from plugins/ or modes/ that bypass the faces: none. */
+const FACE_EXCEPTIONS: readonly string[] = [];
+
+/** Imports of plugin and mode files that reach into core/ past its faces. */
+export function faceViolations(root: string, files: readonly SourceFile[], knownFiles: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  for (const f of files.filter((f) => /^(plugins|modes)\//.test(f.rel))) {
+    for (const r of f.refs) {
+      const t = resolveRef(root, f.rel, r.spec, knownFiles);
+      if (t?.startsWith("core/") && !FACES.includes(t) && !FACE_EXCEPTIONS.includes(`${f.rel} -> ${t}`)) problems.push(`${f.rel} imports ${r.spec} (use ${FACES.join(", ")})`);
+    }
+  }
+  return problems;
+}
+
+const layerOf = (rel: string) => /^core\/([^/]+)\//.exec(rel)?.[1];
+
+/** Imports of a core file that reach a layer above it, and core files outside the layers. */
+export function layerViolations(root: string, files: readonly SourceFile[], knownFiles: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  for (const f of files.filter((f) => f.rel.startsWith("core/"))) {
+    const layer = layerOf(f.rel);
+    if (!layer || !CORE_LAYERS[layer]) {
+      problems.push(`${f.rel} is in no core layer (core/kernel/, core/stores/ or core/engine/)`);
+      continue;
+    }
+    for (const r of f.refs) {
+      const t = resolveRef(root, f.rel, r.spec, knownFiles);
+      const to = t && layerOf(t);
+      if (to && t.startsWith("core/") && !CORE_LAYERS[layer].includes(to)) problems.push(`core/${layer} may not import core/${to}: ${f.rel} imports ${r.spec}${r.typeOnly ? " (type only)" : ""}`);
+    }
+  }
   return problems;
 }
 
@@ -152,8 +195,34 @@ describe("import rules", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("tapable is imported only in core/hooks.ts", () => {
-    const offenders = files.filter((f) => f.rel !== "core/hooks.ts" && f.refs.some((r) => packageOf(r.spec) === "tapable")).map((f) => f.rel);
+  it("core/ is three layers, each importing only the layers below it", () => {
+    const offenders = layerViolations(ROOT, sources, known);
+    expect(offenders).toEqual([]);
+  });
+
+  it("fails on a planted upward import: the kernel naming the engine, the stores naming the engine, a loose core file", () => {
+    const plant = (rel: string, spec: string) => sources.map((f) => (f.rel === rel ? { ...f, refs: [...f.refs, { spec, typeOnly: true, kind: "import" as const }] } : f));
+    expect(layerViolations(ROOT, plant("core/kernel/hook-events.ts", "../engine/agent-session.js"), known)).toEqual([
+      "core/kernel may not import core/engine: core/kernel/hook-events.ts imports ../engine/agent-session.js (type only)",
+    ]);
+    expect(layerViolations(ROOT, plant("core/stores/session/store.ts", "../../engine/runtime.js"), known)).toEqual([
+      "core/stores may not import core/engine: core/stores/session/store.ts imports ../../engine/runtime.js (type only)",
+    ]);
+    const loose = [...sources, { rel: "core/helpers.ts", text: "", refs: [], anyCount: 0 }];
+    expect(layerViolations(ROOT, loose, known)).toEqual(["core/helpers.ts is in no core layer (core/kernel/, core/stores/ or core/engine/)"]);
+  });
+
+  it("plugins/ and modes/ import core/ only through its faces", () => {
+    expect(faceViolations(ROOT, sources, known)).toEqual([]);
+  });
+
+  it("fails on a plugin importing a core file past the faces", () => {
+    const planted = sources.map((f) => (f.rel === "plugins/tools/bash.ts" ? { ...f, refs: [...f.refs, { spec: "../../core/engine/agent-session.js", typeOnly: true, kind: "import" as const }] } : f));
+    expect(faceViolations(ROOT, planted, known)).toEqual([`plugins/tools/bash.ts imports ../../core/engine/agent-session.js (use ${FACES.join(", ")})`]);
+  });
+
+  it("tapable is imported only in core/kernel/hooks.ts", () => {
+    const offenders = files.filter((f) => f.rel !== "core/kernel/hooks.ts" && f.refs.some((r) => packageOf(r.spec) === "tapable")).map((f) => f.rel);
     expect(offenders).toEqual([]);
   });
 
@@ -174,16 +243,16 @@ describe("import cycles", () => {
     const copy = () => new Map([...graph].map(([k, v]) => [k, new Set(v)]));
     // the registry naming the kernel: a new cycle
     const planted = copy();
-    planted.get("core/registry.ts")!.add("core/kernel.ts");
-    expect(cycleViolations(planted, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES).join("\n")).toMatch(/import cycle through \d+ files: .*core\/registry\.ts -> core\/kernel\.ts/);
+    planted.get("core/kernel/registry.ts")!.add("core/kernel/kernel.ts");
+    expect(cycleViolations(planted, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES).join("\n")).toMatch(/import cycle through \d+ files: .*core\/kernel\/registry\.ts -> core\/kernel\/kernel\.ts/);
     // a second edge closing an existing cycle
     const inside = copy();
-    inside.get("core/session/compaction-service.ts")!.add("core/kernel.ts");
+    inside.get("core/engine/tree.ts")!.add("core/engine/run-controller.ts");
     expect(cycleViolations(inside, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES)).toEqual([expect.stringMatching(/^1 more import edge\(s\) lie on a cycle/)]);
     // an allowed edge that is gone
     const gone = copy();
-    gone.get("core/plugin.ts")!.delete("core/kernel.ts");
-    expect(cycleViolations(gone, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES)).toContain("allowed back edge no longer exists (remove it from ALLOWED_BACK_EDGES): core/plugin.ts -> core/kernel.ts");
+    gone.get("core/kernel/plugin.ts")!.delete("core/kernel/kernel.ts");
+    expect(cycleViolations(gone, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES)).toContain("allowed back edge no longer exists (remove it from ALLOWED_BACK_EDGES): core/kernel/plugin.ts -> core/kernel/kernel.ts");
   });
 });
 

@@ -1,10 +1,10 @@
 /**
  * Start-up checks the manifests of this build's plugins without parsing their versions and kernel
- * ranges (semver is loaded only for other manifests: core/plugin.ts markVerifiedManifests); this
+ * ranges (semver is loaded only for other manifests: core/kernel/plugin.ts markVerifiedManifests); this
  * is where those versions are checked.
  */
 import { describe, it, expect } from "@jest/globals";
-import { checkManifest, isVerifiedManifest } from "../core/plugin.js";
+import { checkManifest, isVerifiedManifest } from "../core/kernel/plugin.js";
 import { builtinPlugins } from "../sdk/builtins.js";
 
 describe("built-in plugin manifests", () => {

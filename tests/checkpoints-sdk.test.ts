@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentSession, type CreateAgentSessionResult } from "../sdk/sdk.js";
-import type { PluginManifest } from "../core/plugin.js";
-import { SessionManager } from "../core/session/session-manager.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
+import { SessionManager } from "../core/stores/session/session-manager.js";
 import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
 
 const roots: string[] = [];

@@ -10,8 +10,8 @@ import { join, resolve } from "node:path";
 import { createExtensionHarness, type ExtensionHarness } from "../sdk/extension-harness.js";
 import { formatToolList } from "../plugins/extensions/list-tools.js";
 import type { Context } from "@mariozechner/pi-ai";
-import type { ExtensionUI } from "../core/ui.js";
-import { createNoopUI } from "../core/ui.js";
+import type { ExtensionUI } from "../core/kernel/ui.js";
+import { createNoopUI } from "../core/kernel/ui.js";
 
 const FIX = resolve("tests/fixtures/extensions");
 const fx = (name: string) => join(FIX, name);

@@ -12,8 +12,8 @@ import { join, resolve } from "node:path";
 import { createCodemodeExtension } from "../sdk/pi16/tools.js";
 import { createAgentSession, type CreateAgentSessionResult } from "../sdk/sdk.js";
 import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
-import type { PluginManifest } from "../core/plugin.js";
-import { SessionManager } from "../core/session/session-manager.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
+import { SessionManager } from "../core/stores/session/session-manager.js";
 import type { ExtensionAPI } from "../plugins/extensions/types.js";
 import { waitUntil } from "./helpers/system.js";
 

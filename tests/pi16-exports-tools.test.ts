@@ -28,8 +28,8 @@ import {
 } from "../sdk/pi16/tools.js";
 import { createAgentSession, type CreateAgentSessionResult } from "../sdk/sdk.js";
 import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
-import type { PluginManifest } from "../core/plugin.js";
-import { SessionManager } from "../core/session/session-manager.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
+import { SessionManager } from "../core/stores/session/session-manager.js";
 import { waitUntil } from "./helpers/system.js";
 
 const photon = createRequire(import.meta.url)("@silvia-odwyer/photon-node") as typeof import("@silvia-odwyer/photon-node");

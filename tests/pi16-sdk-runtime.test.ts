@@ -13,9 +13,9 @@ import { CredentialSynchronizationError, ModelRuntime, resolveCliModel, resolveM
 import { DefaultResourceLoader } from "../sdk/pi16/resource-loader.js";
 import { DefaultPackageManager } from "../sdk/pi16/package-manager.js";
 import { ExtensionRunner, createExtensionRuntime, discoverAndLoadExtensions, wrapRegisteredTool, wrapRegisteredTools, type LoadExtensionsResult } from "../sdk/pi16/extension-runtime.js";
-import { SettingsManager } from "../core/settings.js";
-import { SessionManager } from "../core/session/session-manager.js";
-import type { PluginManifest } from "../core/plugin.js";
+import { SettingsManager } from "../core/kernel/settings.js";
+import { SessionManager } from "../core/stores/session/session-manager.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
 import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
 import { createAgentSession } from "../sdk/sdk.js";
 import type { ResourceLoader } from "../sdk/pi16/resource-loader.js";

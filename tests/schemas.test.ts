@@ -7,7 +7,7 @@ import { describe, it, expect } from "@jest/globals";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Value } from "typebox/value";
-import { schemaFiles } from "../core/schema-files.js";
+import { schemaFiles } from "../core/stores/schema-files.js";
 import { ROOT } from "./helpers/e2e.js";
 
 const published = (name: string) => JSON.parse(readFileSync(join(ROOT, "schemas", name), "utf8"));

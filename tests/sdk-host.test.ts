@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createAgentSession, type CreateAgentSessionResult } from "../sdk/sdk.js";
 import { FauxModel, createFauxPlugin, type FauxStep } from "../plugins/faux/index.js";
-import type { PluginManifest } from "../core/plugin.js";
-import type { AgentSessionEvent } from "../core/types.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
+import type { AgentSessionEvent } from "../core/kernel/types.js";
 import type { ExtensionAPI } from "../plugins/extensions/types.js";
 
 const root = mkdtempSync(join(tmpdir(), "pi-sdk-host-"));

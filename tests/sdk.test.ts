@@ -21,11 +21,11 @@ import {
 } from "../sdk/sdk.js";
 import { runInteractiveMode, runPrintMode } from "../sdk/run-modes.js";
 import { FauxModel, createFauxPlugin, type FauxStep } from "../plugins/faux/index.js";
-import type { PluginManifest } from "../core/plugin.js";
-import { SessionManager } from "../core/session/session-manager.js";
-import { SettingsManager } from "../core/settings.js";
-import { createNoopUI, type ExtensionUI } from "../core/ui.js";
-import type { AgentSessionEvent } from "../core/types.js";
+import type { PluginManifest } from "../core/kernel/plugin.js";
+import { SessionManager } from "../core/stores/session/session-manager.js";
+import { SettingsManager } from "../core/kernel/settings.js";
+import { createNoopUI, type ExtensionUI } from "../core/kernel/ui.js";
+import type { AgentSessionEvent } from "../core/kernel/types.js";
 import { defineTool } from "../plugins/extensions/helpers.js";
 import type { ExtensionAPI } from "../plugins/extensions/types.js";
 

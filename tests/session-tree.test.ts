@@ -8,9 +8,9 @@ import { createTestKernel } from "./helpers/test-kernel.js";
 import { waitUntil } from "./helpers/system.js";
 import compaction from "../plugins/compaction/index.js";
 import { SUMMARIZER_SYSTEM_PROMPT } from "../plugins/compaction/summarize.js";
-import type { AgentSession } from "../core/session/agent-session.js";
-import type { SessionManager } from "../core/session/session-manager.js";
-import { collectEntriesForBranchSummary } from "../core/session/tree.js";
+import type { AgentSession } from "../core/engine/agent-session.js";
+import type { SessionManager } from "../core/stores/session/session-manager.js";
+import { collectEntriesForBranchSummary } from "../core/engine/tree.js";
 
 type TK = Awaited<ReturnType<typeof createTestKernel>>;
 let tk: TK | undefined;

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 import { dumpDom } from "./helpers/chromium.js";
-import { Kernel } from "../core/kernel.js";
-import { SettingsManager } from "../core/settings.js";
-import { defineApp } from "../core/config.js";
+import { Kernel } from "../core/kernel/kernel.js";
+import { SettingsManager } from "../core/kernel/settings.js";
+import { defineApp } from "../core/kernel/config.js";
 import { createExporters } from "../plugins/export-html/index.js";
 
 function exportFile(file: string, out: string): Promise<string> {

@@ -19,10 +19,10 @@ import { PassThrough, Writable } from "node:stream";
 
 const dist = new URL("../dist/", import.meta.url);
 const load = (p) => import(new URL(p, dist).href);
-const { Kernel } = await load("core/kernel.js");
-const { PluginHost } = await load("core/plugin-host.js");
-const { SettingsManager } = await load("core/settings.js");
-const { defineApp } = await load("core/config.js");
+const { Kernel } = await load("core/kernel/kernel.js");
+const { PluginHost } = await load("core/kernel/plugin-host.js");
+const { SettingsManager } = await load("core/kernel/settings.js");
+const { defineApp } = await load("core/kernel/config.js");
 const { FauxModel, createFauxPlugin } = await load("plugins/faux/index.js");
 const { createSessionRuntime } = await load("sdk/session-setup.js");
 const { TuiApp } = await load("modes/tui/app.js");

@@ -5,8 +5,8 @@
  * an object schema is passed through.
  */
 import { describe, it, expect } from "@jest/globals";
-import { preloadValidator, validateToolArguments } from "../core/agent/validate.js";
-import type { ToolCall, ToolDefinition } from "../core/types.js";
+import { preloadValidator, validateToolArguments } from "../core/engine/agent/validate.js";
+import type { ToolCall, ToolDefinition } from "../core/kernel/types.js";
 
 const schema = {
   type: "object",

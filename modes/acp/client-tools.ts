@@ -14,8 +14,7 @@
  * cannot check at the moment it writes.
  */
 import { isAbsolute, resolve } from "node:path";
-import type { Kernel } from "../../core/kernel.js";
-import type { AgentToolResult, ToolDefinition } from "../../core/types.js";
+import type { Kernel, AgentToolResult, ToolDefinition } from "../../core/kernel/index.js";
 
 const MAX_LINES = 2000;
 const MAX_BYTES = 50 * 1024;

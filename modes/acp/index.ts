@@ -9,7 +9,7 @@
  * session_start already goes through the ACP permission dialogs (answered by defaults until the
  * client is connected).
  */
-import { definePlugin } from "../../core/plugin.js";
+import { definePlugin } from "../../core/kernel/index.js";
 import { openAcpOutput } from "./output.js";
 
 export default definePlugin({

@@ -6,7 +6,7 @@
  * name, url, headers:[{name,value}]}`. Values go through the
  * same ${VAR} expansion as settings (the client is the process that launched us).
  */
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 
 type Pair = { name?: unknown; value?: unknown };
 const pairs = (v: unknown): Record<string, string> =>

@@ -5,9 +5,8 @@
  * answer their defaults until the server attaches the connection).
  * Small on purpose: imported at start-up by the plugin's index.
  */
-import type { Kernel } from "../../core/kernel.js";
-import { formatDiagnostic } from "../../core/kernel.js";
-import { StdoutGuard } from "../../core/io/stdout-guard.js";
+import { type Kernel, formatDiagnostic } from "../../core/kernel/index.js";
+import { StdoutGuard } from "../../core/stores/index.js";
 import { createAcpUi, type AcpUi } from "./ui.js";
 
 export interface AcpOutput {

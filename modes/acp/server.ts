@@ -11,12 +11,10 @@
  */
 import { realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { attachJsonlReader, DEFAULT_MAX_INPUT_LINE } from "../../core/io/jsonl.js";
+import { attachJsonlReader } from "../../core/stores/index.js";
+import { DEFAULT_MAX_INPUT_LINE, type ModeContext, type SlashCommand, type AgentSessionEvent, type AnyModel, type AssistantMessage, type ImageContent, type ThinkingLevel } from "../../core/kernel/index.js";
 import type * as Acp from "@agentclientprotocol/sdk";
-import type { ModeContext, SlashCommand } from "../../core/kernel.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import type { AgentSessionRuntime } from "../../core/session/runtime.js";
-import type { AgentSessionEvent, AnyModel, AssistantMessage, ImageContent, ThinkingLevel } from "../../core/types.js";
+import type { AgentSession, AgentSessionRuntime } from "../../core/engine/index.js";
 import { openAcpOutput } from "./output.js";
 import { AcpSessions } from "./sessions.js";
 import { LiveUpdates, replayUpdates, type Update } from "./updates.js";

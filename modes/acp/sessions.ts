@@ -3,9 +3,8 @@
  * (sessions seen in this process, then the folder's session store) and lists the store for
  * session/list.
  */
-import { listSessionsInDir } from "../../core/session/session-list.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import type { AgentSessionRuntime } from "../../core/session/runtime.js";
+import { listSessionsInDir } from "../../core/stores/index.js";
+import type { AgentSession, AgentSessionRuntime } from "../../core/engine/index.js";
 
 export interface AcpSessionInfo {
   sessionId: string;

@@ -13,8 +13,7 @@
  * - input()/editor() and terminal-only calls have no ACP form: they answer their default and
  *   report themselves once. setTitle() becomes a session_info_update.
  */
-import { dialogDeadline, type EscalationRequest, type ExtensionUI, type UiDialogOptions } from "../../core/ui.js";
-import type { Diagnostic } from "../../core/types.js";
+import { dialogDeadline, type EscalationRequest, type ExtensionUI, type UiDialogOptions, type Diagnostic } from "../../core/kernel/index.js";
 
 export interface PermissionOptionLike {
   optionId: string;

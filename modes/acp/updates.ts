@@ -8,7 +8,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import type { AgentMessage, AgentSessionEvent } from "../../core/types.js";
+import type { AgentMessage, AgentSessionEvent } from "../../core/kernel/index.js";
 import type { PendingToolCall } from "./ui.js";
 
 export type Update = Record<string, unknown> & { sessionUpdate: string };

@@ -3,15 +3,9 @@
  * run the prompts in order, then print the last answer (text) or stream every event as one
  * JSON line (json). Exit codes: protocol.md §3–4.
  */
-import { definePlugin } from "../../core/plugin.js";
-import type { ModeContext } from "../../core/kernel.js";
-import { formatDiagnostic } from "../../core/kernel.js";
-import { StdoutGuard } from "../../core/io/index.js";
-import { protectStdout } from "../../core/io/stdout-guard.js";
-import { toWireEvent, PROTOCOL_VERSION } from "../../core/io/wire.js";
-import { writeProtocolNotices } from "../../core/io/pi16-notices.js";
-import { messageText } from "../../core/agent/messages.js";
-import type { AssistantMessage } from "../../core/types.js";
+import { definePlugin, type ModeContext, formatDiagnostic, type AssistantMessage } from "../../core/kernel/index.js";
+import { StdoutGuard, protectStdout, toWireEvent, PROTOCOL_VERSION, writeProtocolNotices } from "../../core/stores/index.js";
+import { messageText } from "../../core/engine/index.js";
 
 export default definePlugin({
   name: "mode-print",

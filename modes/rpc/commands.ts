@@ -10,7 +10,7 @@
  * `typebox/compile` or `typebox/value`.
  */
 import { Type, type Static, type TSchema, type TProperties } from "typebox";
-import { PROTOCOL_VERSION } from "../../core/io/wire.js";
+import { PROTOCOL_VERSION } from "../../core/stores/index.js";
 
 // ---- shared pieces ------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@
  * when the mode is chosen, before the session is built, so session_start handlers already reach
  * the client.
  */
-import { definePlugin } from "../../core/plugin.js";
+import { definePlugin } from "../../core/kernel/index.js";
 import { openRpcOutput } from "./output.js";
 
 export default definePlugin({

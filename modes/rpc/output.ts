@@ -10,9 +10,8 @@
  * The input side (stdin, commands, events) is server.ts, started by the mode's run().
  * Small on purpose: it is imported at start-up by the plugin's index.
  */
-import type { Kernel } from "../../core/kernel.js";
-import { StdoutGuard } from "../../core/io/stdout-guard.js";
-import type { Diagnostic } from "../../core/types.js";
+import type { Kernel, Diagnostic } from "../../core/kernel/index.js";
+import { StdoutGuard } from "../../core/stores/index.js";
 import { createRpcUi, type RpcUi } from "./ui.js";
 
 export interface RpcOutput {

@@ -13,23 +13,17 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ModeContext, SlashCommand } from "../../core/kernel.js";
-import { attachJsonlReader, parseJsonLine } from "../../core/io/jsonl.js";
+import type { ModeContext, SlashCommand, AgentSessionEvent, ThinkingLevel } from "../../core/kernel/index.js";
+import { attachJsonlReader, parseJsonLine, toWireEvent, writeProtocolNotices, messagesRecord } from "../../core/stores/index.js";
 
 /** Default limit of one RPC input line, in characters (setting `rpc.maxLineLength`). */
 export const DEFAULT_MAX_RPC_LINE = 64 * 1024 * 1024;
 /** Quiet time after the last command before the provider module is preloaded. */
 const WARM_UP_IDLE_MS = 500;
-import { toWireEvent } from "../../core/io/wire.js";
-import { writeProtocolNotices } from "../../core/io/pi16-notices.js";
-import { messageText } from "../../core/agent/messages.js";
-import type { AgentSession, Disposition } from "../../core/session/agent-session.js";
-import type { AgentSessionRuntime } from "../../core/session/runtime.js";
-import type { AgentSessionEvent, ThinkingLevel } from "../../core/types.js";
+import { messageText, type AgentSession, type Disposition, type AgentSessionRuntime } from "../../core/engine/index.js";
 import type { RpcCommand, RpcCommandMap, RpcCommandType } from "./commands.js";
 import { validateInput } from "./validate.js";
 import { openRpcOutput } from "./output.js";
-import { messagesRecord } from "../../core/session/raw-json.js";
 
 type Id = string | number | undefined;
 /** A handler returns the response data (undefined: a response without data), or NO_RESPONSE when it answered itself. */
@@ -225,7 +219,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     },
     get_messages: (_cmd, id) => {
       // Written as bytes: messages loaded from the session file are copied from its
-      // bytes instead of being serialised again (core/session/raw-json.ts); the record is the
+      // bytes instead of being serialised again (core/stores/session/raw-json.ts); the record is the
       // same one JSON line success() would write.
       const s = session();
       const store = s.sessionManager;

@@ -8,8 +8,7 @@
  * Dialog timeouts run here, on the server (the client need not track them), and an aborted
  * signal resolves the dialog to its default at once.
  */
-import { dialogDeadline, type ExtensionUI, type UiDialogOptions } from "../../core/ui.js";
-import type { Diagnostic } from "../../core/types.js";
+import { dialogDeadline, type ExtensionUI, type UiDialogOptions, type Diagnostic } from "../../core/kernel/index.js";
 import type { RpcExtensionUiResponse } from "./commands.js";
 
 export interface RpcUiDeps {

@@ -7,9 +7,9 @@ import { PassThrough, Writable } from "node:stream";
 import { createTestKernel, echoTool } from "../../tests/helpers/test-kernel.js";
 import { createSessionRuntime } from "../../sdk/session-setup.js";
 import type { FauxStep } from "../../plugins/faux/index.js";
-import type { PluginManifest } from "../../core/plugin.js";
+import type { PluginManifest } from "../../core/kernel/index.js";
 import { TuiApp } from "./app.js";
-import { SessionManager } from "../../core/session/session-manager.js";
+import { SessionManager } from "../../core/stores/index.js";
 import { join } from "node:path";
 
 interface Harness {

@@ -5,7 +5,7 @@
  * 10,000-line conversation costs no more per frame than a short one.
  */
 import { renderComponent } from "./component-host.js";
-import type { AgentToolResult } from "../../core/types.js";
+import type { AgentToolResult } from "../../core/kernel/index.js";
 import { highlightCode, languageFromPath } from "./highlight.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";

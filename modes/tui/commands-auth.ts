@@ -6,11 +6,11 @@
  * stay as they are.
  */
 import { join } from "node:path";
-import type { AuthStorage, OAuthProvider } from "../../core/models/auth-storage.js";
-import type { AnyModel } from "../../core/types.js";
+import type { AuthStorage, OAuthProvider } from "../../core/stores/index.js";
+import type { AnyModel } from "../../core/kernel/index.js";
+import { openInBrowser } from "../../core/kernel/lazy.js";
 import type { CommandHost } from "./host.js";
 import type { SelectItem } from "./layers.js";
-import { openInBrowser } from "../../core/open-url.js";
 
 type Method = "oauth" | "api_key";
 interface LoginOption {

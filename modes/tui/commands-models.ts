@@ -3,8 +3,8 @@
  * Ctrl+S in its selector also saves it as the default in settings.json. /scoped-models edits the
  * set Ctrl+P cycles through for this session; Ctrl+S there saves it as `enabledModels`.
  */
-import { fuzzyFilter, resolveModelScope } from "../../core/models/model-resolver.js";
-import type { AnyModel } from "../../core/types.js";
+import { fuzzyFilter, resolveModelScope } from "../../core/stores/index.js";
+import type { AnyModel } from "../../core/kernel/index.js";
 import type { CommandHost } from "./host.js";
 import type { KeyPress } from "./keys.js";
 import { SelectLayer, type SelectItem } from "./layers.js";

@@ -110,7 +110,7 @@ Quote error messages and failing tool output exactly. Name files by path; leave 
 async function writeBugSummary(app: CommandHost, hint: string): Promise<string> {
   const s = app.session;
   const { serializeConversation } = await import("../../plugins/compaction/summarize.js");
-  const { convertToLlm } = await import("../../core/agent/messages.js");
+  const { convertToLlm } = await import("../../core/engine/index.js");
   const ac = new AbortController();
   app.cancelBusy = () => ac.abort();
   app.setStatusLine(`Writing the summary with ${s.model.name ?? s.model.id}… (Esc cancels)`);

@@ -4,8 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ThinkingLevel } from "../../core/types.js";
-import type { Kernel } from "../../core/kernel.js";
+import type { ThinkingLevel, Kernel } from "../../core/kernel/index.js";
 import type { CommandHost, TreeHost } from "./host.js";
 import { BINDING_DESCRIPTIONS, DIALOG_BINDINGS, formatKey, Keybindings } from "./keys.js";
 import { findThemes } from "./theme.js";

@@ -4,7 +4,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { fuzzyFilter } from "../../core/models/model-resolver.js";
+import { fuzzyFilter } from "../../core/stores/index.js";
 
 export interface CompletionItem {
   /** What replaces the token. */

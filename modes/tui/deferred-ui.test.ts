@@ -2,10 +2,7 @@ import { describe, it, expect } from "@jest/globals";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Kernel } from "../../core/kernel.js";
-import { SettingsManager } from "../../core/settings.js";
-import { defineApp } from "../../core/config.js";
-import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
+import { Kernel, SettingsManager, defineApp, createNoopUI, type ExtensionUI } from "../../core/kernel/index.js";
 import { DeferredUi } from "./deferred-ui.js";
 import { Theme } from "./theme.js";
 

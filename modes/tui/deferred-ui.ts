@@ -7,8 +7,7 @@
  * up, and waiting would stall start-up), so they resolve to their defaults with a diagnostic.
  * After the mode ends the object behaves like a UI with no user.
  */
-import type { Kernel } from "../../core/kernel.js";
-import type { EscalationRequest, ExtensionUI, UiDialogOptions } from "../../core/ui.js";
+import type { Kernel, EscalationRequest, ExtensionUI, UiDialogOptions } from "../../core/kernel/index.js";
 import { builtinTheme, findThemes, type Theme } from "./theme.js";
 
 export class DeferredUi implements ExtensionUI {

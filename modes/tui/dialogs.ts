@@ -3,7 +3,7 @@
  * components) drawn in the bottom panel or as an overlay. The top layer has the keyboard; a
  * dialog resolves once — answered, timed out, aborted, or with its default when the app quits.
  */
-import { dialogDeadline, type UiDialogOptions } from "../../core/ui.js";
+import { dialogDeadline, type UiDialogOptions } from "../../core/kernel/index.js";
 import type { TuiApp } from "./app.js";
 import { ConfirmLayer, InputLayer, SelectLayer, type Layer, type SelectItem } from "./layers.js";
 

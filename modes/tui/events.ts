@@ -3,8 +3,8 @@
  * (chat.ts). Events only add blocks or mark them dirty; the renderer draws them on its next frame.
  */
 import { startupResourceLines } from "./startup-resources.js";
-import { messageText } from "../../core/agent/messages.js";
-import type { AgentMessage, AgentSessionEvent } from "../../core/types.js";
+import { messageText } from "../../core/engine/index.js";
+import type { AgentMessage, AgentSessionEvent } from "../../core/kernel/index.js";
 import type { TuiApp } from "./app.js";
 import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
 import { findGitBranch } from "./footer.js";

@@ -13,7 +13,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { getDefaultSessionDir } from "../../core/session/session-entries.js";
+import { getDefaultSessionDir } from "../../core/stores/index.js";
 import type { TuiApp } from "./app.js";
 import { CURSOR_MARK } from "./text.js";
 

@@ -3,7 +3,7 @@
  * "ui". Dialogs go through the dialog host; status, widgets, header, footer and components are
  * kept on the app and drawn by the renderer.
  */
-import type { ExtensionUI } from "../../core/ui.js";
+import type { ExtensionUI } from "../../core/kernel/index.js";
 import type { TuiApp } from "./app.js";
 import { ComponentLayer } from "./layers.js";
 import { keyFromData } from "./keys.js";

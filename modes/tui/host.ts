@@ -2,8 +2,7 @@
  * The narrow views of the app that the slash commands, the session picker and the tree
  * navigator use (they take these, not the whole TuiApp, so each can be read and tested alone).
  */
-import type { UiDialogOptions } from "../../core/ui.js";
-import type { Kernel } from "../../core/kernel.js";
+import type { UiDialogOptions, Kernel } from "../../core/kernel/index.js";
 import type { ChatView } from "./chat.js";
 import type { Editor } from "./editor.js";
 import type { Keybindings } from "./keys.js";

@@ -6,8 +6,7 @@
  * plugins draw through; calls made while the session starts are replayed when the screen is
  * up), and it answers "session-picker" (`pi -r`, /resume).
  */
-import { definePlugin } from "../../core/plugin.js";
-import type { Kernel, ModeContext } from "../../core/kernel.js";
+import { definePlugin, type Kernel, type ModeContext } from "../../core/kernel/index.js";
 import { DeferredUi } from "./deferred-ui.js";
 
 /** The running app, if any (the session picker service needs it). */

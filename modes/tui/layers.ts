@@ -5,7 +5,7 @@
  * key while it is on top. Dialogs with a deadline show a countdown in their footer.
  */
 import { disposeComponent, renderComponent, setFocused, type OverlayOptions } from "./component-host.js";
-import { fuzzyFilter } from "../../core/models/model-resolver.js";
+import { fuzzyFilter } from "../../core/stores/index.js";
 import { Editor } from "./editor.js";
 import type { KeyPress, Keybindings } from "./keys.js";
 import type { Theme } from "./theme.js";

@@ -11,7 +11,7 @@
  * out of the input before anything reads them as keys. PI_PROGRAM_STATUS=1 reports without asking,
  * PI_PROGRAM_STATUS=0 never reports. The sequence is formatted by pi-tui's formatProgramStatus (1.x).
  */
-import type { AgentSessionEvent } from "../../core/types.js";
+import type { AgentSessionEvent } from "../../core/kernel/index.js";
 
 type State = "working" | "blocked" | "done" | "error" | "idle" | "clear";
 export interface ProgramStatus {

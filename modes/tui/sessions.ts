@@ -8,8 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { unlink } from "node:fs/promises";
-import { SessionManager, listSessionsInDir } from "../../core/session/session-manager.js";
-import type { SessionInfo } from "../../core/session/session-entries.js";
+import { SessionManager, listSessionsInDir, type SessionInfo } from "../../core/stores/index.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
 

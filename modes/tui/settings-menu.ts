@@ -3,7 +3,7 @@
  * running session applied at once (theme, thinking display, queue modes, auto-compaction,
  * auto-retry, the session's thinking level) and saved for the next start.
  */
-import type { ThinkingLevel } from "../../core/types.js";
+import type { ThinkingLevel } from "../../core/kernel/index.js";
 import type { CommandHost } from "./host.js";
 import { catalogEntries, saveEntry, SettingsLayer, type ScreenEntry } from "./settings-screen.js";
 

@@ -4,9 +4,9 @@
  * description shows below the list. Entries this build does not act on are marked. Used by
  * /settings in the TUI and by `pi config` in a terminal (a layer: lines in, keys in, no blessed).
  */
-import { fuzzyFilter } from "../../core/models/model-resolver.js";
-import { SETTINGS_CATALOG, type SettingEntry } from "../../core/settings-catalog.js";
-import type { SettingsManager } from "../../core/settings.js";
+import { fuzzyFilter } from "../../core/stores/index.js";
+import type { SettingsManager } from "../../core/kernel/index.js";
+import { SETTINGS_CATALOG, type SettingEntry } from "../../core/kernel/lazy.js";
 import type { KeyPress } from "./keys.js";
 import { titleRule, type Layer, type LayerEnv } from "./layers.js";
 import { padToWidth, sanitize, truncate, visibleWidth, wrapText } from "./text.js";

@@ -4,7 +4,7 @@
  * (file names, `/template` names). Hidden when quietStartup is true or "header".
  */
 import { basename, dirname } from "node:path";
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 
 interface ResourcesView {
   skills(): Array<{ name: string; filePath?: string; location?: string }>;

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 
 export const THEME_TOKENS = [
   "accent", "border", "borderAccent", "borderMuted", "success", "error", "warning", "muted", "dim", "text", "thinkingText",

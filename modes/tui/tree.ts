@@ -8,7 +8,7 @@
  * starts, Shift+T shows when each label was set. Every key is a keybinding id (app.tree.*). Jumping uses AgentSession.navigateTree when the session has it (branch summaries,
  * hooks); otherwise it moves the store's leaf directly.
  */
-import type { SessionEntry, SessionTreeNode } from "../../core/session/session-entries.js";
+import type { SessionEntry, SessionTreeNode } from "../../core/stores/index.js";
 import type { TreeHost } from "./host.js";
 import { forkAt } from "./commands.js";
 import { applyFiles, chooseFiles } from "./restore-files.js";

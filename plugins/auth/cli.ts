@@ -6,10 +6,8 @@
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { SubcommandContext } from "../../core/kernel.js";
-import { AuthStorage, type OAuthCredential } from "../../core/models/auth-storage.js";
-import { ModelRegistry } from "../../core/models/model-registry.js";
-import type { AnyModel } from "../../core/types.js";
+import type { SubcommandContext, AnyModel } from "../../core/kernel/index.js";
+import { AuthStorage, type OAuthCredential, ModelRegistry } from "../../core/stores/index.js";
 
 const COMMANDS = ["login", "logout", "print-api-key", "print-bearer-token", "check"];
 

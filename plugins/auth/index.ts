@@ -3,7 +3,7 @@
  * command line, without starting a session (pi 1.6's commands, same output and exit codes).
  * Setup only registers the subcommand; the work is in cli.ts, loaded when the command runs.
  */
-import { definePlugin } from "../../core/plugin.js";
+import { definePlugin } from "../../core/kernel/index.js";
 import { AUTH_HELP } from "./help.js";
 
 export default definePlugin({

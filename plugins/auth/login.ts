@@ -4,9 +4,9 @@
  * and the OAuth callbacks pi-ai's login flows call (print the URL, ask for a pasted code).
  */
 import { createInterface } from "node:readline";
-import type { SubcommandContext } from "../../core/kernel.js";
-import type { AuthStorage } from "../../core/models/auth-storage.js";
-import { openInBrowser } from "../../core/open-url.js";
+import type { SubcommandContext } from "../../core/kernel/index.js";
+import { openInBrowser } from "../../core/kernel/lazy.js";
+import type { AuthStorage } from "../../core/stores/index.js";
 
 export async function readSecret(prompt: string): Promise<string> {
   const stdin = process.stdin;

@@ -14,8 +14,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { jsonErrorPosition } from "../../core/settings.js";
-import { CLAUDE_SETTINGS_DIR } from "../../core/project-files.js";
+import { jsonErrorPosition, CLAUDE_SETTINGS_DIR } from "../../core/kernel/index.js";
 
 /** Events this plugin runs. */
 export const SUPPORTED_EVENTS = [

@@ -2,7 +2,7 @@
  * The hooks engine: finds the handlers for an event, builds Claude Code's stdin JSON, runs them
  * in parallel and reads their answers (exit code, stdout JSON or text, stderr).
  */
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 import { loadHooks, matches, type CommandHook, type HookEventName, type LoadedHooks } from "./config.js";
 import { DEFAULT_TIMEOUT_S, parseJsonOutput, runCommand, type HookRun } from "./runner.js";
 

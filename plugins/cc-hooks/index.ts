@@ -14,10 +14,8 @@
  *
  * Hook commands run unconfined (they are the user's or a trusted project's own configuration).
  */
-import { definePlugin } from "../../core/plugin.js";
-import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel.js";
-import type { SessionStartReason, SessionShutdownEvent, ToolCallEvent } from "../../core/hooks.js";
-import { validateToolArguments } from "../../core/agent/validate.js";
+import { definePlugin, type Kernel, type PluginApi, type SubcommandContext, type SessionStartReason, type SessionShutdownEvent, type ToolCallEvent } from "../../core/kernel/index.js";
+import { validateToolArguments } from "../../core/engine/index.js";
 import { HookEngine, blockReason, contexts, hso, SOURCE, stopRequest } from "./engine.js";
 import { ccToolName, fromCcInput, matchNames, toCcInput } from "./tools.js";
 import { DEFAULT_TIMEOUT_S } from "./runner.js";

@@ -6,7 +6,7 @@
  * kernel's command wrapper like every other command, so with the OS sandbox on they run inside it.
  */
 import { spawn } from "node:child_process";
-import { wrapCommand, type CommandSpec } from "../../core/command-wrapper.js";
+import { wrapCommand, type CommandSpec } from "../../core/kernel/index.js";
 
 export const DEFAULT_TIMEOUT_S = 600;
 const OUTPUT_CAP = 1024 * 1024;

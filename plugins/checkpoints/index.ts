@@ -9,14 +9,14 @@
  * A store that cannot be written, or a missing git, gives one warning and the turn goes on.
  */
 import { isAbsolute, relative, resolve } from "node:path";
-import { definePlugin } from "../../core/plugin.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
+import { definePlugin } from "../../core/kernel/index.js";
+import type { AgentSession } from "../../core/engine/index.js";
 import { createCheckpointsService, type CheckpointsService, type SessionLike } from "./service.js";
 import { runRewind } from "./rewind.js";
 import { notAProject } from "./store.js";
 import type { CheckpointData, CheckpointPhase } from "./points.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     /** Checkpoints of the project's files along the session tree (the checkpoints plugin). */
     checkpoints: CheckpointsService;

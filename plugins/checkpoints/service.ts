@@ -3,7 +3,7 @@
  * for the /rewind command, RPC and the SDK. One store per project folder; every git operation
  * of a process goes through one queue so captures and restores never interleave.
  */
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 import { CheckpointError, CheckpointStore, DEFAULTS, storeDirFor, type FileChange, type StoreOptions } from "./store.js";
 import { CHECKPOINT_TYPE, rewindPoints, stateAt, type CheckpointData, type CheckpointPhase, type EntryLike, type RewindPoint } from "./points.js";
 

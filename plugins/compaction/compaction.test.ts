@@ -11,9 +11,9 @@ import { waitUntil } from "../../tests/helpers/system.js";
 import type { FauxStep, FauxStepValue } from "../faux/index.js";
 import compaction, { estimateTokens, findCutPoint, prepareCompaction } from "./index.js";
 import { SUMMARIZER_SYSTEM_PROMPT } from "./summarize.js";
-import { SessionManager } from "../../core/session/session-manager.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import type { ToolDefinition } from "../../core/types.js";
+import { SessionManager } from "../../core/stores/index.js";
+import type { AgentSession } from "../../core/engine/index.js";
+import type { ToolDefinition } from "../../core/kernel/index.js";
 
 type TK = Awaited<ReturnType<typeof createTestKernel>>;
 let tk: TK | undefined;

@@ -2,27 +2,20 @@
  * compaction: keeps long sessions inside the model's context window.
  *
  * Provides the kernel services
- *   "compactor"          (core/session/compaction-service.ts) — session.compact() and
+ *   "compactor"          (core/engine/compaction-service.ts) — session.compact() and
  *                        session.runCompaction() call it;
  * taps the run hooks: after_turn (compact over the threshold) and provider_error (a context
  * overflow is answered {compactAndRetry}, once per prompt);
- *   "branch-summarizer"  (core/session/tree.ts) — navigateTree({summarize: true}) calls it;
+ *   "branch-summarizer"  (core/engine/tree.ts) — navigateTree({summarize: true}) calls it;
  * and the slash command /compact [instructions].
  *
  * A compaction appends a `compaction` entry (summary, firstKeptEntryId, tokensBefore, details
  * {readFiles, modifiedFiles}); the history stays in the file, only the context changes.
  * Settings: compaction.{enabled, reserveTokens, keepRecentTokens}, branchSummary.reserveTokens.
  */
-import { definePlugin } from "../../core/plugin.js";
-import type { Kernel, PluginApi } from "../../core/kernel.js";
-import { isContextOverflow } from "../../core/session/provider-errors.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import type { CompactionResult, Compactor } from "../../core/session/compaction-service.js";
-import type { CompactionEntry } from "../../core/session/session-entries.js";
-import { getLatestCompactionEntry } from "../../core/session/session-manager.js";
-import { asTreeStore } from "../../core/session/store.js";
-import type { BranchSummarizer } from "../../core/session/tree.js";
-import type { AssistantMessage } from "../../core/types.js";
+import { definePlugin, type Kernel, type PluginApi, type AssistantMessage } from "../../core/kernel/index.js";
+import { isContextOverflow, type AgentSession, type CompactionResult, type Compactor, type BranchSummarizer } from "../../core/engine/index.js";
+import { type CompactionEntry, getLatestCompactionEntry, asTreeStore } from "../../core/stores/index.js";
 import {
   DEFAULT_COMPACTION_SETTINGS,
   estimateContextTokens,

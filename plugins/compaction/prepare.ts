@@ -7,14 +7,8 @@
  * stay with its call). A cut on anything but a user message splits a turn: the turn's beginning
  * is summarised on its own and the rest of the turn is kept.
  */
-import type { AgentMessage, AssistantMessage, Usage } from "../../core/types.js";
-import type { CompactionEntry, SessionEntry } from "../../core/session/session-entries.js";
-import {
-  buildSessionContext,
-  createBranchSummaryMessage,
-  createCompactionSummaryMessage,
-  createCustomMessage,
-} from "../../core/session/session-manager.js";
+import type { AgentMessage, AssistantMessage, Usage } from "../../core/kernel/index.js";
+import { type CompactionEntry, type SessionEntry, buildSessionContext, createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../../core/stores/index.js";
 
 export interface CompactionSettings {
   enabled: boolean;

@@ -4,11 +4,9 @@
  * branch left by tree navigation. The conversation is sent as one block of labelled text, so
  * the model reads it instead of continuing it.
  */
-import type { AgentSession } from "../../core/session/agent-session.js";
-import { convertToLlm } from "../../core/agent/messages.js";
-import type { AgentMessage, AssistantMessage, Message, Usage } from "../../core/types.js";
-import { isRetryableError } from "../../core/session/provider-errors.js";
-import type { SessionEntry } from "../../core/session/session-entries.js";
+import { type AgentSession, convertToLlm, isRetryableError } from "../../core/engine/index.js";
+import type { AgentMessage, AssistantMessage, Message, Usage } from "../../core/kernel/index.js";
+import type { SessionEntry } from "../../core/stores/index.js";
 import { fileLists, prepareBranchEntries, type CompactionPreparation, type FileOperations } from "./prepare.js";
 
 /** Longest tool output kept in the text sent for summarising. */

@@ -10,8 +10,8 @@ import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import { dumpDom } from "../../tests/helpers/chromium.js";
 import exportHtml from "./index.js";
 import { escapeHtml } from "./render.js";
-import type { SessionManager } from "../../core/session/session-manager.js";
-import type { ToolDefinition } from "../../core/types.js";
+import type { SessionManager } from "../../core/stores/index.js";
+import type { ToolDefinition } from "../../core/kernel/index.js";
 
 type TK = Awaited<ReturnType<typeof createTestKernel>>;
 let tk: TK | undefined;

@@ -11,19 +11,15 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { definePlugin } from "../../core/plugin.js";
-import type { Kernel } from "../../core/kernel.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import { readSessionFile } from "../../core/session/session-file.js";
-import type { SessionEntry } from "../../core/session/session-entries.js";
-import { asTreeStore } from "../../core/session/store.js";
+import { definePlugin, type Kernel, type ExportHtml, type ExportSession } from "../../core/kernel/index.js";
+import type { AgentSession } from "../../core/engine/index.js";
+import { readSessionFile, type SessionEntry, asTreeStore } from "../../core/stores/index.js";
 // render.js (~14 KB) is imported by the export itself, not at start-up.
 const loadRender = () => import("./render.js");
 
 export type { ExportData } from "./render.js";
 
-export type { ExportHtml, ExportSession } from "../../core/services.js";
-import type { ExportHtml, ExportSession } from "../../core/services.js";
+export type { ExportHtml, ExportSession } from "../../core/kernel/index.js";
 
 function sessionName(entries: readonly SessionEntry[]): string | undefined {
   for (let i = entries.length - 1; i >= 0; i--) {

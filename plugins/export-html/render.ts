@@ -6,8 +6,8 @@
  * messages, and the session as JSONL to download. Inline CSS and JS, images as data: URLs, and a
  * Content-Security-Policy that forbids every network request. All session text is escaped.
  */
-import type { AssistantMessage, ImageContent, TextContent } from "../../core/types.js";
-import type { SessionEntry, SessionHeader } from "../../core/session/session-entries.js";
+import type { AssistantMessage, ImageContent, TextContent } from "../../core/kernel/index.js";
+import type { SessionEntry, SessionHeader } from "../../core/stores/index.js";
 import { languageFromPath } from "../../modes/tui/highlight.js";
 import { diffHtml, esc, highlightHtml, markdownToHtml } from "./markdown-html.js";
 import { PAGE_CSS, PAGE_SCRIPT } from "./page-assets.js";

@@ -4,9 +4,9 @@
  * "extension-renderers" / "extension-mcp-servers", for the modes and plugins that use them:
  * the TUI draws with the renderers, the MCP plugin connects the servers.
  */
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 import type { LoadedExtension } from "./host.js";
-import { VirtualModels, type VirtualModelDefinition } from "../../core/models/virtual-models.js";
+import { VirtualModels, type VirtualModelDefinition } from "../../core/stores/index.js";
 
 export interface RegisteredMcpServer {
   name: string;
@@ -16,7 +16,7 @@ export interface RegisteredMcpServer {
 }
 
 /** Kernel service "extension-renderers": what extensions registered for drawing. */
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     "extension-renderers": ExtensionRenderers;
     "extension-mcp-servers": ExtensionMcpServers;

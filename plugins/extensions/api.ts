@@ -3,7 +3,7 @@
  * registries through the extension's own PluginApi scope (so /reload undoes it); actions go to
  * the bound session and throw "Extension runtime not initialized" before it exists.
  */
-import type { ToolDefinition as KernelTool } from "../../core/types.js";
+import type { ToolDefinition as KernelTool } from "../../core/kernel/index.js";
 import type { ExtensionHost, LoadedExtension } from "./host.js";
 import { tapExtensionEvent } from "./events.js";
 import { isolateExtensionFailures, withTimeLimit } from "./isolation.js";

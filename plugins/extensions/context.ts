@@ -3,16 +3,12 @@
  * session on every access (so a ctx captured before `/new` sees the new session), and it
  * works before binding too: session-bound calls then throw "Extension runtime not initialized".
  */
-import type { Kernel } from "../../core/kernel.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import type { AgentSessionRuntime } from "../../core/session/runtime.js";
-import { createNoopUI, type ExtensionUI } from "../../core/ui.js";
+import { type Kernel, createNoopUI, type ExtensionUI, chosenSessionMode } from "../../core/kernel/index.js";
+import type { AgentSession, AgentSessionRuntime } from "../../core/engine/index.js";
 import { plainTheme } from "./helpers.js";
-import { chosenSessionMode } from "../../core/modes.js";
 import { modeFromFlags } from "./trust-event.js";
 import { extensionModelRegistry } from "./model-registry-view.js";
-import { buildContextEntries, buildSessionProjection } from "../../core/session/projection.js";
-import type { SessionEntry } from "../../core/session/session-entries.js";
+import { buildContextEntries, buildSessionProjection, type SessionEntry } from "../../core/stores/index.js";
 import type {
   CompactOptions,
   ExtensionCommandContext,

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { expandHome } from "../../core/fs-utils.js";
+import { expandHome } from "../../core/kernel/index.js";
 
 export type ExtensionOrigin = "cli" | "project" | "global" | "settings" | "project-settings" | "package" | "inline";
 

@@ -3,11 +3,11 @@
  * throw is reported with the extension's path and the event, and a throwing `tool_call`
  * handler blocks — both done by the kernel's interceptor). There is no second dispatcher and
  * no per-event code here: how each hook's payload and a handler's return value map onto pi's
- * conventions is declared beside the hook's kind in core/hooks.ts (PI_CONVENTIONS), and this
+ * conventions is declared beside the hook's kind in core/kernel/hooks.ts (PI_CONVENTIONS), and this
  * one adapter applies it. A hook added to the kernel is an event extensions can handle.
  */
-import type { PluginApi } from "../../core/kernel.js";
-import { HOOK_KINDS, HOOK_NAMES, PI_CONVENTIONS, type HookName, type PiAdapterEnv, type PiConvention } from "../../core/hooks.js";
+import { type PluginApi, HOOK_KINDS, HOOK_NAMES, type HookName } from "../../core/kernel/index.js";
+import { PI_CONVENTIONS, type PiAdapterEnv, type PiConvention } from "./pi-conventions.js";
 
 export type PiHandler = (event: any, ctx: any) => unknown;
 

@@ -4,7 +4,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { expandHome } from "../../core/fs-utils.js";
+import { expandHome } from "../../core/kernel/index.js";
 import type { TSchema } from "typebox";
 import type {
   BashToolCallEvent,

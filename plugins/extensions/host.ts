@@ -11,12 +11,8 @@
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Kernel, PluginApi } from "../../core/kernel.js";
-import { createLoader, type ModuleLoader } from "../../core/loader.js";
-import { PluginHost } from "../../core/plugin-host.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import type { AgentSessionRuntime } from "../../core/session/runtime.js";
-import type { ImageContent, TextContent, ToolDefinition as KernelTool } from "../../core/types.js";
+import { type Kernel, type PluginApi, createLoader, type ModuleLoader, PluginHost, type ImageContent, type TextContent, type ToolDefinition as KernelTool } from "../../core/kernel/index.js";
+import type { AgentSession, AgentSessionRuntime } from "../../core/engine/index.js";
 import { SharedEventBus } from "./event-bus.js";
 import { createCommandContext, createContext, NOT_INITIALIZED, UiSource, type ContextHost } from "./context.js";
 import { createExtensionApi, STALE_MESSAGE } from "./api.js";
@@ -514,7 +510,7 @@ export class ExtensionHost implements ContextHost {
       if (pre) add(discoverInFolder(join(k.agentDir, "extensions")), "global");
 
       // 4. the extensions setting: global layer relative to the agent dir, project layer to .pi/
-      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim() && !/^[+!-]?builtin:/.test(x.trim())) : []); // (s17) builtin:<name> entries: core/builtin-extensions.ts
+      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim() && !/^[+!-]?builtin:/.test(x.trim())) : []); // (s17) builtin:<name> entries: core/kernel/builtin-extensions.ts
       if (pre) for (const spec of list(k.settings.getGlobal().extensions)) await addSpec(spec, k.agentDir, "settings", `setting "extensions" in ${join(k.agentDir, "settings.json")}`);
       const projectSpecs = post ? list(k.settings.getProject().extensions) : [];
       if (trusted) for (const spec of projectSpecs) await addSpec(spec, projectDir, "project-settings", `setting "extensions" in ${k.settings.projectPath() ?? projectDir}`);

@@ -6,7 +6,7 @@
  * registers `/reload` and `--list-tools`. See host.ts for discovery and load order, events.ts
  * for how `pi.on()` maps onto the hooks, api.ts for the `pi` object.
  */
-import { definePlugin } from "../../core/plugin.js";
+import { definePlugin } from "../../core/kernel/index.js";
 import { ExtensionHost } from "./host.js";
 import { formatToolList } from "./list-tools.js";
 import { setCurrentAgentDir } from "./helpers.js";
@@ -14,7 +14,7 @@ import { setCurrentAgentDir } from "./helpers.js";
 export { ExtensionHost, type LoadedExtension, type PackageResources, type ResolvePackageSource } from "./host.js";
 export { formatToolList } from "./list-tools.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     /** The loaded pi extensions. */
     extensions: ExtensionHost;

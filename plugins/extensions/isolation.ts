@@ -10,7 +10,7 @@
  *   runs through a loaded extension's file is reported, naming the extension, and does not end
  *   the process. Anything else keeps Node's behaviour: printed, exit code 1.
  */
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 
 export const DEFAULT_HANDLER_TIMEOUT_MS = 10 * 60_000;
 

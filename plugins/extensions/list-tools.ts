@@ -3,7 +3,7 @@
  * order the wrappers apply, innermost first).
  */
 import { relative } from "node:path";
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 
 export interface ToolListOptions {
   /** Tool name → source before extensions loaded (to mark overrides). */

@@ -7,11 +7,8 @@
  * model's API, with the key and headers the registry resolves (models.json overrides of
  * built-in providers included).
  */
-import type { AssistantStream, Kernel } from "../../core/kernel.js";
-import type { ModelRegistry } from "../../core/models/model-registry.js";
-import { createLazyStream } from "../../core/models/event-stream.js";
-import { VirtualModels, type VirtualModelDefinition } from "../../core/models/virtual-models.js";
-import type { AnyModel, AssistantMessage } from "../../core/types.js";
+import type { AssistantStream, Kernel, AnyModel, AssistantMessage } from "../../core/kernel/index.js";
+import { type ModelRegistry, createLazyStream, VirtualModels, type VirtualModelDefinition } from "../../core/stores/index.js";
 
 const views = new WeakMap<ModelRegistry, ModelRegistry>();
 

@@ -6,7 +6,7 @@
  * the running call in as execute()'s fifth argument (`toolScope`); without one (a tool called
  * outside a run), executeTool answers an error outcome and tools is empty.
  */
-import type { ToolCallScope } from "../../core/agent/loop.js";
+import type { ToolCallScope } from "../../core/engine/index.js";
 
 export function toolContext<T extends object>(base: T, callCtx: unknown): T {
   const scope = (callCtx as { toolScope?: ToolCallScope } | undefined)?.toolScope;

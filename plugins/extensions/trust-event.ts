@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import type { Kernel } from "../../core/kernel.js";
+import type { Kernel } from "../../core/kernel/index.js";
 
 const CLI_WORDS = new Set(["--trust", "--approve", "-a", "--no-approve", "-na"]);
 

@@ -8,20 +8,8 @@
  * the reference's terminal component library.
  */
 import type { TSchema, Static } from "typebox";
-import type {
-  AgentMessage,
-  AgentToolResult,
-  AgentToolUpdateCallback,
-  AnyModel,
-  CustomMessage,
-  ImageContent,
-  TextContent,
-  ThinkingLevel,
-  ToolResultMessage,
-  AssistantMessageEvent,
-} from "../../core/types.js";
-import type { ExtensionUI, UiDialogOptions } from "../../core/ui.js";
-import type { ReadonlySessionManager, SessionEntry, SessionManager, BranchSummaryEntry, CompactionEntry } from "../../core/session/session-manager.js";
+import type { AgentMessage, AgentToolResult, AgentToolUpdateCallback, AnyModel, CustomMessage, ImageContent, TextContent, ThinkingLevel, ToolResultMessage, AssistantMessageEvent, ExtensionUI, UiDialogOptions } from "../../core/kernel/index.js";
+import type { ReadonlySessionManager, SessionEntry, SessionManager, BranchSummaryEntry, CompactionEntry } from "../../core/stores/index.js";
 import type { BashToolDetails, BashToolInput } from "../tools/bash.js";
 import type { ReadToolDetails, ReadToolInput } from "../tools/read.js";
 import type { EditToolDetails, EditToolInput } from "../tools/edit.js";
@@ -79,7 +67,7 @@ export interface ExtensionContext {
     /** pi 1.6: the branch's context entries (with a compaction: it, the kept entries, the rest). */
     buildContextEntries(): SessionEntry[];
     /** pi 1.6: those entries with the messages each contributes, the thinking level and the model. */
-    buildSessionProjection(): import("../../core/session/projection.js").SessionProjection;
+    buildSessionProjection(): import("../../core/stores/index.js").SessionProjection;
   };
   modelRegistry: any;
   model: AnyModel | undefined;

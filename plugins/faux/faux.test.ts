@@ -4,13 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
 import fauxPlugin, { createFauxPlugin, FauxModel, getFaux, setFauxScript, defaultFaux, FAUX_SCRIPT_ENV } from "./index.js";
-import { Kernel, type AssistantStream } from "../../core/kernel.js";
-import { defineApp } from "../../core/config.js";
-import { SettingsManager } from "../../core/settings.js";
-import { PluginHost } from "../../core/plugin-host.js";
-import { ModelRegistry } from "../../core/models/model-registry.js";
-import { AuthStorage } from "../../core/models/auth-storage.js";
-import type { AnyModel } from "../../core/types.js";
+import { Kernel, type AssistantStream, defineApp, SettingsManager, PluginHost, type AnyModel } from "../../core/kernel/index.js";
+import { ModelRegistry, AuthStorage } from "../../core/stores/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pi-faux-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

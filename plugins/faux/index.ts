@@ -25,13 +25,10 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { AssistantMessage, Context, SimpleStreamOptions, TextContent, ThinkingContent, ToolCall, Usage } from "@mariozechner/pi-ai";
-import { definePlugin } from "../../core/plugin.js";
-import type { ApiProvider, AssistantStream, Kernel, ModelDefinition, ProviderModels, StreamFn } from "../../core/kernel.js";
-import type { AnyModel } from "../../core/types.js";
-import { jsonErrorPosition } from "../../core/settings.js";
-import { AssistantMessageEventStream, describeError, emptyAssistantMessage } from "../../core/models/event-stream.js";
+import { definePlugin, type ApiProvider, type AssistantStream, type Kernel, type ModelDefinition, type ProviderModels, type StreamFn, type AnyModel, jsonErrorPosition } from "../../core/kernel/index.js";
+import { AssistantMessageEventStream, describeError, emptyAssistantMessage } from "../../core/stores/index.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     /** The FauxModel the faux plugin serves. */
     faux: FauxModel;

@@ -9,10 +9,7 @@
  * `-builtin:llama.cpp` (or `!builtin:*`) in the global `extensions` setting and by
  * `--no-extensions`, as in 1.6.
  */
-import type { Kernel } from "../../core/kernel.js";
-import { definePlugin } from "../../core/plugin.js";
-import type { ExtensionUI } from "../../core/ui.js";
-import { resolveBuiltinExtensions } from "../../core/builtin-extensions.js";
+import { type Kernel, definePlugin, type ExtensionUI, resolveBuiltinExtensions } from "../../core/kernel/index.js";
 import { DEFAULT_LLAMA_SERVER_URL, isServing, LlamaRouter, normalizeServerUrl, type RouterModel } from "./client.js";
 import { EXACT_MODEL, HuggingFace, huggingFaceToken, shortBytes, shortCount } from "./huggingface.js";
 
@@ -77,7 +74,7 @@ export interface LlamaService {
   configure(url: string, key: string): Promise<RouterModel[]>;
 }
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     /** The llama.cpp plugin: read the router's models, store its address (/login llama.cpp). */
     "llama-cpp": LlamaService;

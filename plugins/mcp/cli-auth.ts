@@ -3,8 +3,8 @@
  * sign in to an HTTP MCP server with OAuth, or delete its stored credentials
  * (`<agentDir>/mcp-auth.json`). `-l` requires the server to come from the project's files.
  */
-import type { SubcommandContext } from "../../core/kernel.js";
-import { isCommandValue, resolveConfigValue } from "../../core/models/config-value.js";
+import type { SubcommandContext } from "../../core/kernel/index.js";
+import { isCommandValue, resolveConfigValue } from "../../core/stores/index.js";
 import { loadMcpConfig, type McpServerEntry } from "./config.js";
 import { UsageError, scopeArgs } from "./cli-edit.js";
 import { McpAuthStore, usesOAuth } from "./oauth.js";

@@ -19,9 +19,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SubcommandContext } from "../../core/kernel.js";
-import { jsonErrorPosition } from "../../core/settings.js";
-import { writeFileAtomic } from "../../core/fs-utils.js";
+import { type SubcommandContext, jsonErrorPosition, writeFileAtomic } from "../../core/kernel/index.js";
 import { MCP_JSON, parseServer } from "./config.js";
 
 type Obj = Record<string, unknown>;

@@ -6,9 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Kernel, type SubcommandContext } from "../../core/kernel.js";
-import { SettingsManager } from "../../core/settings.js";
-import { defineApp } from "../../core/config.js";
+import { Kernel, type SubcommandContext, SettingsManager, defineApp } from "../../core/kernel/index.js";
 import { parseAddArgs, runMcpSubcommand } from "./cli.js";
 
 const STDIO = fileURLToPath(new URL("../../tests/fixtures/mcp/stdio-server.mjs", import.meta.url));

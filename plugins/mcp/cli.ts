@@ -6,7 +6,7 @@
  *   pi mcp add … / remove …       cli-edit.ts (pi 1.6's forms and ours)
  *   pi mcp login / logout …       cli-auth.ts (OAuth for HTTP servers)
  */
-import type { SubcommandContext } from "../../core/kernel.js";
+import type { SubcommandContext } from "../../core/kernel/index.js";
 import { describeTarget, loadMcpConfig, type McpServerEntry } from "./config.js";
 import { mcpToolName } from "./names.js";
 import { McpNeedsSignInError } from "./oauth.js";

@@ -35,11 +35,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { expandHome } from "../../core/config.js";
-import { jsonErrorPosition } from "../../core/settings.js";
-import type { KernelServices, ServiceName } from "../../core/services.js";
+import { expandHome, jsonErrorPosition, type KernelServices, type ServiceName, PROJECT_MCP_JSON } from "../../core/kernel/index.js";
 import type { McpOAuthConfig } from "./oauth.js";
-import { PROJECT_MCP_JSON } from "../../core/project-files.js";
 
 export type McpScope = "user" | "project";
 export type McpTransport = "stdio" | "http" | "sse";
@@ -433,7 +430,7 @@ export function describeTarget(spec: Pick<McpServerSpec, "transport" | "command"
 // ---- from the kernel -----------------------------------------------------------------------
 
 /** The kernel service another plugin provides (`--trust`, the `trustedProjects` setting, the TUI prompt). */
-export type { ProjectTrust } from "../../core/services.js";
+export type { ProjectTrust } from "../../core/kernel/index.js";
 
 interface KernelLike {
   cwd: string;

@@ -6,13 +6,13 @@
  * The MCP SDK is imported here only, and only inside connectServer(): nothing loads it until a
  * configured server is contacted.
  */
-import { isCommandValue, resolveConfigValue } from "../../core/models/config-value.js";
+import { isCommandValue, resolveConfigValue } from "../../core/stores/index.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerSpec, McpTransport } from "./config.js";
 import type { McpCallResult } from "./content.js";
 import { McpNeedsSignInError, usesOAuth } from "./oauth.js";
-import { wrapCommand } from "../../core/command-wrapper.js";
+import { wrapCommand } from "../../core/kernel/index.js";
 
 export interface McpToolInfo {
   name: string;

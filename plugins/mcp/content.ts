@@ -10,7 +10,7 @@
  * `isError: true` throws an Error with the text, so the model sees a failed tool call.
  * Text beyond `maxChars` in total is cut with a note saying how much was left out.
  */
-import type { AgentToolResult, ImageContent, TextContent } from "../../core/types.js";
+import type { AgentToolResult, ImageContent, TextContent } from "../../core/kernel/index.js";
 
 /** The parts of an MCP CallToolResult used here (typed loosely: servers send what they send). */
 export interface McpCallResult {

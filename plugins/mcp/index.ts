@@ -13,13 +13,11 @@
  * Registers: subcommand `pi mcp list|get|add|remove|login|logout`, slash command `/mcp [reconnect [name]]`,
  * kernel service "mcp" (McpService). See README.md in this folder for the configuration.
  */
-import { definePlugin } from "../../core/plugin.js";
+import { definePlugin, type Kernel, type ExtensionUI } from "../../core/kernel/index.js";
 import { MCP_USAGE } from "./help.js";
-import type { Kernel } from "../../core/kernel.js";
-import type { ExtensionUI } from "../../core/ui.js";
 import type { McpManager, McpServerView } from "./manager.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     mcp: McpService;
   }

@@ -11,9 +11,7 @@
  * tool (search-tool.ts) is active and the MCP tools stay registered but inactive; "auto"
  * (default) — search when there are more than `mcp.searchThreshold` (40) MCP tools.
  */
-import { filterLateTools } from "../../core/tool-selection.js";
-import type { Kernel, PluginApi } from "../../core/kernel.js";
-import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/types.js";
+import { filterLateTools, type Kernel, type PluginApi, type AgentToolResult, type AgentToolUpdateCallback, type ToolDefinition } from "../../core/kernel/index.js";
 import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpServerEntry, type McpTransport } from "./config.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";

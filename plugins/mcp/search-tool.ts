@@ -8,7 +8,7 @@
  *
  * `tool` accepts the registered name (as search prints it) or "server/tool".
  */
-import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/types.js";
+import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/kernel/index.js";
 
 export const SEARCH_TOOL_NAME = "mcp";
 

@@ -15,8 +15,7 @@
  * nothing is loaded and Node's fetch is used as it is. This happens at session_start, before the
  * first request of the run.
  */
-import type { PluginApi } from "../../core/kernel.js";
-import { definePlugin } from "../../core/plugin.js";
+import { type PluginApi, definePlugin } from "../../core/kernel/index.js";
 
 /** 1.6's default, and Node's own headers/body timeout. */
 export const DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000;

@@ -4,9 +4,8 @@
  * change is written at once to the global settings, or with -l to the project's. When stdout is
  * not a terminal the caller prints the list instead (`settingsListing`).
  */
-import type { Kernel } from "../../core/kernel.js";
-import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../../core/builtin-extensions.js";
-import { formatSettingsList } from "../../core/settings-catalog.js";
+import { type Kernel, BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../../core/kernel/index.js";
+import { formatSettingsList } from "../../core/kernel/lazy.js";
 import type { ResolvedPackage, PackageManager } from "./package-manager.js";
 
 type Obj = Record<string, unknown>;

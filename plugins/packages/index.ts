@@ -19,12 +19,10 @@
  *                            only (pi -e npm:… / git:…), installed under the OS temp folder.
  *   "package-manager"        () => Promise<PackageManager> — for hosts and other plugins.
  */
-import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel.js";
-import { definePlugin, KERNEL_API_VERSION } from "../../core/plugin.js";
-import { BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions } from "../../core/builtin-extensions.js";
+import { type Kernel, type PluginApi, type SubcommandContext, definePlugin, KERNEL_API_VERSION, BUILTIN_EXTENSION_NAMES, resolveBuiltinExtensions, type PackageResourcePaths } from "../../core/kernel/index.js";
 import type { PackageManager, PackageManagerOptions, ResolvedPackage } from "./package-manager.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     /** The package manager of this run (created on first use). */
     "package-manager": () => Promise<unknown>;
@@ -33,8 +31,7 @@ declare module "../../core/services.js" {
 
 export type { PackageManager, ResolvedPackage, UpdateResult } from "./package-manager.js";
 
-export type { PackageResourcePaths } from "../../core/services.js";
-import type { PackageResourcePaths } from "../../core/services.js";
+export type { PackageResourcePaths } from "../../core/kernel/index.js";
 
 const SUBCOMMANDS = ["install", "remove", "uninstall", "update", "list", "config"];
 

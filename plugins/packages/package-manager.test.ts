@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { SettingsManager } from "../../core/settings.js";
+import { SettingsManager } from "../../core/kernel/index.js";
 import { PackageManager, packageManagerOf } from "./package-manager.js";
 
 const FAKE_NPM = resolve(process.cwd(), "tests", "fixtures", "fake-npm.mjs");

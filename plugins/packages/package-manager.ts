@@ -24,7 +24,7 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import semver from "semver";
-import type { SettingsManager } from "../../core/settings.js";
+import type { SettingsManager } from "../../core/kernel/index.js";
 import { checkCompatibility, type HostVersions } from "./compat.js";
 import { collectPackageResources, readJson, RESOURCE_TYPES, type PackageFilter, type PackageResource, type ResourceType } from "./package-resources.js";
 import { readPackageJsonOf, runCommand } from "./run.js";

@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import { dirEntries, pathKind, resourceFiles } from "../../core/resource-walk.js";
+import { dirEntries, pathKind, resourceFiles } from "../../core/kernel/index.js";
 import { applyPatterns, expandGlob, hasGlob, isOverride } from "./filters.js";
 
 export const RESOURCE_TYPES = ["extensions", "skills", "prompts", "themes"] as const;

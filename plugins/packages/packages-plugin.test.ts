@@ -5,7 +5,7 @@ import { describe, it, expect, afterEach } from "@jest/globals";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
-import type { Settings } from "../../core/settings.js";
+import type { Settings } from "../../core/kernel/index.js";
 import resources from "../resources/index.js";
 import packages from "./index.js";
 

@@ -15,7 +15,7 @@
 import { createHash } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
 import { homedir } from "node:os";
-import { expandHome as expandHomeIn } from "../../core/fs-utils.js";
+import { expandHome as expandHomeIn } from "../../core/kernel/index.js";
 
 export type PackageScope = "user" | "project" | "temporary";
 

@@ -12,13 +12,10 @@
  * reads and in a diagnostic. `--yolo` (or the setting `yolo: true`) turns ask into allow; deny
  * always wins.
  */
-import { definePlugin } from "../../core/plugin.js";
-import type { Kernel } from "../../core/kernel.js";
-import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
-import { dialogDeadline } from "../../core/ui.js";
+import { definePlugin, type Kernel, type ToolCallEvent, type ToolCallResult, dialogDeadline } from "../../core/kernel/index.js";
 import { compilePolicy, describeCall, evaluate, type CompiledPolicy, type Evaluation, type PermissionPolicy } from "./rules.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     "permission-gate": PermissionGate;
   }

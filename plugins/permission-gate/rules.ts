@@ -22,7 +22,7 @@
  */
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, posix, resolve } from "node:path";
-import { expandHome, pathSpellings } from "../../core/fs-utils.js";
+import { expandHome, pathSpellings } from "../../core/kernel/index.js";
 import { analyzeBash, type BashAnalysis } from "./bash-analysis.js";
 
 export type Decision = "allow" | "ask" | "deny";

@@ -8,9 +8,8 @@
  * (e.g. "No API key for provider: x") or an inner stream that breaks off all end the stream
  * with one `error` event (stopReason "error", or "aborted" when the signal fired).
  */
-import { definePlugin } from "../../core/plugin.js";
-import type { ApiProvider, AssistantStream, StreamFn } from "../../core/kernel.js";
-import { createLazyStream, describeError } from "../../core/models/event-stream.js";
+import { definePlugin, type ApiProvider, type AssistantStream, type StreamFn } from "../../core/kernel/index.js";
+import { createLazyStream, describeError } from "../../core/stores/index.js";
 import { withAdaptiveThinking } from "./model-compat.js";
 
 /** How to get one API's streamSimple function (a dynamic import of its pi-ai subpath). */
@@ -162,8 +161,8 @@ export function createProvidersPlugin(loaders: Readonly<Record<string, StreamLoa
         action: (value) => listModelsText(typeof value === "string" && value ? value : undefined),
       });
       const listModelsText = async (search?: string) => {
-        const { ModelRegistry } = await import("../../core/models/model-registry.js");
-        const { listModels } = await import("../../core/models/model-resolver.js");
+        const { ModelRegistry } = await import("../../core/stores/index.js");
+        const { listModels } = await import("../../core/stores/index.js");
         const registry = api.kernel.service("model-registry") ?? ModelRegistry.forKernel(api.kernel);
         const r = await listModels(registry, search);
         if (r.stderr) process.stderr.write(r.stderr.endsWith("\n") ? r.stderr : r.stderr + "\n");

@@ -8,7 +8,7 @@
  *   and would send a token budget. The request's `thinking` becomes `{type: "adaptive"}` with
  *   the level's effort (the definition's `thinkingLevelMap`, else the level itself; minimal → low).
  */
-import type { StreamFn } from "../../core/kernel.js";
+import type { StreamFn } from "../../core/kernel/index.js";
 
 type Payload = Record<string, unknown> & { thinking?: { type?: string; display?: string; budget_tokens?: number } };
 type OnPayload = (payload: unknown, model: unknown) => unknown | Promise<unknown>;

@@ -6,11 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Api, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
 import providersPlugin, { createProvidersPlugin, loadedProviderApis, PI_AI_APIS, type StreamLoader } from "./index.js";
-import { Kernel, type AssistantStream, type StreamFn } from "../../core/kernel.js";
-import { defineApp } from "../../core/config.js";
-import { SettingsManager } from "../../core/settings.js";
-import { PluginHost } from "../../core/plugin-host.js";
-import { AssistantMessageEventStream, emptyAssistantMessage } from "../../core/models/event-stream.js";
+import { Kernel, type AssistantStream, type StreamFn, defineApp, SettingsManager, PluginHost } from "../../core/kernel/index.js";
+import { AssistantMessageEventStream, emptyAssistantMessage } from "../../core/stores/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pi-providers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@
  */
 import { describe, it, expect, beforeAll } from "@jest/globals";
 import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
-import type { StreamFn, AssistantStream } from "../../core/kernel.js";
+import type { StreamFn, AssistantStream } from "../../core/kernel/index.js";
 import { withRawDetails, applyRawDetails, type DetailsApi } from "./raw-details.js";
 
 const context: Context = { messages: [{ role: "user", content: "hi", timestamp: 0 }] };

@@ -25,7 +25,7 @@
  * response that is not a stream, a caller's own `client` (Anthropic).
  */
 import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
-import type { AssistantStream, StreamFn } from "../../core/kernel.js";
+import type { AssistantStream, StreamFn } from "../../core/kernel/index.js";
 import { SseDecoder } from "./fast/sse.js";
 
 export type DetailsApi = "openai-completions" | "openai-responses" | "anthropic-messages";

@@ -18,8 +18,7 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { expandHome } from "../../core/fs-utils.js";
-import { resourceFiles } from "../../core/resource-walk.js";
+import { expandHome, resourceFiles } from "../../core/kernel/index.js";
 import { applyPatterns, enabledByOverrides, isPattern } from "./patterns.js";
 import { collectSkillFiles, type ResourceLocation } from "./skills.js";
 import { collectTemplateFiles } from "./prompt-templates.js";

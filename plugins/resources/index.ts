@@ -16,18 +16,15 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Kernel, PluginApi } from "../../core/kernel.js";
-import { definePlugin } from "../../core/plugin.js";
-import type { ResourcesDiscoverEvent } from "../../core/hooks.js";
-import type { SystemPromptBuilder } from "../../core/session/system-prompt.js";
-import type { Diagnostic } from "../../core/types.js";
+import { type Kernel, type PluginApi, definePlugin, type ResourcesDiscoverEvent, type Diagnostic } from "../../core/kernel/index.js";
+import type { SystemPromptBuilder } from "../../core/engine/index.js";
 import { loadContextFiles, type ContextFile } from "./context-files.js";
 import { discover, type PathLists } from "./discovery.js";
 import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "./prompt-templates.js";
 import { expandSkillCommand, loadSkills, type Skill } from "./skills.js";
 import { buildResourceSystemPrompt } from "./system-prompt.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     resources: ResourcesService;
     "reload-resources": () => Promise<void>;

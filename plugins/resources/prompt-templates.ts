@@ -16,8 +16,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import type { Diagnostic } from "../../core/types.js";
-import { collectFiles } from "../../core/resource-walk.js";
+import { type Diagnostic, collectFiles } from "../../core/kernel/index.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import type { LoadResult, ResourceLocation } from "./skills.js";
 

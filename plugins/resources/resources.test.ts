@@ -7,8 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
-import type { Settings } from "../../core/settings.js";
-import type { ToolDefinition } from "../../core/types.js";
+import type { Settings, ToolDefinition } from "../../core/kernel/index.js";
 import resources from "./index.js";
 
 type Env = Awaited<ReturnType<typeof createTestKernel>>;

@@ -15,8 +15,7 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { Diagnostic } from "../../core/types.js";
-import { collectSkillFiles } from "../../core/resource-walk.js";
+import { type Diagnostic, collectSkillFiles } from "../../core/kernel/index.js";
 import { parseFrontmatter, stripFrontmatter } from "./frontmatter.js";
 
 export const MAX_SKILL_NAME = 64;
@@ -95,7 +94,7 @@ export function loadSkillFile(filePath: string, location: ResourceLocation, diag
   };
 }
 
-/** The skill files under a folder (the walker in core/resource-walk.ts). */
+/** The skill files under a folder (the walker in core/kernel/resource-walk.ts). */
 export { collectSkillFiles };
 
 /**

@@ -8,7 +8,7 @@
  *   skills         the <available_skills> block (only when the read tool is active)
  *   date and cwd   "Current date: YYYY-MM-DD" (local date) and "Current working directory: <cwd>"
  */
-import { DEFAULT_HEAD, toolSection, type SystemPromptInput } from "../../core/session/system-prompt.js";
+import { DEFAULT_HEAD, toolSection, type SystemPromptInput } from "../../core/engine/index.js";
 import type { ContextFile } from "./context-files.js";
 import { formatSkillsForPrompt, type Skill } from "./skills.js";
 

@@ -7,8 +7,8 @@
  * Settings: retry.{enabled, maxRetries, baseDelayMs, maxDelayMs}; the session's
  * autoRetryEnabled (RPC set_auto_retry, /settings) turns it off for one session.
  */
-import { definePlugin } from "../../core/plugin.js";
-import { isRetryableError } from "../../core/session/provider-errors.js";
+import { definePlugin } from "../../core/kernel/index.js";
+import { isRetryableError } from "../../core/engine/index.js";
 
 export default definePlugin({
   name: "retry",

@@ -1,6 +1,6 @@
 /**
  * The retry plugin answers provider_error for transient failures; the run controller reports
- * auto_retry_start / auto_retry_end and runs the turn again. (Moved from core/agent/loop.test.ts
+ * auto_retry_start / auto_retry_end and runs the turn again. (Moved from core/engine/agent/loop.test.ts
  * when retry became a plugin; the assertions are unchanged.)
  */
 import { describe, it, expect } from "@jest/globals";

@@ -4,8 +4,8 @@
  * `*_SECRET`) and without the addresses of the host's sockets (tmux, screen, ssh-agent, gpg-agent,
  * D-Bus, X11, Wayland, terminal remote controls). `TMPDIR` points at the private /tmp.
  */
-import { providerEnvNames } from "../../core/models/builtin-catalog.js";
-import { SECRET_ENV_NAME } from "../../core/session/redact.js";
+import { providerEnvNames } from "../../core/stores/index.js";
+import { SECRET_ENV_NAME } from "../../core/kernel/index.js";
 
 /** Variables that address a socket of the host (removed whatever their value). */
 export const SOCKET_ENV: readonly string[] = Object.freeze([

@@ -3,9 +3,9 @@
  *
  * When on, every command the bash tool, `!` commands, `pi.exec`, extensions' local bash
  * operations, hook commands and MCP stdio servers start runs inside bubblewrap (the process-wide
- * command wrapper, core/command-wrapper.ts), without capabilities, credentials or host sockets.
+ * command wrapper, core/kernel/command-wrapper.ts), without capabilities, credentials or host sockets.
  * The write and edit tools check the same writable folders in-process, before the call (a
- * `tool_call` tap) and again where the write lands when it happens (core/file-guard.ts). A command
+ * `tool_call` tap) and again where the write lands when it happens (core/kernel/file-guard.ts). A command
  * the sandbox blocked says so in words; with `sandbox.allowEscalation` in the global settings, a
  * person may let it run outside through the UI's own escalation request (never a plain confirm);
  * otherwise the call fails closed. An unusable bubblewrap, or one that would leave the command
@@ -13,13 +13,7 @@
  * level (ui.setStatus "sandbox").
  */
 import { join } from "node:path";
-import { definePlugin } from "../../core/plugin.js";
-import type { PluginApi } from "../../core/kernel.js";
-import type { ToolCallEvent, ToolCallResult } from "../../core/hooks.js";
-import type { ToolDefinition } from "../../core/types.js";
-import { dialogDeadline, type EscalationRequest } from "../../core/ui.js";
-import { installCommandWrapper, runUnwrapped, type CommandSpec } from "../../core/command-wrapper.js";
-import { installFileGuard, runUnguarded } from "../../core/file-guard.js";
+import { definePlugin, type PluginApi, type ToolCallEvent, type ToolCallResult, type ToolDefinition, dialogDeadline, type EscalationRequest, installCommandWrapper, runUnwrapped, type CommandSpec, installFileGuard, runUnguarded } from "../../core/kernel/index.js";
 import { bwrapArgs, launchArgs, probeBwrap, sandboxRuntime, type Probe } from "./bwrap.js";
 import { sandboxEnv } from "./env.js";
 import { checkWrite, describePolicy, expandUserPath, howToAllow, realish, resolvePolicy, SANDBOX_LEVELS, type SandboxPolicy } from "./policy.js";
@@ -33,7 +27,7 @@ const READ_ONLY_FS = /Read-only file system|EROFS/;
 const PRIVATE_TMP_MISS = /\/tmp\/[^\n]*(No such file or directory|ENOENT)/;
 const NETWORK_FAILURE = /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo|Connection refused|ECONNREFUSED/;
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     sandbox: SandboxService;
   }
@@ -270,7 +264,7 @@ export default definePlugin({
     sandbox.uninstall = installCommandWrapper({ source: api.name, wrap: (spec) => sandbox.wrap(spec), explain: (out) => sandbox.explain(out) });
     api.on("tool_call", (event) => checkFileTool(api, sandbox, event), { stage: 50 });
     // The write and edit tools' local operations ask again where the write really lands, at the
-    // moment they write (core/file-guard.ts); with it active, a message's tool calls run in turn.
+    // moment they write (core/kernel/file-guard.ts); with it active, a message's tool calls run in turn.
     const removeGuard = installFileGuard({
       source: "sandbox",
       active: () => sandbox.policy().level !== "off",

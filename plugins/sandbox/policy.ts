@@ -12,8 +12,7 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { expandHome } from "../../core/fs-utils.js";
-import { projectStartupPaths } from "../../core/project-files.js";
+import { expandHome, projectStartupPaths } from "../../core/kernel/index.js";
 
 export type SandboxLevel = "read-only" | "workspace-write" | "off";
 export const SANDBOX_LEVELS: readonly SandboxLevel[] = Object.freeze(["read-only", "workspace-write", "off"]);
@@ -35,7 +34,7 @@ export interface SandboxPolicy {
   hidden: string[];
   /**
    * The project's paths pi, its plugins and git run code from at their next start (the loaders'
-   * own list, core/project-files.ts): read-only inside, created empty first when missing.
+   * own list, core/kernel/project-files.ts): read-only inside, created empty first when missing.
    */
   startupPaths: Array<{ path: string; kind: "dir" | "file" }>;
   /** Folders holding the host's sockets (ssh-agent, tmux, the session's runtime folder): hidden. */

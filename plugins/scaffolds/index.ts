@@ -6,10 +6,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { definePlugin } from "../../core/plugin.js";
-import type { Kernel, PluginApi, SubcommandContext } from "../../core/kernel.js";
+import { definePlugin, type Kernel, type PluginApi, type SubcommandContext } from "../../core/kernel/index.js";
 
-declare module "../../core/services.js" {
+declare module "../../core/kernel/services.js" {
   interface KernelServices {
     /** The scaffolds `pi new` offers (shared by the plugins that add one). */
     scaffolds: ScaffoldMap;

@@ -3,8 +3,8 @@
  * handling as the bash tool, but the result is data (output, exit code, truncation, the full
  * output file), not a tool error. Provided to the kernel as the service "bash-executor".
  */
-import type { BashExecutor, BashResult } from "../../core/session/agent-session.js";
-import { explainCommandFailure } from "../../core/command-wrapper.js";
+import type { BashExecutor, BashResult } from "../../core/engine/index.js";
+import { explainCommandFailure } from "../../core/kernel/index.js";
 import { createLocalBashOperations, OutputCollector, type BashOperations } from "./bash.js";
 
 export function createBashExecutor(settings: () => { shellPath?: string; shellCommandPrefix?: string }): BashExecutor {

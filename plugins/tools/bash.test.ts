@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBashTool, type BashOperations, type BashToolDetails } from "./bash.js";
-import type { AgentToolResult } from "../../core/types.js";
+import type { AgentToolResult } from "../../core/kernel/index.js";
 
 let dir: string;
 const tempFiles: string[] = [];

@@ -14,8 +14,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/types.js";
-import { wrapCommand, type CommandSpec } from "../../core/command-wrapper.js";
+import { type ToolDefinition, wrapCommand, type CommandSpec } from "../../core/kernel/index.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, sanitizeOutput, truncateTail, type TruncationResult } from "./truncate.js";
 
 const bashSchema = Type.Object({
@@ -183,7 +182,7 @@ export function createLocalShellOperations(resolveShell: () => ShellConfig): Bas
           reject(new Error("aborted"));
           return;
         }
-        // (added for sandbox) the command goes through the kernel's command wrapper (core/command-wrapper.ts).
+        // (added for sandbox) the command goes through the kernel's command wrapper (core/kernel/command-wrapper.ts).
         // Its processes carry a marker, so those that leave the process group are still ended.
         const token = newRunToken();
         let spec: CommandSpec;

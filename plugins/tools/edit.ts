@@ -6,11 +6,10 @@
  * one file are serialised.
  */
 import { constants } from "node:fs";
-import { guardedWriteFile } from "../../core/file-guard.js";
+import { guardedWriteFile, type ToolDefinition } from "../../core/kernel/index.js";
 import { access as fsAccess, readFile as fsReadFile, writeFile as fsWriteFile } from "node:fs/promises";
 import { isUtf8 } from "node:buffer";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/types.js";
 import { applyEdits, normalizeToLF, generateDiffString, stripBom, type Edit } from "./edit-diff.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { assertNotSpecialFile, describeFsError, resolveToCwd } from "./path-utils.js";
@@ -60,7 +59,7 @@ export interface EditToolOptions {
 export function createLocalEditOperations(): EditOperations {
   return {
     readFile: (p) => fsReadFile(p),
-    // Re-checked where it really lands, and not redirected by a link, with a file guard active (core/file-guard.ts).
+    // Re-checked where it really lands, and not redirected by a link, with a file guard active (core/kernel/file-guard.ts).
     writeFile: async (p, content) => {
       if (!guardedWriteFile(p, content)) await fsWriteFile(p, content, "utf8");
     },

@@ -9,7 +9,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { createInterface } from "node:readline";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/types.js";
+import type { ToolDefinition } from "../../core/kernel/index.js";
 import { fdPath, helpText } from "./external-tools.js";
 import { PathGlob, hasUpperCase } from "./glob.js";
 import { describeFsError, resolveToCwd } from "./path-utils.js";

@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { basename, relative, sep } from "node:path";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/types.js";
+import type { ToolDefinition } from "../../core/kernel/index.js";
 import { ripgrepPath } from "./external-tools.js";
 import {
   RipgrepPatternError,

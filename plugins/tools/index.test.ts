@@ -2,10 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineApp } from "../../core/config.js";
-import { Kernel } from "../../core/kernel.js";
-import { PluginHost } from "../../core/plugin-host.js";
-import { SettingsManager } from "../../core/settings.js";
+import { defineApp, Kernel, PluginHost, SettingsManager } from "../../core/kernel/index.js";
 import toolsPlugin, { ALL_TOOL_NAMES, DEFAULT_ACTIVE_TOOLS, createAllToolDefinitions, createCodingTools, createReadOnlyTools, createToolDefinition } from "./index.js";
 
 let dir: string;

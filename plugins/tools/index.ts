@@ -4,8 +4,7 @@
  * folder and pluggable operations, so an extension can run the same tool elsewhere (ssh, a
  * container); the SDK re-exports the factories.
  */
-import { definePlugin } from "../../core/plugin.js";
-import type { ToolDefinition } from "../../core/types.js";
+import { definePlugin, type ToolDefinition, DEFAULT_ACTIVE_TOOLS as CORE_DEFAULT_ACTIVE_TOOLS } from "../../core/kernel/index.js";
 import { createBashToolDefinition, type BashToolOptions } from "./bash.js";
 import { createEditToolDefinition, type EditToolOptions } from "./edit.js";
 import { createFindToolDefinition, type FindToolOptions } from "./find.js";
@@ -15,12 +14,11 @@ import { createReadToolDefinition, type ReadToolOptions } from "./read.js";
 import { createWriteToolDefinition, type WriteToolOptions } from "./write.js";
 import { createBashExecutor } from "./bash-executor.js";
 import { fitImageForModel } from "./images.js";
-import { DEFAULT_ACTIVE_TOOLS as CORE_DEFAULT_ACTIVE_TOOLS } from "../../core/services.js";
 
 export type ToolName = "read" | "bash" | "edit" | "write" | "grep" | "find" | "ls";
 
 /** The tools a new session starts with. */
-/** The tools a session starts with (one definition, in the kernel: core/services.ts). */
+/** The tools a session starts with (one definition, in the kernel: core/kernel/services.ts). */
 export const DEFAULT_ACTIVE_TOOLS = CORE_DEFAULT_ACTIVE_TOOLS as readonly ToolName[];
 /** Every built-in tool, in the order they are registered. */
 export const ALL_TOOL_NAMES: readonly ToolName[] = Object.freeze(["read", "bash", "edit", "write", "grep", "find", "ls"]);

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/types.js";
+import type { ToolDefinition } from "../../core/kernel/index.js";
 import { describeFsError, resolveToCwd } from "./path-utils.js";
 import { DEFAULT_MAX_BYTES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 

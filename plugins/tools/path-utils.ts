@@ -4,7 +4,7 @@
 import { accessSync, constants } from "node:fs";
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { expandHome, pathSpellings } from "../../core/fs-utils.js";
+import { expandHome, pathSpellings } from "../../core/kernel/index.js";
 
 /** Strip a leading "@" and expand "~" / "~/…" to the home folder. */
 export function expandPath(filePath: string): string {

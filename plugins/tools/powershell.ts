@@ -10,7 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import { win32 } from "node:path";
-import type { ToolDefinition } from "../../core/types.js";
+import type { ToolDefinition } from "../../core/kernel/index.js";
 import {
   createLocalShellOperations,
   createShellToolDefinition,

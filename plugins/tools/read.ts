@@ -6,7 +6,7 @@ import { constants } from "node:fs";
 import { access as fsAccess, readFile as fsReadFile, stat as fsStat } from "node:fs/promises";
 import { isUtf8 } from "node:buffer";
 import { Type, type Static } from "typebox";
-import type { ImageContent, TextContent, ToolDefinition } from "../../core/types.js";
+import type { ImageContent, TextContent, ToolDefinition } from "../../core/kernel/index.js";
 import { assertNotSpecialFile, describeFsError, resolveReadPath } from "./path-utils.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 import { readHead, selectFromFile, windowTruncation } from "./read-stream.js";

@@ -3,10 +3,9 @@
  * same file.
  */
 import { mkdir as fsMkdir, writeFile as fsWriteFile } from "node:fs/promises";
-import { guardedMkdir, guardedWriteFile } from "../../core/file-guard.js";
+import { guardedMkdir, guardedWriteFile, type ToolDefinition } from "../../core/kernel/index.js";
 import { dirname } from "node:path";
 import { Type, type Static } from "typebox";
-import type { ToolDefinition } from "../../core/types.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
 import { assertNotSpecialFile, describeFsError, resolveToCwd } from "./path-utils.js";
 
@@ -31,7 +30,7 @@ export interface WriteToolOptions {
 export function createLocalWriteOperations(): WriteOperations {
   return {
     // With a file guard active (the OS sandbox), the write is re-checked where it really lands
-    // and cannot be redirected by a link (core/file-guard.ts).
+    // and cannot be redirected by a link (core/kernel/file-guard.ts).
     writeFile: async (p, content) => {
       await assertNotSpecialFile(p);
       if (!guardedWriteFile(p, content)) await fsWriteFile(p, content, "utf8");

@@ -16,12 +16,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { definePlugin } from "../../core/plugin.js";
-import type { Kernel } from "../../core/kernel.js";
+import { definePlugin, type Kernel, type ProjectTrust, type SkippedItem, expandHome } from "../../core/kernel/index.js";
 
-export type { ProjectTrust, SkippedItem } from "../../core/services.js";
-import type { ProjectTrust, SkippedItem } from "../../core/services.js";
-import { expandHome } from "../../core/fs-utils.js";
+export type { ProjectTrust, SkippedItem } from "../../core/kernel/index.js";
 
 
 

@@ -4,7 +4,7 @@
  * diagnostics instead of exits). It runs this CLI's own parser (sdk/args.ts) on its flag table;
  * only the unknown-flag rule and the shape are 1.6's.
  */
-import type { CliFlag } from "../../core/kernel.js";
+import type { CliFlag } from "../../core/kernel/kernel.js";
 import { CORE_FLAGS, parseArgs as parseWithTable } from "../args.js";
 
 export type Mode = "text" | "json" | "rpc";

@@ -13,11 +13,11 @@
  */
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { defineApp } from "../../core/config.js";
-import type { Kernel } from "../../core/kernel.js";
-import type { PluginManifest } from "../../core/plugin.js";
-import type { ToolCallScope } from "../../core/agent/loop.js";
-import type { Diagnostic } from "../../core/types.js";
+import { defineApp } from "../../core/kernel/config.js";
+import type { Kernel } from "../../core/kernel/kernel.js";
+import type { PluginManifest } from "../../core/kernel/plugin.js";
+import type { ToolCallScope } from "../../core/engine/agent/loop.js";
+import type { Diagnostic } from "../../core/kernel/types.js";
 import { NOT_INITIALIZED } from "../../plugins/extensions/context.js";
 import { getAgentDir } from "../../plugins/extensions/helpers.js";
 import type { ExtensionHost } from "../../plugins/extensions/host.js";

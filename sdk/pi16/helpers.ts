@@ -18,7 +18,7 @@ import { Theme, builtinTheme } from "../../modes/tui/theme.js";
 import { highlightCode as highlightWith, languageFromPath } from "../../modes/tui/highlight.js";
 import { getActiveTheme, setActiveTheme } from "../../modes/tui/pi-theme.js";
 import { wrapText } from "../../modes/tui/text.js";
-import type { Diagnostic } from "../../core/types.js";
+import type { Diagnostic } from "../../core/kernel/types.js";
 
 export { Theme };
 

@@ -6,9 +6,9 @@
  * the host decides, with the exit code in `exitCode`). `stop()` ends a running UI as /quit does.
  * Nothing here loads the UI code until run().
  */
-import type { AgentSessionRuntime } from "../../core/session/runtime.js";
-import { modeForFlag } from "../../core/modes.js";
-import type { ImageContent } from "../../core/types.js";
+import type { AgentSessionRuntime } from "../../core/engine/runtime.js";
+import { modeForFlag } from "../../core/kernel/modes.js";
+import type { ImageContent } from "../../core/kernel/types.js";
 import { quitInteractive } from "../../modes/tui/index.js";
 import { runModeByFlag } from "../run-modes.js";
 import { chooseTheme } from "../theme-choice.js";

@@ -9,11 +9,11 @@
  * refresh) this runtime answers with what this host has; docs/sdk.md lists the differences.
  */
 import { join } from "node:path";
-import { AuthStorage, type AuthCredential } from "../../core/models/auth-storage.js";
-import { ModelRegistry } from "../../core/models/model-registry.js";
-import { resolveCliModel as resolveCli, resolveModelScope, type ScopedModel } from "../../core/models/model-resolver.js";
-import type { ProviderModels } from "../../core/kernel.js";
-import type { AnyModel, AssistantMessage, ThinkingLevel } from "../../core/types.js";
+import { AuthStorage, type AuthCredential } from "../../core/stores/models/auth-storage.js";
+import { ModelRegistry } from "../../core/stores/models/model-registry.js";
+import { resolveCliModel as resolveCli, resolveModelScope, type ScopedModel } from "../../core/stores/models/model-resolver.js";
+import type { ProviderModels } from "../../core/kernel/kernel.js";
+import type { AnyModel, AssistantMessage, ThinkingLevel } from "../../core/kernel/types.js";
 import { getAgentDir } from "../../plugins/extensions/helpers.js";
 
 export interface CreateModelRuntimeOptions {

@@ -7,8 +7,8 @@
  */
 import { existsSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve as resolvePath } from "node:path";
-import { KERNEL_API_VERSION } from "../../core/plugin.js";
-import type { SettingsManager } from "../../core/settings.js";
+import { KERNEL_API_VERSION } from "../../core/kernel/plugin.js";
+import type { SettingsManager } from "../../core/kernel/settings.js";
 import { discoverInFolder, expandPath as expandExtensionPath, resolveFrom } from "../../plugins/extensions/discovery.js";
 import { PackageError, PackageManager, type ConfiguredPackage as OurConfigured } from "../../plugins/packages/package-manager.js";
 import { collectPackageResources } from "../../plugins/packages/package-resources.js";

@@ -13,12 +13,12 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { defineApp } from "../../core/config.js";
-import type { Kernel, PluginApi } from "../../core/kernel.js";
-import { definePlugin, type PluginManifest } from "../../core/plugin.js";
-import type { SettingsManager } from "../../core/settings.js";
-import type { SystemPromptBuilder } from "../../core/session/system-prompt.js";
-import type { Diagnostic } from "../../core/types.js";
+import { defineApp } from "../../core/kernel/config.js";
+import type { Kernel, PluginApi } from "../../core/kernel/kernel.js";
+import { definePlugin, type PluginManifest } from "../../core/kernel/plugin.js";
+import type { SettingsManager } from "../../core/kernel/settings.js";
+import type { SystemPromptBuilder } from "../../core/engine/system-prompt.js";
+import type { Diagnostic } from "../../core/kernel/types.js";
 import { createResources, type ResourcesService } from "../../plugins/resources/index.js";
 import { loadContextFiles } from "../../plugins/resources/context-files.js";
 import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate as OurPrompt } from "../../plugins/resources/prompt-templates.js";

@@ -10,7 +10,7 @@
 import { unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
-import type { SessionInfo, SessionListProgress } from "../../core/session/session-entries.js";
+import type { SessionInfo, SessionListProgress } from "../../core/stores/session/session-entries.js";
 import { DynamicBorder } from "../../modes/tui/pi-theme.js";
 import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
 

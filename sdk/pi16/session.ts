@@ -6,10 +6,10 @@
  * compaction plugin's own prompts; the request goes through the host's pi-ai (loaded on the
  * first call).
  */
-import type { AgentMessage, AnyModel, AssistantMessage, Message } from "../../core/types.js";
-import type { SessionEntry } from "../../core/session/session-entries.js";
-import type { AgentSession } from "../../core/session/agent-session.js";
-import { buildContextEntries as coreContextEntries, buildSessionProjection as coreProjection, type ProjectedSessionEntry, type SessionProjection } from "../../core/session/projection.js";
+import type { AgentMessage, AnyModel, AssistantMessage, Message } from "../../core/kernel/types.js";
+import type { SessionEntry } from "../../core/stores/session/session-entries.js";
+import type { AgentSession } from "../../core/engine/agent-session.js";
+import { buildContextEntries as coreContextEntries, buildSessionProjection as coreProjection, type ProjectedSessionEntry, type SessionProjection } from "../../core/stores/session/projection.js";
 import { createFileOps, entryMessage, DEFAULT_COMPACTION_SETTINGS, type CompactionPreparation } from "../../plugins/compaction/prepare.js";
 import { summarizeBranch, summarizeForCompaction } from "../../plugins/compaction/summarize.js";
 
@@ -40,7 +40,7 @@ export function sessionEntryToContextMessages(entry: SessionEntry): AgentMessage
 
 /**
  * The entries of the branch ending at `leafId` (the last entry by default) that make up the
- * context, and their projection: core/session/projection.ts on that branch (the same views
+ * context, and their projection: core/stores/session/projection.ts on that branch (the same views
  * ctx.sessionManager offers extensions).
  */
 export function buildContextEntries(entries: SessionEntry[], leafId?: string | null, byId?: Map<string, SessionEntry>): SessionEntry[] {

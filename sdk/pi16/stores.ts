@@ -7,7 +7,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
-import { writeFileAtomic } from "../../core/fs-utils.js";
+import { writeFileAtomic } from "../../core/kernel/fs-utils.js";
 import { getAgentDir } from "../../plugins/extensions/helpers.js";
 
 // ---- auth storage backends -------------------------------------------------------------------------

@@ -374,9 +374,9 @@ const cases = [
     oursOnly: true,
     inProcess: true,
     run: async () => {
-      const { Kernel } = await import(pathToFileURL(join(ROOT, "dist/core/kernel.js")).href);
-      const { SettingsManager } = await import(pathToFileURL(join(ROOT, "dist/core/settings.js")).href);
-      const { defineApp } = await import(pathToFileURL(join(ROOT, "dist/core/config.js")).href);
+      const { Kernel } = await import(pathToFileURL(join(ROOT, "dist/core/kernel/kernel.js")).href);
+      const { SettingsManager } = await import(pathToFileURL(join(ROOT, "dist/core/kernel/settings.js")).href);
+      const { defineApp } = await import(pathToFileURL(join(ROOT, "dist/core/kernel/config.js")).href);
       const k = new Kernel({ app: defineApp("pi", "0"), cwd: tmpdir(), agentDir: tmpdir(), settings: SettingsManager.inMemory() });
       let n = 0;
       for (let i = 0; i < 5; i++) k.scope(`p${i}`).on("message_update", () => void n++);
@@ -400,7 +400,7 @@ const cases = [
 /** Per-command cost of the sandbox: the bash tool's local operations spawning `true`, plain and wrapped in bwrap. */
 async function sandboxSpawnCase(ctx) {
   const bash = await import(pathToFileURL(join(ROOT, "dist/plugins/tools/bash.js")).href);
-  const wrapper = await import(pathToFileURL(join(ROOT, "dist/core/command-wrapper.js")).href);
+  const wrapper = await import(pathToFileURL(join(ROOT, "dist/core/kernel/command-wrapper.js")).href);
   const policy = await import(pathToFileURL(join(ROOT, "dist/plugins/sandbox/policy.js")).href);
   const bw = await import(pathToFileURL(join(ROOT, "dist/plugins/sandbox/bwrap.js")).href);
   const probe = bw.probeBwrap("workspace-write");
@@ -448,7 +448,7 @@ async function grepCase(ctx, backend) {
 
 async function importSessionManager(cli) {
   const pkgDist = cli.startsWith(join(ROOT, "dist")) ? join(ROOT, "dist") : dirname(cli);
-  for (const rel of ["core/session/session-manager.js", "core/session-manager.js"]) {
+  for (const rel of ["core/stores/session/session-manager.js", "core/session-manager.js"]) {
     const p = join(pkgDist, rel);
     if (existsSync(p)) return { path: p, ...(await import(pathToFileURL(p).href)) };
   }

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "../fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, ROOT, runCli, spawnCli } from "../helpers/e2e.js";
-import { SessionManager } from "../../core/session/session-manager.js";
+import { SessionManager } from "../../core/stores/session/session-manager.js";
 import { writtenBytes } from "../helpers/rpc.js";
 import { waitUntil } from "../helpers/system.js";
 

@@ -3,7 +3,7 @@
  * the parsed stdout records, for tests that need exact bytes (framing) or flow control.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { JsonlLineReader } from "../../core/io/jsonl.js";
+import { JsonlLineReader } from "../../core/stores/io/jsonl.js";
 import { CLI, type E2eEnv } from "./e2e.js";
 
 export class RawRpc {

@@ -5,19 +5,19 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Kernel } from "../../core/kernel.js";
-import { PluginHost } from "../../core/plugin-host.js";
-import type { PluginManifest } from "../../core/plugin.js";
-import { SettingsManager, type Settings } from "../../core/settings.js";
-import { defineApp } from "../../core/config.js";
-import { AgentSession, type SessionMode } from "../../core/session/agent-session.js";
-import { SessionManager } from "../../core/session/session-manager.js";
-import { AuthStorage } from "../../core/models/auth-storage.js";
-import { ModelRegistry } from "../../core/models/model-registry.js";
+import { Kernel } from "../../core/kernel/kernel.js";
+import { PluginHost } from "../../core/kernel/plugin-host.js";
+import type { PluginManifest } from "../../core/kernel/plugin.js";
+import { SettingsManager, type Settings } from "../../core/kernel/settings.js";
+import { defineApp } from "../../core/kernel/config.js";
+import { AgentSession, type SessionMode } from "../../core/engine/agent-session.js";
+import { SessionManager } from "../../core/stores/session/session-manager.js";
+import { AuthStorage } from "../../core/stores/models/auth-storage.js";
+import { ModelRegistry } from "../../core/stores/models/model-registry.js";
 import { FauxModel, createFauxPlugin, type FauxStep } from "../../plugins/faux/index.js";
 import { modelSource } from "../../sdk/session-setup.js";
-import type { AgentSessionEvent, ToolDefinition } from "../../core/types.js";
-import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../../core/session/runtime.js";
+import type { AgentSessionEvent, ToolDefinition } from "../../core/kernel/types.js";
+import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../../core/engine/runtime.js";
 
 export interface TestKernelOptions {
   plugins?: PluginManifest[];

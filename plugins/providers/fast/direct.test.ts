@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
 import { startLlmServer } from "../../../tests/fixtures/llm-server.mjs";
-import type { StreamFn, AssistantStream } from "../../../core/kernel.js";
+import type { StreamFn, AssistantStream } from "../../../core/kernel/index.js";
 import { createOpenAICompletionsStream, directApplies, noteNativeFetch } from "./direct.js";
 import { withFastPath, loadPiAiParts } from "./fast-path.js";
 

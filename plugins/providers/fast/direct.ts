@@ -17,8 +17,8 @@
  * loaded on first use) as before.
  */
 import type { AssistantMessage, Model, Api } from "@mariozechner/pi-ai";
-import type { AssistantStream, StreamFn } from "../../../core/kernel.js";
-import { AssistantMessageEventStream, createLazyStream } from "../../../core/models/event-stream.js";
+import type { AssistantStream, StreamFn } from "../../../core/kernel/index.js";
+import { AssistantMessageEventStream, createLazyStream } from "../../../core/stores/index.js";
 import { FIRST_FETCH, fastPathApplies, readBody } from "./fast-path.js";
 import { loadTransport, sendDirect, type DirectResponse } from "./http-request.js";
 import { buildOpenAIRequest, directOpenAIApplies, simpleToStreamOptions } from "./openai-request.js";

@@ -13,7 +13,7 @@
 import { describe, it, expect, beforeAll, afterAll, afterEach } from "@jest/globals";
 import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
 import { startLlmServer } from "../../../tests/fixtures/llm-server.mjs";
-import type { StreamFn, AssistantStream } from "../../../core/kernel.js";
+import type { StreamFn, AssistantStream } from "../../../core/kernel/index.js";
 import { withFastPath, loadPiAiParts, fastPathApplies, type FastApi } from "./fast-path.js";
 import type { PiAiParts } from "./pi-ai-parts.js";
 

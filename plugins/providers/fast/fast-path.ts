@@ -22,8 +22,8 @@
  * options carry an API key that is not an OAuth token and no `client`.
  */
 import type { AssistantMessage, Model, Api } from "@mariozechner/pi-ai";
-import type { AssistantStream, StreamFn } from "../../../core/kernel.js";
-import { AssistantMessageEventStream } from "../../../core/models/event-stream.js";
+import type { AssistantStream, StreamFn } from "../../../core/kernel/index.js";
+import { AssistantMessageEventStream } from "../../../core/stores/index.js";
 import { createAnthropicAssembler } from "./anthropic.js";
 import { createOpenAICompletionsAssembler } from "./openai-completions.js";
 import { loadPiAiParts, type PiAiParts } from "./pi-ai-parts.js";

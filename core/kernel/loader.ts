@@ -1,0 +1,141 @@
+/**
+ * Loads .ts/.js plugin and extension modules with jiti: TypeScript without a build step.
+ *
+ * Imports of the host packages (our own package name, @mariozechner/pi-coding-agent,
+ * @earendil-works/pi-coding-agent), of typebox, @sinclair/typebox and of the pi libraries
+ * (pi-ai, pi-agent-core, pi-tui, pi-schema under both scopes) resolve to the very files the
+ * host runs, so they share the host's ESM module instances
+ * (`instanceof` works, one TypeBox copy). `@earendil-works/pi-ai` is the real pi-ai 1.6
+ * (see piAi16Aliases). jiti itself is imported on first use only.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface LoaderOptions {
+  /** Package names an extension may import to reach the host, mapped to the host's entry file. */
+  hostAliases?: Record<string, string>;
+  /** jiti's transpile cache folder (under the agent dir); false disables it. */
+  cacheDir?: string | false;
+}
+
+export interface ModuleLoader {
+  import<T = unknown>(path: string): Promise<T>;
+  /** The alias map in use (for diagnostics and tests). */
+  readonly aliases: Record<string, string>;
+}
+
+function packageDir(spec: string): string | undefined {
+  try {
+    let d = dirname(fileURLToPath(import.meta.resolve(spec)));
+    const tail = join("node_modules", spec);
+    while (!d.endsWith(tail)) {
+      const up = dirname(d);
+      if (up === d) return undefined;
+      d = up;
+    }
+    return d;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every non-wildcard `exports` key of `pkg` mapped to the file the host resolves it to. */
+export function exportAliases(pkg: string, as: string = pkg): Record<string, string> {
+  const dir = packageDir(pkg);
+  if (!dir) return {};
+  let exps: Record<string, unknown> = { ".": {} };
+  try {
+    const json = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    exps = json.exports && typeof json.exports === "object" ? json.exports : { ".": {} };
+  } catch {
+    /* fall through with the root only */
+  }
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(exps)) {
+    if (!k.startsWith(".") || k.includes("*") || k.endsWith(".json")) continue;
+    const spec = k === "." ? pkg : `${pkg}/${k.slice(2)}`;
+    const alias = k === "." ? as : `${as}/${k.slice(2)}`;
+    try {
+      out[alias] = fileURLToPath(import.meta.resolve(spec));
+    } catch {
+      /* no import condition for this key */
+    }
+  }
+  return out;
+}
+
+/**
+ * core/kernel/pi-ai-view: beside this file (sources, tsc output), or in the package's dist/core/kernel when
+ * this code runs from the bundle (dist/bundle/...).
+ */
+function piAiViewPath(): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const name of ["pi-ai-view.js", "pi-ai-view.ts"]) if (existsSync(join(here, name))) return join(here, name);
+  for (let d = here; dirname(d) !== d; d = dirname(d)) {
+    if (existsSync(join(d, "package.json"))) {
+      const p = join(d, "dist", "core", "kernel", "pi-ai-view.js");
+      return existsSync(p) ? p : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * pi 1.6 extensions: `@earendil-works/pi-ai` is the real 1.6 package (its subpaths as they are;
+ * the root is pi-ai-view: 1.6's compat API plus TypeBox's Type and StringEnum, as 1.6 gives its
+ * extensions). Loaded only when an extension imports it.
+ */
+function piAi16Aliases(): Record<string, string> {
+  const out = exportAliases("@earendil-works/pi-ai");
+  const view = piAiViewPath();
+  if (view && out["@earendil-works/pi-ai"]) out["@earendil-works/pi-ai"] = view;
+  return out;
+}
+
+let sharedAliases: Record<string, string> | undefined;
+function libraryAliases(): Record<string, string> {
+  sharedAliases ??= {
+    ...exportAliases("typebox"),
+    ...exportAliases("typebox", "@sinclair/typebox"),
+    ...exportAliases("@mariozechner/pi-ai"),
+    // The new scope gets the real 1.6 packages (pi-ai, pi-tui, pi-schema), the old scope the
+    // host's 0.73.1 instances (pi-ai: one model registry and stream type with the host).
+    ...piAi16Aliases(),
+    ...exportAliases("@mariozechner/pi-agent-core"),
+    ...exportAliases("@mariozechner/pi-agent-core", "@earendil-works/pi-agent-core"),
+    ...exportAliases("@earendil-works/pi-tui"),
+    ...exportAliases("@mariozechner/pi-tui"),
+    ...exportAliases("@earendil-works/pi-schema"),
+  };
+  return sharedAliases;
+}
+
+export function createLoader(opts: LoaderOptions = {}): ModuleLoader {
+  // Resolved on first use: computing them reads package.json files (~10 ms), wasted on runs without extensions.
+  let aliasMap: Record<string, string> | undefined;
+  const aliases = () => (aliasMap ??= { ...libraryAliases(), ...(opts.hostAliases ?? {}) });
+  let jiti: { import<T>(id: string, o?: object): Promise<T> } | undefined;
+  const get = async () => {
+    if (jiti) return jiti;
+    const { createJiti } = await import("jiti");
+    jiti = createJiti(import.meta.url, {
+      alias: aliases(),
+      fsCache: opts.cacheDir === false ? false : (opts.cacheDir ?? true),
+      moduleCache: false,
+      interopDefault: false,
+    }) as unknown as typeof jiti;
+    return jiti!;
+  };
+  return {
+    get aliases() {
+      return aliases();
+    },
+    async import<T>(path: string): Promise<T> {
+      if (!existsSync(path)) throw new Error(`module not found: ${path}`);
+      const j = await get();
+      return j.import<T>(path);
+    },
+  };
+}
+
