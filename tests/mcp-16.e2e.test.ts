@@ -260,7 +260,8 @@ describe("pi mcp add in pi 1.6's forms", () => {
 
 describe("MCP servers registered by an extension", () => {
   it("connect at start, their tools run; unregister drops them, a later registration connects; mcp_servers_change fires", async () => {
-    const e = env();
+    // Declared to the model: mcp.toolMode set explicitly (the registered servers have no exposure).
+    const e = env({ mcp: { toolMode: "auto" } });
     const log = join(e.root, "changes.jsonl");
     script([
       { toolCalls: [{ name: "mcp__ext__echo", arguments: { text: "from ext" } }] },

@@ -30,8 +30,13 @@ afterEach(() => {
   while (envs.length) envs.pop()!.cleanup();
 });
 
+/**
+ * These tests are about tools declared to the model: mcp.toolMode is set explicitly ("auto":
+ * direct up to 40 tools, the `mcp` tool beyond). Without it, pi 1.6's default exposure
+ * "codemode" applies (tests/mcp-codemode.e2e.test.ts).
+ */
 function env(settings: Record<string, unknown>): E2eEnv {
-  const e = makeE2eEnv(llm.url, { settings });
+  const e = makeE2eEnv(llm.url, { settings: { ...settings, mcp: { toolMode: "auto", ...(settings.mcp as object | undefined) } } });
   envs.push(e);
   return e;
 }

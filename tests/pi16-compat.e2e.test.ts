@@ -231,7 +231,8 @@ describe("3. settings", () => {
 describe("4. project trust", () => {
   function projectServer(e: E2eEnv) {
     mkdirSync(join(e.cwd, ".pi"), { recursive: true });
-    writeFileSync(join(e.cwd, ".pi", "mcp.json"), JSON.stringify({ mcpServers: { proj: stdio() } }));
+    // Declared to the model, so a request shows whether the server started.
+    writeFileSync(join(e.cwd, ".pi", "mcp.json"), JSON.stringify({ mcpServers: { proj: { ...stdio(), exposure: "direct" } } }));
   }
 
   it("-a trusts, -na declines (beating trust.json), trust.json and defaultProjectTrust decide otherwise", async () => {
