@@ -299,7 +299,7 @@ describe("5. MCP configuration", () => {
     expect(toolNames().filter((n) => n.startsWith("mcp"))).toEqual([]);
   });
 
-  it("exposure: hidden tools are not registered, toolExposure direct declares one, codemode puts the rest behind the search tool", async () => {
+  it("exposure: hidden tools are not registered, toolExposure direct declares one, codemode leaves the rest to the codemode tool", async () => {
     const e = env();
     writeFileSync(join(e.agentDir, "mcp.json"), JSON.stringify({ mcpServers: { demo: { ...stdio(), exposure: "codemode", toolExposure: { echo: "direct", "a*": "hidden" } } } }));
     answer();
@@ -308,7 +308,8 @@ describe("5. MCP configuration", () => {
     const names = toolNames();
     expect(names).toContain("mcp__demo__echo");
     expect(names).not.toContain("mcp__demo__add");
-    expect(names).toContain("mcp");
+    expect(names.filter((n) => n.startsWith("mcp"))).toEqual(["mcp__demo__echo"]);
+    expect(names).toContain("codemode");
   });
 
   it("pi mcp list --json: 1.6's shape, connects each server, exits 1 when one fails", async () => {
@@ -326,7 +327,7 @@ describe("5. MCP configuration", () => {
   });
 
   it("a malformed mcp.json is reported with its file and position; other servers still work", async () => {
-    const e = env({ mcpServers: { demo: stdio() } });
+    const e = env({ mcpServers: { demo: { ...stdio(), exposure: "direct" } } });
     writeFileSync(join(e.agentDir, "mcp.json"), '{"mcpServers": {"a": {"command": "x",}}}');
     answer();
     const r = await runCli(["-p", "hi"], e);
