@@ -44,6 +44,12 @@ const requests = () => llm.stats().requests.filter((r) => r.path === "/v1/chat/c
 const toolNames = (i: number): string[] => (requests()[i]!.body.tools ?? []).map((t: any) => t.function.name);
 const toolMessages = (i: number) => requests()[i]!.body.messages.filter((m: any) => m.role === "tool");
 const mcpNames = (i: number) => toolNames(i).filter((n) => n.startsWith("mcp__"));
+const systemPrompt = (i: number): string => {
+  const m = requests()[i]!.body.messages.find((x: any) => x.role === "system" || x.role === "developer");
+  return typeof m.content === "string" ? m.content : m.content.map((c: any) => c.text).join("");
+};
+/** The `<mcp_servers>` block of the system prompt, or undefined. */
+const serversSection = (i: number) => /<mcp_servers>\n([\s\S]*?)\n<\/mcp_servers>/.exec(systemPrompt(i))?.[1];
 
 describe("pi 1.6's default exposure: codemode", () => {
   it("a server without exposure: its tools are not declared, codemode is; a script calls them, each call through tool_call and the permission gate", async () => {
@@ -69,6 +75,9 @@ describe("pi 1.6's default exposure: codemode", () => {
     expect(toolNames(0)).not.toContain("mcp");
     // tool_search is for `deferred` servers only.
     expect(toolNames(0)).not.toContain("tool_search");
+    // The system prompt names the server and how to reach it.
+    expect(serversSection(0)).toMatch(/^MCP servers whose tools are not declared to you\. Call the tools of `codemode` servers from codemode scripts/);
+    expect(serversSection(0)).toContain("\n- mcp__demo (codemode)");
 
     // The script's result reached the model: echo ran, add was blocked by the permission gate.
     const result = toolMessages(1)[0].content as string;
@@ -128,6 +137,7 @@ describe("pi 1.6's default exposure: codemode", () => {
     expect(r.code).toBe(0);
     expect(mcpNames(0)).toEqual(expect.arrayContaining(["mcp__demo__echo", "mcp__demo__add"]));
     expect(toolNames(0)).not.toContain("codemode");
+    expect(serversSection(0)).toBeUndefined();
     expect(toolMessages(1)[0].content).toBe("echo:direct");
   });
 
@@ -136,7 +146,7 @@ describe("pi 1.6's default exposure: codemode", () => {
       {},
       {
         mcpServers: {
-          plain: stdio("--name", "plain"),
+          plain: { ...stdio("--name", "plain"), description: "Plain tools for tests\nsecond line" },
           mixed: { ...stdio("--name", "mixed"), toolExposure: { echo: "direct", "a*": "hidden" } },
           near: { ...stdio("--name", "near"), exposure: "direct" },
           later: { ...stdio("--name", "later"), exposure: "deferred" },
@@ -153,6 +163,11 @@ describe("pi 1.6's default exposure: codemode", () => {
     expect(declared).toContain("mcp__mixed__echo");
     expect(declared.filter((n) => n.startsWith("mcp__mixed__"))).toEqual(["mcp__mixed__echo"]);
     expect(toolNames(0)).toEqual(expect.arrayContaining(["codemode", "tool_search"]));
+    // Servers with undeclared tools are named in the system prompt, sorted, with how to reach them.
+    const section = serversSection(0)!.split("\n");
+    expect(section[0]).toMatch(/codemode scripts.*Load the tools of `tool_search` servers with `tool_search`\.$/);
+    expect(section.slice(1).map((l) => l.replace(/: .*/, ""))).toEqual(["- mcp__later (tool_search)", "- mcp__mixed (codemode)", "- mcp__plain (codemode)"]);
+    expect(section).toContain("- mcp__plain (codemode): Plain tools for tests");
     // What a script can call: every registered tool but the hidden ones.
     const callable = (toolMessages(1)[0].content as string).split("\n").at(-1)!.split(",");
     expect(callable).toEqual(expect.arrayContaining(["mcp__plain__echo", "mcp__plain__add", "mcp__mixed__echo", "mcp__later__echo", "mcp__near__echo"]));

@@ -25,7 +25,7 @@ import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition, ToolExpo
 import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpExposure, type McpServerEntry, type McpTransport } from "./config.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";
-import { mcpToolName } from "./names.js";
+import { MCP_TOOL_PREFIX, mcpToolName, sanitizeName } from "./names.js";
 import { McpNeedsSignInError, usesOAuth } from "./oauth.js";
 import { createSearchTool, SEARCH_TOOL_NAME, type SearchEntry } from "./search-tool.js";
 
@@ -89,6 +89,10 @@ interface Registered {
   /** undefined: follows mcp.toolMode. */
   exposure?: McpExposure;
 }
+
+/** Characters of one server's line in the `mcp_servers` section, and of the whole section. */
+const MAX_SERVER_ABOUT = 250;
+const MAX_SERVERS_SECTION = 4096;
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -338,6 +342,42 @@ export class McpManager {
     this.warnedUnreachable = true;
     const reason = needsCodemode && hasCodemode && !this.autoEnableCodemode ? " (autoEnableCodemode is false)" : "";
     this.api.report("warning", `MCP tools are only reachable from the codemode or tool_search tool, but neither is active${reason}; they cannot be called.`);
+  }
+
+  /**
+   * pi 1.6's `mcp_servers` system prompt section: the enabled servers whose tools are not
+   * declared (`codemode` / `deferred` exposure), how they are reached, and one line on each —
+   * its `description`, else the first line of its instructions. Undefined when there are none,
+   * or when those tools sit behind the `mcp` tool (no codemode or tool_search registered).
+   */
+  serversSection(): string | undefined {
+    if (!this.hasReachingTool()) return undefined;
+    const s = this.settings();
+    const listed: Array<{ name: string; via: "codemode" | "tool_search"; about: string }> = [];
+    for (const st of this.servers.values()) {
+      if (st.entry.state !== "ok") continue;
+      const exposures = new Set([this.exposureOf(st.entry, undefined, s), ...Object.values(st.entry.spec?.toolExposure ?? {})]);
+      if (!exposures.has("codemode") && !exposures.has("deferred")) continue;
+      const about = (st.entry.spec?.description ?? st.conn?.instructions ?? "").trim().split("\n")[0]!.trim();
+      listed.push({ name: `${MCP_TOOL_PREFIX}${sanitizeName(st.entry.name)}`, via: exposures.has("codemode") ? "codemode" : "tool_search", about });
+    }
+    if (!listed.length) return undefined;
+    listed.sort((a, b) => a.name.localeCompare(b.name));
+    const vias = new Set(listed.map((l) => l.via));
+    let intro = "MCP servers whose tools are not declared to you.";
+    if (vias.has("codemode")) intro += " Call the tools of `codemode` servers from codemode scripts (find them with searchTools() or ALL_TOOLS).";
+    if (vias.has("tool_search")) intro += " Load the tools of `tool_search` servers with `tool_search`.";
+    const clip = (t: string) => (t.length > MAX_SERVER_ABOUT ? `${t.slice(0, MAX_SERVER_ABOUT - 1).trimEnd()}…` : t);
+    const lines = [intro];
+    for (const [i, l] of listed.entries()) {
+      const line = `- ${l.name} (${l.via})${l.about ? `: ${clip(l.about)}` : ""}`;
+      if ([...lines, line].join("\n").length > MAX_SERVERS_SECTION) {
+        lines.push(`- … ${listed.length - i} more; find their tools with searchTools()`);
+        break;
+      }
+      lines.push(line);
+    }
+    return lines.join("\n");
   }
 
   /** Register the tools of every server that has some, by their exposure, and activate the declared ones. */
