@@ -172,5 +172,16 @@ describe("pi 1.6's default exposure: codemode", () => {
     const callable = (toolMessages(1)[0].content as string).split("\n").at(-1)!.split(",");
     expect(callable).toEqual(expect.arrayContaining(["mcp__plain__echo", "mcp__plain__add", "mcp__mixed__echo", "mcp__later__echo", "mcp__near__echo"]));
     expect(callable).not.toContain("mcp__mixed__add");
+
+    // pi mcp list: each server's exposure, and the tools whose own exposure differs.
+    const list = await runCli(["mcp", "list", "--json"], e);
+    expect(list.code).toBe(0);
+    const by = Object.fromEntries(JSON.parse(list.stdout).servers.map((s: any) => [s.name, s]));
+    expect([by.plain.exposure, by.mixed.exposure, by.near.exposure, by.later.exposure]).toEqual(["codemode", "codemode", "direct", "deferred"]);
+    expect(by.plain.toolExposure).toBeUndefined();
+    expect(by.mixed.toolExposure).toMatchObject({ mcp__mixed__echo: "direct", mcp__mixed__add: "hidden" });
+    const text = await runCli(["mcp", "list"], e);
+    expect(text.stdout).toMatch(/^mixed: connected \(codemode, global\)$/m);
+    expect(text.stdout).toMatch(/tools: .*mcp__mixed__echo \[direct\]/);
   });
 });

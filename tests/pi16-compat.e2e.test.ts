@@ -321,6 +321,8 @@ describe("5. MCP configuration", () => {
     const by = Object.fromEntries(j.servers.map((s: any) => [s.name, s]));
     expect(by.demo).toMatchObject({ scope: "global", source: join(e.agentDir, "mcp.json"), enabled: true, state: "connected" });
     expect(by.demo.tools).toContain("mcp__demo__echo");
+    // No exposure configured: pi 1.6's default.
+    expect(by.demo.exposure).toBe("codemode");
     expect(by.off).toMatchObject({ enabled: false, state: "disabled" });
     expect(by.broken.state).toBe("failed");
     expect(j.errors).toEqual([]);
