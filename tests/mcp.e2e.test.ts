@@ -145,8 +145,8 @@ describe("pi with MCP servers", () => {
 
     const list = await runCli(["mcp", "list"], e, { env: { WEB_TOKEN: "t" } });
     expect(list.code).toBe(0);
-    expect(list.stdout).toContain("demo: connected (default, global)");
-    expect(list.stdout).toContain(`web: connected (default, global)\n  ${web.url} (http)`);
+    expect(list.stdout).toContain("demo: connected (mcp.toolMode auto, global)");
+    expect(list.stdout).toContain(`web: connected (mcp.toolMode auto, global)\n  ${web.url} (http)`);
 
     callThenDone("mcp__demo__env", { name: "GREETING" });
     const run = await runCli(["-p", "env"], e, { env: { WEB_TOKEN: "t" } });

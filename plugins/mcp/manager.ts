@@ -427,11 +427,13 @@ export class McpManager {
       }
     }
     this.effectiveMode = behindSearchTool ? "search" : "direct";
+    // Undeclared tools that were active (loaded by tool_search) stay active when the tools are re-registered.
+    const loaded = names.filter((n) => before.includes(n) && !direct.includes(n) && this.kernel.tools.get(n)?.exposure !== undefined);
     if (behindSearchTool) {
       const ok = scope.registerTool(createSearchTool({ entries: () => this.searchEntries(), servers: () => this.serverCounts(), call: (...a) => this.callThroughKernel(...a) }));
-      this.activate(session, kept, ok ? [SEARCH_TOOL_NAME, ...direct] : direct);
+      this.activate(session, kept, ok ? [SEARCH_TOOL_NAME, ...direct, ...loaded] : [...direct, ...loaded]);
     } else {
-      this.activate(session, kept, direct);
+      this.activate(session, kept, [...direct, ...loaded]);
     }
   }
 
