@@ -106,7 +106,8 @@ async function openSession(a: Agent): Promise<string> {
 
 beforeAll(async () => {
   server = await startLlmServer({ script: SCRIPT });
-  e = makeE2eEnv(server.url, { settings: { permissions: { ask: ["write(guarded*)"] }, extensions: [join(ROOT, "tests", "fixtures", "acp", "plan-extension.ts")] } });
+  // mcp.toolMode set: the client's MCP servers' tools are declared to the model.
+  e = makeE2eEnv(server.url, { settings: { permissions: { ask: ["write(guarded*)"] }, mcp: { toolMode: "auto" }, extensions: [join(ROOT, "tests", "fixtures", "acp", "plan-extension.ts")] } });
 });
 afterEach(async () => {
   await Promise.all(agents.splice(0).map((a) => a.kill()));

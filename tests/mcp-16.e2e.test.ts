@@ -228,10 +228,12 @@ describe("pi mcp add in pi 1.6's forms", () => {
     expect(r.stderr).toMatch(/no MCP server "proj" in .*; it is in .*\.pi\/mcp\.json \(use -l\)/);
     expect((await runCli(["mcp", "remove", "-l", "proj"], e)).code).toBe(0);
 
-    script([{ toolCalls: [{ name: "mcp__fs__env", arguments: { name: "GREETING" } }] }, { text: "done" }]);
+    // fs has no exposure: pi 1.6's default "codemode" — the model reaches it from a script.
+    script([{ toolCalls: [{ name: "codemode", arguments: { code: 'return await tools.mcp__fs__env({ name: "GREETING" });' } }] }, { text: "done" }]);
     r = await runCli(["-p", "env"], e, { env: { DOCS_TOKEN: "t-1" } });
     expect(r.stderr).toBe("");
-    expect(toolMessages(1)[0].content).toBe("hello");
+    expect(toolMessages(1)[0].content).toMatch(/^Script completed in [\d.]+s\nhello$/);
+    expect(toolNames(0).some((n) => n.startsWith("mcp__fs__"))).toBe(false);
     expect(toolNames(0)).toContain("mcp__docs__echo");
     const last = plain.stats().requests.filter((q) => q.method === "POST").at(-1)!;
     expect(last.headers.authorization).toBe("Bearer t-1");
@@ -260,7 +262,8 @@ describe("pi mcp add in pi 1.6's forms", () => {
 
 describe("MCP servers registered by an extension", () => {
   it("connect at start, their tools run; unregister drops them, a later registration connects; mcp_servers_change fires", async () => {
-    const e = env();
+    // Declared to the model: mcp.toolMode set explicitly (the registered servers have no exposure).
+    const e = env({ mcp: { toolMode: "auto" } });
     const log = join(e.root, "changes.jsonl");
     script([
       { toolCalls: [{ name: "mcp__ext__echo", arguments: { text: "from ext" } }] },

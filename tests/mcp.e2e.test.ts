@@ -30,8 +30,13 @@ afterEach(() => {
   while (envs.length) envs.pop()!.cleanup();
 });
 
+/**
+ * These tests are about tools declared to the model: mcp.toolMode is set explicitly ("auto":
+ * direct up to 40 tools, the `mcp` tool beyond). Without it, pi 1.6's default exposure
+ * "codemode" applies (tests/mcp-codemode.e2e.test.ts).
+ */
 function env(settings: Record<string, unknown>): E2eEnv {
-  const e = makeE2eEnv(llm.url, { settings });
+  const e = makeE2eEnv(llm.url, { settings: { ...settings, mcp: { toolMode: "auto", ...(settings.mcp as object | undefined) } } });
   envs.push(e);
   return e;
 }
@@ -140,8 +145,8 @@ describe("pi with MCP servers", () => {
 
     const list = await runCli(["mcp", "list"], e, { env: { WEB_TOKEN: "t" } });
     expect(list.code).toBe(0);
-    expect(list.stdout).toContain("demo: connected (default, global)");
-    expect(list.stdout).toContain(`web: connected (default, global)\n  ${web.url} (http)`);
+    expect(list.stdout).toContain("demo: connected (mcp.toolMode auto, global)");
+    expect(list.stdout).toContain(`web: connected (mcp.toolMode auto, global)\n  ${web.url} (http)`);
 
     callThenDone("mcp__demo__env", { name: "GREETING" });
     const run = await runCli(["-p", "env"], e, { env: { WEB_TOKEN: "t" } });

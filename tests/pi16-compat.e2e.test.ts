@@ -231,7 +231,8 @@ describe("3. settings", () => {
 describe("4. project trust", () => {
   function projectServer(e: E2eEnv) {
     mkdirSync(join(e.cwd, ".pi"), { recursive: true });
-    writeFileSync(join(e.cwd, ".pi", "mcp.json"), JSON.stringify({ mcpServers: { proj: stdio() } }));
+    // Declared to the model, so a request shows whether the server started.
+    writeFileSync(join(e.cwd, ".pi", "mcp.json"), JSON.stringify({ mcpServers: { proj: { ...stdio(), exposure: "direct" } } }));
   }
 
   it("-a trusts, -na declines (beating trust.json), trust.json and defaultProjectTrust decide otherwise", async () => {
@@ -298,7 +299,7 @@ describe("5. MCP configuration", () => {
     expect(toolNames().filter((n) => n.startsWith("mcp"))).toEqual([]);
   });
 
-  it("exposure: hidden tools are not registered, toolExposure direct declares one, codemode puts the rest behind the search tool", async () => {
+  it("exposure: hidden tools are not registered, toolExposure direct declares one, codemode leaves the rest to the codemode tool", async () => {
     const e = env();
     writeFileSync(join(e.agentDir, "mcp.json"), JSON.stringify({ mcpServers: { demo: { ...stdio(), exposure: "codemode", toolExposure: { echo: "direct", "a*": "hidden" } } } }));
     answer();
@@ -307,7 +308,8 @@ describe("5. MCP configuration", () => {
     const names = toolNames();
     expect(names).toContain("mcp__demo__echo");
     expect(names).not.toContain("mcp__demo__add");
-    expect(names).toContain("mcp");
+    expect(names.filter((n) => n.startsWith("mcp"))).toEqual(["mcp__demo__echo"]);
+    expect(names).toContain("codemode");
   });
 
   it("pi mcp list --json: 1.6's shape, connects each server, exits 1 when one fails", async () => {
@@ -319,13 +321,15 @@ describe("5. MCP configuration", () => {
     const by = Object.fromEntries(j.servers.map((s: any) => [s.name, s]));
     expect(by.demo).toMatchObject({ scope: "global", source: join(e.agentDir, "mcp.json"), enabled: true, state: "connected" });
     expect(by.demo.tools).toContain("mcp__demo__echo");
+    // No exposure configured: pi 1.6's default.
+    expect(by.demo.exposure).toBe("codemode");
     expect(by.off).toMatchObject({ enabled: false, state: "disabled" });
     expect(by.broken.state).toBe("failed");
     expect(j.errors).toEqual([]);
   });
 
   it("a malformed mcp.json is reported with its file and position; other servers still work", async () => {
-    const e = env({ mcpServers: { demo: stdio() } });
+    const e = env({ mcpServers: { demo: { ...stdio(), exposure: "direct" } } });
     writeFileSync(join(e.agentDir, "mcp.json"), '{"mcpServers": {"a": {"command": "x",}}}');
     answer();
     const r = await runCli(["-p", "hi"], e);

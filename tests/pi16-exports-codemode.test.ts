@@ -196,7 +196,7 @@ describe("codemode scripts", () => {
     await expect(tool.execute("cm2", { code: "while (true) {}" }, ac.signal, undefined, ctx)).rejects.toThrow(/aborted/);
   }, 60_000);
 
-  it("MCP tools behind the mcp search tool are callable by name", async () => {
+  it("MCP tools with codemode exposure (registered, not declared) are callable by name", async () => {
     const callLog = join(mkdtempSync(join(tmpdir(), "pi-codemode-log-")), "calls.log");
     roots.push(resolve(callLog, ".."));
     const stdio = { command: process.execPath, args: [resolve("tests/fixtures/mcp/stdio-server.mjs"), "--call-log", callLog], exposure: "codemode" };

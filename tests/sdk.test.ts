@@ -242,7 +242,7 @@ describe("binding extensions", () => {
 
   it("MCP servers connect only once the host binds", async () => {
     const stdio = { command: process.execPath, args: [resolve("tests/fixtures/mcp/stdio-server.mjs")] };
-    const r = await open({ settings: { mcpServers: { demo: stdio }, mcp: { connectTimeoutMs: 120_000 } } });
+    const r = await open({ settings: { mcpServers: { demo: stdio }, mcp: { connectTimeoutMs: 120_000, toolMode: "auto" } } });
     const mcp = r.services.kernel.service("mcp")!;
     expect(mcp.list()).toEqual([]);
     expect(r.session.getActiveToolNames().some((n) => n.startsWith("mcp__"))).toBe(false);

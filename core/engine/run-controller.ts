@@ -346,6 +346,7 @@ export class RunController {
     const model = s.model!;
     const systemPrompt = this.turnSystemPrompt ?? (await s.getSystemPrompt());
     const hooks = this.kernel.hooks;
+    const kernelTools = this.kernel.tools;
     return {
       model,
       systemPrompt,
@@ -354,6 +355,11 @@ export class RunController {
       // pi.setActiveTools from a handler) is declared and callable from the next call of the same run.
       get tools() {
         return s.getActiveTools();
+      },
+      // pi 1.6: tools with `codemode` / `deferred` exposure stay callable from other tools (codemode
+      // scripts) whether they are active or not.
+      get callableTools() {
+        return kernelTools.all().filter((t) => t.exposure === "codemode" || t.exposure === "deferred");
       },
       // With in-process file writes confined (the OS sandbox), a message's tool calls run one after
       // another, so a command cannot swap a file while a write of the same message runs.

@@ -119,6 +119,8 @@ export type AgentToolUpdateCallback<TDetails = unknown> = (partial: AgentToolRes
  * A tool as pi extensions and built-ins define it. `execute` throws to report an error
  * the model can read.
  */
+export type ToolExposure = "direct" | "codemode" | "deferred" | "hidden";
+
 export interface ToolDefinition<TParams = any, TDetails = any> {
   name: string;
   label?: string;
@@ -130,6 +132,12 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
   prepareArguments?: (args: Record<string, unknown>) => unknown;
   /** "sequential" tools never run beside another call of the same batch. */
   executionMode?: "parallel" | "sequential";
+  /**
+   * How the model reaches the tool (pi 1.6): "direct" (default) — declared when active;
+   * "codemode" / "deferred" — callable from other tools (codemode scripts) whenever registered,
+   * even when not declared to the model; "hidden" — unreachable.
+   */
+  exposure?: ToolExposure;
   execute(
     toolCallId: string,
     params: TParams,

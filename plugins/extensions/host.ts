@@ -353,7 +353,9 @@ export class ExtensionHost implements ContextHost {
     const undo = ext.scope.registerTool(wrapped, { override });
     if (!undo) return;
     const s = this.session();
-    if (s && !s.getActiveToolNames().includes(tool.name)) {
+    // pi 1.6: a tool with `codemode`, `deferred` or `hidden` exposure is not activated on registration.
+    const declared = tool.exposure === undefined || tool.exposure === "direct";
+    if (s && declared && !s.getActiveToolNames().includes(tool.name)) {
       s.setActiveTools([...s.getActiveToolNames(), tool.name]);
       this.refreshSystemPrompt();
     }
@@ -413,12 +415,16 @@ export class ExtensionHost implements ContextHost {
   }
 
   allTools(): ToolInfo[] {
-    return this.kernel.tools.describe().map((d) => ({
-      name: d.name,
-      description: d.description,
-      parameters: this.kernel.tools.get(d.name)?.parameters as ToolInfo["parameters"],
-      sourceInfo: this.sourceInfo(d.source),
-    }));
+    return this.kernel.tools.describe().map((d) => {
+      const tool = this.kernel.tools.get(d.name);
+      return {
+        name: d.name,
+        description: d.description,
+        parameters: tool?.parameters as ToolInfo["parameters"],
+        ...(tool?.exposure ? { exposure: tool.exposure } : {}),
+        sourceInfo: this.sourceInfo(d.source),
+      };
+    });
   }
 
   commandInfos(): SlashCommandInfo[] {

@@ -122,6 +122,8 @@ export interface ToolDefinition<TParams extends TSchema = TSchema, TDetails = un
   renderShell?: "default" | "self";
   prepareArguments?: (args: unknown) => Static<TParams>;
   executionMode?: "parallel" | "sequential";
+  /** pi 1.6: "direct" (default), "codemode" / "deferred" (callable from codemode, not activated on registration), "hidden". */
+  exposure?: "direct" | "codemode" | "deferred" | "hidden";
   execute(
     toolCallId: string,
     params: Static<TParams>,
@@ -141,7 +143,7 @@ export interface SourceInfo {
   baseDir?: string;
 }
 
-export type ToolInfo = Pick<ToolDefinition, "name" | "description" | "parameters"> & { sourceInfo: SourceInfo };
+export type ToolInfo = Pick<ToolDefinition, "name" | "description" | "parameters" | "exposure"> & { sourceInfo: SourceInfo };
 
 export interface SlashCommandInfo {
   name: string;

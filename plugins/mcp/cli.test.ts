@@ -99,7 +99,7 @@ describe("pi mcp", () => {
 
     const list = await run("list");
     expect(list.code).toBe(0);
-    expect(list.stdout).toContain(`demo: connected (default, global)\n  ${process.execPath} ${STDIO}`);
+    expect(list.stdout).toContain(`demo: connected (codemode, global)\n  ${process.execPath} ${STDIO}`);
 
     const get = await run("get", "demo", "--json");
     expect(get.code).toBe(0);
@@ -120,7 +120,7 @@ describe("pi mcp", () => {
     expect(add.code).toBe(0);
     expect(readJson(join(cwd, ".mcp.json"))).toEqual({ mcpServers: { web: { url: "http://127.0.0.1:1/mcp" } } });
     const list = await run("list");
-    expect(list.stdout).toMatch(/web: untrusted \(default, project\)\n {2}http:\/\/127\.0\.0\.1:1\/mcp\n {2}project not trusted; To trust it, run pi with --trust/);
+    expect(list.stdout).toMatch(/web: untrusted \(codemode, project\)\n {2}http:\/\/127\.0\.0\.1:1\/mcp\n {2}project not trusted; To trust it, run pi with --trust/);
     const wrong = await run("remove", "web");
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/it is in .*\.mcp\.json \(use -l\)/);

@@ -7,7 +7,7 @@
  *   pi mcp login / logout …       cli-auth.ts (OAuth for HTTP servers)
  */
 import type { SubcommandContext } from "../../core/kernel/index.js";
-import { describeTarget, loadMcpConfig, type McpServerEntry } from "./config.js";
+import { describeTarget, loadMcpConfig, toolExposureOf, type McpServerEntry } from "./config.js";
 import { mcpToolName } from "./names.js";
 import { McpNeedsSignInError } from "./oauth.js";
 import { addServer, removeServer, UsageError } from "./cli-edit.js";
@@ -79,6 +79,8 @@ interface ListedServer {
   transport: string;
   state: "connected" | "failed" | "disabled" | "needs-auth" | "untrusted";
   tools: string[];
+  /** Tools whose exposure differs from the server's (from `toolExposure`), by listed name. */
+  toolExposure?: Record<string, string>;
   error?: string;
 }
 
@@ -99,6 +101,8 @@ async function list(args: string[], ctx: SubcommandContext, out: (s: string) => 
   const { connectServer } = await import("./connection.js");
   const { MCP_DEFAULTS } = await import("./manager.js");
   const s = (ctx.kernel.settings.get().mcp ?? {}) as Obj;
+  // Without an exposure: pi 1.6's "codemode", unless the user set mcp.toolMode.
+  const toolMode = s.toolMode === "direct" || s.toolMode === "search" || s.toolMode === "auto" ? `mcp.toolMode ${s.toolMode}` : "codemode";
   const servers: ListedServer[] = await Promise.all(
     config.entries
       .filter((e) => e.state !== "invalid")
@@ -109,7 +113,7 @@ async function list(args: string[], ctx: SubcommandContext, out: (s: string) => 
           scope: e.scope === "user" ? ("global" as const) : ("project" as const),
           source: e.source,
           enabled: e.state !== "disabled",
-          exposure: e.spec?.exposure ?? (typeof raw.exposure === "string" ? raw.exposure : "default"),
+          exposure: e.spec?.exposure ?? (typeof raw.exposure === "string" ? raw.exposure : toolMode),
           transport: e.spec ? describeTarget(e.spec) : String(raw.command ?? raw.url ?? ""),
           tools: [] as string[],
         };
@@ -120,8 +124,12 @@ async function list(args: string[], ctx: SubcommandContext, out: (s: string) => 
           const conn = await connectServer(e.spec!, { timeoutMs, clientName: ctx.kernel.app.name, clientVersion: ctx.kernel.app.version, agentDir: ctx.kernel.agentDir });
           const taken = new Set<string>();
           const tools = conn.tools.map((t) => mcpToolName(e.name, t.name, taken));
+          const differing = conn.tools.flatMap((t, i) => {
+            const own = toolExposureOf(e.spec!, t.name) ?? base.exposure;
+            return own === base.exposure ? [] : [[tools[i]!, own] as const];
+          });
           await conn.close();
-          return { ...base, state: "connected", tools };
+          return { ...base, state: "connected", tools, ...(differing.length ? { toolExposure: Object.fromEntries(differing) } : {}) };
         } catch (err) {
           const message = (err as Error).message;
           if (e.spec!.transport !== "stdio" && needsAuth(message)) return { ...base, state: "needs-auth", error: needsAuthHint(e.name) };
@@ -139,7 +147,8 @@ async function list(args: string[], ctx: SubcommandContext, out: (s: string) => 
     return 0;
   }
   for (const x of servers) {
-    out(`${x.name}: ${x.state} (${x.exposure}, ${x.scope})\n  ${x.transport}${x.tools.length ? `\n  tools: ${x.tools.join(", ")}` : ""}${x.error ? `\n  ${x.error}` : ""}`);
+    const tools = x.tools.map((t) => (x.toolExposure?.[t] ? `${t} [${x.toolExposure[t]}]` : t));
+    out(`${x.name}: ${x.state} (${x.exposure}, ${x.scope})\n  ${x.transport}${tools.length ? `\n  tools: ${tools.join(", ")}` : ""}${x.error ? `\n  ${x.error}` : ""}`);
   }
   for (const m of errors) ctx.stderr(`config error: ${m}`);
   for (const d of config.diagnostics) if (d.level === "warning" && !d.message.startsWith("MCP server")) ctx.stderr(`warning: ${d.message}`);

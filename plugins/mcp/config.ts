@@ -16,10 +16,14 @@
  *
  * pi 1.6's keys: "timeout" (seconds, per request), "enabled", "exposure" ("codemode" (default),
  * "codemode-deferred", "deferred", "direct", "hidden"), "toolExposure" ({tool or * pattern:
- * exposure}), "description". Exposure maps onto our tool modes: direct = the tool is declared to
- * the model; codemode / deferred = reached through our `mcp` search tool; hidden = not
- * registered. Servers without "exposure" follow the setting mcp.toolMode. env and headers values
- * that are a whole `!command` are run (like models.json's) when the server connects.
+ * exposure}), "description"; beside "mcpServers" in an mcp.json, "autoEnableCodemode" (boolean;
+ * the project's wins). Exposure: direct = the tool is declared to the model; codemode = callable
+ * from `codemode` scripts, not declared (the `codemode` tool is turned on unless
+ * autoEnableCodemode is false); deferred = loaded by `tool_search` (turned on); hidden = not
+ * registered. A server without "exposure" gets "codemode", as in pi 1.6 — unless the user set
+ * mcp.toolMode, which then decides for it (direct / search through our `mcp` tool / auto).
+ * env and headers values that are a whole `!command` are run (like models.json's) when the
+ * server connects.
  *
  * One server (the format Claude Code, Cursor and others share):
  *   {"command": "npx", "args": ["-y", "pkg"], "env": {"TOKEN": "${TOKEN}"}, "cwd": "."}     stdio
@@ -105,6 +109,11 @@ export interface McpConfig {
   diagnostics: McpConfigDiagnostic[];
   /** Whether the project is trusted (undefined when there are no project servers). */
   projectTrusted?: boolean;
+  /**
+   * pi 1.6's `autoEnableCodemode` from `<agentDir>/mcp.json`, then the trusted project's
+   * `.pi/mcp.json` (which wins); undefined when neither sets it (then codemode is turned on).
+   */
+  autoEnableCodemode?: boolean;
 }
 
 export const MCP_JSON = PROJECT_MCP_JSON;
@@ -298,6 +307,8 @@ export interface McpJsonFile {
   servers?: Obj;
   /** Set when the file exists but cannot be used. */
   error?: string;
+  /** pi 1.6's `autoEnableCodemode` beside `mcpServers` (mcp.json files); a string says why it is unusable. */
+  autoEnableCodemode?: boolean | { invalid: string };
 }
 
 /** Read `.mcp.json` in `dir` (or another file name there); undefined when there is none. */
@@ -318,10 +329,12 @@ export function readMcpJson(dir: string, file: string = MCP_JSON): McpJsonFile |
     return { path, error: `malformed JSON at ${jsonErrorPosition(text, e)}` };
   }
   if (!isObj(data)) return { path, error: "it must hold a JSON object" };
+  const auto = data.autoEnableCodemode;
+  const autoEnable = auto === undefined ? {} : { autoEnableCodemode: typeof auto === "boolean" ? auto : { invalid: `autoEnableCodemode must be true or false, got ${JSON.stringify(auto)}` } };
   // (1.6 compat) a "$schema" key and other top-level keys are allowed.
-  if (data.mcpServers === undefined) return { path, servers: {} };
+  if (data.mcpServers === undefined) return { path, servers: {}, ...autoEnable };
   if (!isObj(data.mcpServers)) return { path, error: `"mcpServers" must be an object` };
-  return { path, servers: data.mcpServers };
+  return { path, servers: data.mcpServers, ...autoEnable };
 }
 
 export interface CollectInput {
@@ -406,7 +419,13 @@ export function collectServers(input: CollectInput): McpConfig {
     });
   }
   const hasProject = entries.some((e) => e.scope === "project");
-  return { entries, diagnostics, projectTrusted: hasProject ? input.trusted : undefined };
+  let autoEnableCodemode: boolean | undefined;
+  for (const f of [input.userMcpJson, input.trusted ? input.projectMcpJson : undefined]) {
+    const v = f?.autoEnableCodemode;
+    if (typeof v === "boolean") autoEnableCodemode = v;
+    else if (v) diagnostics.push({ level: "error", message: `${f!.path}: ${v.invalid}; ignored` });
+  }
+  return { entries, diagnostics, projectTrusted: hasProject ? input.trusted : undefined, ...(autoEnableCodemode === undefined ? {} : { autoEnableCodemode }) };
 }
 
 /** Whether any server is configured anywhere (cheap: used to decide whether to load the rest). */
@@ -486,7 +505,8 @@ export async function isProjectTrusted(kernel: KernelLike): Promise<boolean> {
 /** Load every configured server of this kernel's project and user. */
 export async function loadMcpConfig(kernel: KernelLike, env: NodeJS.ProcessEnv = process.env): Promise<McpConfig> {
   const sources = kernelSources(kernel);
-  const needsTrust = hasAnyServer({ projectSettings: sources.projectSettings, mcpJson: sources.mcpJson, projectMcpJson: sources.projectMcpJson });
+  const needsTrust =
+    hasAnyServer({ projectSettings: sources.projectSettings, mcpJson: sources.mcpJson, projectMcpJson: sources.projectMcpJson }) || sources.projectMcpJson?.autoEnableCodemode !== undefined;
   const trusted = needsTrust ? await isProjectTrusted(kernel) : false;
   return collectServers({ cwd: kernel.cwd, env, ...sources, trusted, trustHint: trustHint(kernel) });
 }

@@ -93,6 +93,15 @@ export default definePlugin({
       return undefined;
     });
 
+    // pi 1.6: the servers whose tools are not declared are named in an `mcp_servers` section of
+    // the system prompt, so the model knows to reach them from codemode or tool_search.
+    api.on("before_agent_start", (e) => {
+      const section = manager && !disabled() ? manager.serversSection() : undefined;
+      if (!section) return undefined;
+      e.sections = { ...e.sections, mcp_servers: section };
+      return e;
+    });
+
     api.on("session_shutdown", async (event) => {
       if (!manager || event.reason === "switch" || event.reason === "reload") return;
       await manager.shutdown();

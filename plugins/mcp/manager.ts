@@ -7,15 +7,23 @@
  * or dies later is a diagnostic and a status line, never a crash; `/mcp reconnect` and the
  * next session start try again.
  *
- * Tool modes (`mcp.toolMode`): "direct" — one tool per MCP tool; "search" — the single `mcp`
- * tool (search-tool.ts) is active and the MCP tools stay registered but inactive; "auto"
- * (default) — search when there are more than `mcp.searchThreshold` (40) MCP tools.
+ * Exposure (pi 1.6): a tool's `exposure` (server or `toolExposure`) decides how the model reaches
+ * it. "codemode" — the default — registers it inactive, callable from `codemode` scripts (the
+ * loop's nested calls reach registered `codemode`/`deferred` tools), and turns the `codemode`
+ * tool on unless mcp.json says `autoEnableCodemode: false`; "deferred" registers it inactive
+ * and turns `tool_search` on; "direct" declares it; "hidden" does not register it.
+ *
+ * Tool modes (`mcp.toolMode`), only when the user set one: tools without an exposure follow it —
+ * "direct" — one tool per MCP tool; "search" — the single `mcp` tool (search-tool.ts) is active
+ * and the MCP tools stay registered but inactive; "auto" — search when there are more than
+ * `mcp.searchThreshold` (40) MCP tools. Without `codemode` and `tool_search` registered (an SDK
+ * host without them, both built-in extensions off), codemode/deferred tools go behind `mcp` too.
  */
-import { filterLateTools, type Kernel, type PluginApi, type AgentToolResult, type AgentToolUpdateCallback, type ToolDefinition } from "../../core/kernel/index.js";
-import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpServerEntry, type McpTransport } from "./config.js";
+import { filterLateTools, type Kernel, type PluginApi, type AgentToolResult, type AgentToolUpdateCallback, type ToolDefinition, type ToolExposure } from "../../core/kernel/index.js";
+import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpExposure, type McpServerEntry, type McpTransport } from "./config.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";
-import { mcpToolName } from "./names.js";
+import { MCP_TOOL_PREFIX, mcpToolName, sanitizeName } from "./names.js";
 import { McpNeedsSignInError, usesOAuth } from "./oauth.js";
 import { createSearchTool, SEARCH_TOOL_NAME, type SearchEntry } from "./search-tool.js";
 
@@ -25,6 +33,8 @@ export interface McpSettings {
   connectTimeoutMs: number;
   callTimeoutMs: number;
   toolMode: McpToolMode;
+  /** Whether the user set mcp.toolMode; otherwise servers without an exposure get "codemode" (pi 1.6). */
+  toolModeSet: boolean;
   searchThreshold: number;
   maxResultChars: number;
 }
@@ -33,9 +43,14 @@ export const MCP_DEFAULTS: Readonly<McpSettings> = Object.freeze({
   connectTimeoutMs: 10_000,
   callTimeoutMs: 120_000,
   toolMode: "auto",
+  toolModeSet: false,
   searchThreshold: 40,
   maxResultChars: DEFAULT_MAX_RESULT_CHARS,
 });
+
+/** pi 1.6's built-in tools that reach tools not declared to the model. */
+export const CODEMODE_TOOL = "codemode";
+export const TOOL_SEARCH_TOOL = "tool_search";
 
 export type McpServerStatus = "connecting" | "connected" | "failed" | "disabled" | "invalid" | "untrusted";
 
@@ -48,8 +63,10 @@ export interface McpServerView {
   transport?: McpTransport;
   target?: string;
   error?: string;
-  /** MCP tool name → registered tool name. */
-  tools: Array<{ tool: string; name: string; description?: string }>;
+  /** How its tools reach the model by default: an exposure, or `toolMode <mode>` when mcp.toolMode decides. */
+  exposure?: string;
+  /** MCP tool name → registered tool name, and the tool's exposure when it differs from the server's. */
+  tools: Array<{ tool: string; name: string; description?: string; exposure?: string }>;
   serverInfo?: { name: string; version: string };
 }
 
@@ -67,7 +84,13 @@ interface ServerState {
 interface Registered {
   server: string;
   tool: McpToolInfo;
+  /** undefined: follows mcp.toolMode. */
+  exposure?: McpExposure;
 }
+
+/** Characters of one server's line in the `mcp_servers` section, and of the whole section. */
+const MAX_SERVER_ABOUT = 250;
+const MAX_SERVERS_SECTION = 4096;
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -89,6 +112,9 @@ export class McpManager {
   private reported = new Set<string>();
   private effectiveMode: "direct" | "search" = "direct";
   private syncing = 0;
+  /** `autoEnableCodemode` of the mcp.json files, as last loaded. */
+  private autoEnableCodemode = true;
+  private warnedUnreachable = false;
 
   constructor(
     private readonly kernel: Kernel,
@@ -105,6 +131,7 @@ export class McpManager {
       connectTimeoutMs: num(s.connectTimeoutMs, MCP_DEFAULTS.connectTimeoutMs),
       callTimeoutMs: num(s.callTimeoutMs, MCP_DEFAULTS.callTimeoutMs),
       toolMode: mode,
+      toolModeSet: s.toolMode === mode,
       searchThreshold: num(s.searchThreshold, MCP_DEFAULTS.searchThreshold, 0),
       maxResultChars: num(s.maxResultChars, MCP_DEFAULTS.maxResultChars, 100),
     };
@@ -142,6 +169,7 @@ export class McpManager {
     try {
       const config = await loadMcpConfig(this.kernel);
       for (const d of config.diagnostics) this.reportOnce(d.level, d.message);
+      this.autoEnableCodemode = config.autoEnableCodemode ?? true;
       const seen = new Set<string>();
       const jobs: Promise<void>[] = [];
       for (const entry of config.entries) {
@@ -165,6 +193,8 @@ export class McpManager {
         await this.disconnect(st);
         this.servers.delete(name);
       }
+      // From the configuration, before the servers connect (pi 1.6).
+      this.ensureDiscoveryActive();
       this.updateStatusLine();
       await Promise.all(jobs);
     } finally {
@@ -263,12 +293,99 @@ export class McpManager {
 
   // ---- tools ----------------------------------------------------------------------------------
 
-  /** Register the tools of every server that has some, in the current mode, and activate them. */
+  /** The exposure of a tool: its own or its server's, else "codemode" unless mcp.toolMode was set (undefined: follow it). */
+  private exposureOf(entry: McpServerEntry, tool: string | undefined, s: McpSettings): McpExposure | undefined {
+    const own = entry.spec ? (tool === undefined ? entry.spec.exposure : toolExposureOf(entry.spec, tool)) : undefined;
+    return own ?? (s.toolModeSet ? undefined : "codemode");
+  }
+
+  /** Whether `codemode` or `tool_search` is registered, so tools not declared to the model can be reached. */
+  private hasReachingTool(): boolean {
+    return this.kernel.tools.has(CODEMODE_TOOL) || this.kernel.tools.has(TOOL_SEARCH_TOOL);
+  }
+
+  /**
+   * pi 1.6: turn on the tool that reaches the configured servers' undeclared tools — `codemode`
+   * for `codemode` exposure (unless autoEnableCodemode is false), `tool_search` for `deferred` —
+   * and warn once when neither is on. Never turns a tool off; `--tools -codemode`, `-xt`, `-nt`
+   * keep it off.
+   */
+  private ensureDiscoveryActive(): void {
+    const session = this.session();
+    if (!session || !this.hasReachingTool()) return;
+    const s = this.settings();
+    const exposures = new Set<McpExposure | undefined>();
+    for (const st of this.servers.values()) {
+      if (st.entry.state !== "ok") continue;
+      exposures.add(this.exposureOf(st.entry, undefined, s));
+      for (const e of Object.values(st.entry.spec?.toolExposure ?? {})) exposures.add(e);
+    }
+    const needsCodemode = exposures.has("codemode");
+    const needsToolSearch = exposures.has("deferred");
+    if (!needsCodemode && !needsToolSearch) return;
+    const hasCodemode = this.kernel.tools.has(CODEMODE_TOOL);
+    const hasToolSearch = this.kernel.tools.has(TOOL_SEARCH_TOOL);
+    const active = session.getActiveToolNames();
+    const wanted: string[] = [];
+    if (needsCodemode && hasCodemode && this.autoEnableCodemode && !active.includes(CODEMODE_TOOL)) wanted.push(CODEMODE_TOOL);
+    if (needsToolSearch && hasToolSearch && !active.includes(TOOL_SEARCH_TOOL)) wanted.push(TOOL_SEARCH_TOOL);
+    const add = filterLateTools(wanted, this.kernel.service("argv")?.flags);
+    if (add.length) {
+      session.setActiveTools([...active, ...add]);
+      session.invalidateSystemPrompt?.();
+    }
+    const reachable = [...active, ...add];
+    if ((hasCodemode && reachable.includes(CODEMODE_TOOL)) || (hasToolSearch && reachable.includes(TOOL_SEARCH_TOOL))) return;
+    if (this.warnedUnreachable) return;
+    this.warnedUnreachable = true;
+    const reason = needsCodemode && hasCodemode && !this.autoEnableCodemode ? " (autoEnableCodemode is false)" : "";
+    this.api.report("warning", `MCP tools are only reachable from the codemode or tool_search tool, but neither is active${reason}; they cannot be called.`);
+  }
+
+  /**
+   * pi 1.6's `mcp_servers` system prompt section: the enabled servers whose tools are not
+   * declared (`codemode` / `deferred` exposure), how they are reached, and one line on each —
+   * its `description`, else the first line of its instructions. Undefined when there are none,
+   * or when those tools sit behind the `mcp` tool (no codemode or tool_search registered).
+   */
+  serversSection(): string | undefined {
+    if (!this.hasReachingTool()) return undefined;
+    const s = this.settings();
+    const listed: Array<{ name: string; via: "codemode" | "tool_search"; about: string }> = [];
+    for (const st of this.servers.values()) {
+      if (st.entry.state !== "ok") continue;
+      const exposures = new Set([this.exposureOf(st.entry, undefined, s), ...Object.values(st.entry.spec?.toolExposure ?? {})]);
+      if (!exposures.has("codemode") && !exposures.has("deferred")) continue;
+      const about = (st.entry.spec?.description ?? st.conn?.instructions ?? "").trim().split("\n")[0]!.trim();
+      listed.push({ name: `${MCP_TOOL_PREFIX}${sanitizeName(st.entry.name)}`, via: exposures.has("codemode") ? "codemode" : "tool_search", about });
+    }
+    if (!listed.length) return undefined;
+    listed.sort((a, b) => a.name.localeCompare(b.name));
+    const vias = new Set(listed.map((l) => l.via));
+    let intro = "MCP servers whose tools are not declared to you.";
+    if (vias.has("codemode")) intro += " Call the tools of `codemode` servers from codemode scripts (find them with searchTools() or ALL_TOOLS).";
+    if (vias.has("tool_search")) intro += " Load the tools of `tool_search` servers with `tool_search`.";
+    const clip = (t: string) => (t.length > MAX_SERVER_ABOUT ? `${t.slice(0, MAX_SERVER_ABOUT - 1).trimEnd()}…` : t);
+    const lines = [intro];
+    for (const [i, l] of listed.entries()) {
+      const line = `- ${l.name} (${l.via})${l.about ? `: ${clip(l.about)}` : ""}`;
+      if ([...lines, line].join("\n").length > MAX_SERVERS_SECTION) {
+        lines.push(`- … ${listed.length - i} more; find their tools with searchTools()`);
+        break;
+      }
+      lines.push(line);
+    }
+    return lines.join("\n");
+  }
+
+  /** Register the tools of every server that has some, by their exposure, and activate the declared ones. */
   applyTools(): void {
     const s = this.settings();
     const withTools = [...this.servers.values()].filter((st) => st.tools.length && st.entry.state === "ok");
     const total = withTools.reduce((n, st) => n + st.tools.length, 0);
     const mode = s.toolMode === "auto" ? (total > s.searchThreshold ? "search" : "direct") : s.toolMode;
+    // Without codemode and tool_search, tools that are not declared are reached through `mcp`.
+    const reaching = this.hasReachingTool();
 
     const session = this.session();
     const before = session?.getActiveToolNames() ?? [];
@@ -287,29 +404,34 @@ export class McpManager {
     this.toolScope = scope;
     const taken = new Set<string>();
     const names: string[] = [];
-    // (1.6 compat) exposure: hidden = not registered; direct = declared; codemode/deferred = behind
-    // the search tool; tools without one follow the mode.
+    // hidden = not registered; direct = declared; codemode / deferred = registered, not declared,
+    // callable from codemode (and loadable by tool_search); no exposure = follows mcp.toolMode.
     const direct: string[] = [];
-    let indirect = 0;
+    let behindSearchTool = 0;
     for (const st of withTools) {
       for (const tool of st.tools) {
-        const exposure = st.entry.spec ? toolExposureOf(st.entry.spec, tool.name) : undefined;
+        const exposure = this.exposureOf(st.entry, tool.name, s);
         if (exposure === "hidden") continue;
         const name = mcpToolName(st.entry.name, tool.name, taken);
-        if (scope.registerTool(this.toolDefinition(name, st.entry.name, tool))) {
-          this.registered.set(name, { server: st.entry.name, tool });
+        const declared = exposure === "direct" || (exposure === undefined && mode === "direct");
+        const indirect = exposure === "codemode" || exposure === "deferred";
+        const toolExposure: ToolExposure | undefined = declared ? "direct" : indirect && reaching ? exposure : undefined;
+        if (scope.registerTool(this.toolDefinition(name, st.entry.name, tool, toolExposure))) {
+          this.registered.set(name, { server: st.entry.name, tool, exposure });
           names.push(name);
-          if (exposure === "direct" || (exposure === undefined && mode === "direct")) direct.push(name);
-          else indirect++;
+          if (declared) direct.push(name);
+          else if (!toolExposure) behindSearchTool++;
         }
       }
     }
-    this.effectiveMode = indirect ? "search" : "direct";
-    if (indirect) {
+    this.effectiveMode = behindSearchTool ? "search" : "direct";
+    // Undeclared tools that were active (loaded by tool_search) stay active when the tools are re-registered.
+    const loaded = names.filter((n) => before.includes(n) && !direct.includes(n) && this.kernel.tools.get(n)?.exposure !== undefined);
+    if (behindSearchTool) {
       const ok = scope.registerTool(createSearchTool({ entries: () => this.searchEntries(), servers: () => this.serverCounts(), call: (...a) => this.callThroughKernel(...a) }));
-      this.activate(session, kept, ok ? [SEARCH_TOOL_NAME, ...direct] : direct);
+      this.activate(session, kept, ok ? [SEARCH_TOOL_NAME, ...direct, ...loaded] : [...direct, ...loaded]);
     } else {
-      this.activate(session, kept, direct);
+      this.activate(session, kept, [...direct, ...loaded]);
     }
   }
 
@@ -329,7 +451,7 @@ export class McpManager {
     session.invalidateSystemPrompt?.();
   }
 
-  private toolDefinition(name: string, server: string, tool: McpToolInfo): ToolDefinition {
+  private toolDefinition(name: string, server: string, tool: McpToolInfo, exposure: ToolExposure | undefined): ToolDefinition {
     const description = tool.description?.trim() || `Tool "${tool.name}" of the MCP server "${server}"`;
     const first = description.split("\n")[0]!.trim();
     const parameters = { ...tool.inputSchema };
@@ -341,6 +463,7 @@ export class McpManager {
       description,
       promptSnippet: first.length > 160 ? first.slice(0, 159) + "…" : first,
       parameters,
+      ...(exposure ? { exposure } : {}),
       execute: (_id, params, signal, onUpdate) => this.callTool(server, tool.name, (params ?? {}) as Record<string, unknown>, signal, onUpdate),
     };
   }
@@ -423,10 +546,14 @@ export class McpManager {
   // ---- status ---------------------------------------------------------------------------------
 
   list(): McpServerView[] {
-    const byServer = new Map<string, Array<{ tool: string; name: string; description?: string }>>();
+    const s = this.settings();
+    const serverExposure = (entry: McpServerEntry) => this.exposureOf(entry, undefined, s) ?? `mcp.toolMode ${s.toolMode}`;
+    const byServer = new Map<string, McpServerView["tools"]>();
     for (const [name, r] of this.registered) {
       const l = byServer.get(r.server) ?? [];
-      l.push({ tool: r.tool.name, name, description: r.tool.description });
+      const own = r.exposure ?? `mcp.toolMode ${s.toolMode}`;
+      const st = this.servers.get(r.server);
+      l.push({ tool: r.tool.name, name, description: r.tool.description, ...(st && own !== serverExposure(st.entry) ? { exposure: own } : {}) });
       byServer.set(r.server, l);
     }
     return [...this.servers.values()].map((st) => ({
@@ -434,6 +561,7 @@ export class McpManager {
       scope: st.entry.scope,
       source: st.entry.source,
       status: st.status,
+      ...(st.entry.state === "ok" ? { exposure: serverExposure(st.entry) } : {}),
       transport: st.conn?.transport ?? st.entry.spec?.transport,
       target: st.entry.spec ? describeTarget(st.entry.spec) : undefined,
       error: st.status === "connected" ? undefined : st.error,
@@ -474,13 +602,14 @@ export class McpManager {
 export function formatStatus(views: McpServerView[], mode: "direct" | "search"): string {
   if (!views.length) return "No MCP servers are configured. Add one with `pi mcp add <name> <command|url>` or in .mcp.json.";
   const toolCount = views.reduce((n, v) => n + v.tools.length, 0);
-  const lines = [`MCP servers (${toolCount} tools, ${mode === "search" ? `search mode: the model reaches them through the "${SEARCH_TOOL_NAME}" tool` : "direct mode"}):`];
+  const lines = [`MCP servers (${toolCount} tools${mode === "search" ? `; tools that follow mcp.toolMode are reached through the "${SEARCH_TOOL_NAME}" tool` : ""}):`];
   for (const v of views) {
     const info = v.serverInfo ? ` ${v.serverInfo.name} ${v.serverInfo.version}` : "";
-    lines.push(`  ${v.name} — ${v.status}${v.transport ? ` (${v.transport})` : ""}${info} — ${v.scope}: ${v.source}`);
+    const exposure = v.exposure ? ` — exposure: ${v.exposure}` : "";
+    lines.push(`  ${v.name} — ${v.status}${v.transport ? ` (${v.transport})` : ""}${info}${exposure} — ${v.scope}: ${v.source}`);
     if (v.target) lines.push(`    ${v.target}`);
     if (v.error) lines.push(`    ${v.error.replace(/\n/g, "\n    ")}`);
-    if (v.tools.length) lines.push(`    tools: ${v.tools.map((t) => t.name).join(", ")}`);
+    if (v.tools.length) lines.push(`    tools: ${v.tools.map((t) => (t.exposure ? `${t.name} (${t.exposure})` : t.name)).join(", ")}`);
   }
   return lines.join("\n");
 }

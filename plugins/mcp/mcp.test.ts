@@ -35,7 +35,9 @@ async function start(opts: StartOptions = {}) {
   const t = await createTestKernel({
     plugins: [mcpPlugin, ...(opts.plugins ?? [])],
     steps: opts.steps ?? [],
-    settings: { mcpServers: opts.servers ?? {}, mcp: { connectTimeoutMs: 120_000, ...opts.mcp } } as never,
+    // These tests are about direct exposure: mcp.toolMode set explicitly (without it, pi 1.6's
+    // default exposure "codemode" applies; see "default exposure" below).
+    settings: { mcpServers: opts.servers ?? {}, mcp: { connectTimeoutMs: 120_000, toolMode: "auto", ...opts.mcp } } as never,
   });
   const diags: Diagnostic[] = [];
   t.kernel.diagnostics.subscribe((d) => void diags.push(d), true);
@@ -449,8 +451,8 @@ describe("/mcp", () => {
     const h = await start({ servers: { demo: stdio(), bad: { command: "pi-no-such-command-xyz" } }, ui: true });
     await h.session.prompt("/mcp");
     const note = h.ui.notes.at(-1)!;
-    expect(note).toMatch(/^MCP servers \(13 tools, direct mode\):/);
-    expect(note).toMatch(/demo — connected \(stdio\) demo 1\.0\.0 — user/);
+    expect(note).toMatch(/^MCP servers \(13 tools\):/);
+    expect(note).toMatch(/demo — connected \(stdio\) demo 1\.0\.0 — exposure: mcp\.toolMode auto — user/);
     expect(note).toContain("mcp__demo__echo, mcp__demo__add");
     expect(note).toMatch(/bad — failed \(stdio\)[\s\S]*command not found/);
     expect(h.ui.statuses.at(-1)).toBe("MCP 1/2 · failed: bad");

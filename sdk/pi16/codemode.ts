@@ -13,9 +13,10 @@
  *
  * Globals: `tools.<name>(args)` (resolves to the tool's text, rejects with its error text),
  * `text(value)`, `console.log/info/warn/error/debug(...)`, `return value`, `exit()`,
- * `ALL_TOOLS` ({name, description}[]), `searchTools(query, {limit?})`. MCP tools that are not
- * declared to the model (behind our `mcp` search tool) are callable by their names too; the call
- * goes through the `mcp` tool. Not here (1.6 has them): `image()`, `store()`/`load()`, `models`,
+ * `ALL_TOOLS` ({name, description}[]), `searchTools(query, {limit?})`. The callable tools are the
+ * declared ones plus registered tools with `codemode` / `deferred` exposure (MCP tools by default,
+ * not declared to the model); MCP tools behind our `mcp` search tool (when mcp.toolMode puts them
+ * there) are callable by their names too, the call going through the `mcp` tool. Not here (1.6 has them): `image()`, `store()`/`load()`, `models`,
  * `describeTool()`, `describeNamespace()`, `codemode.mode: "only"`.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -231,7 +232,10 @@ function searchAnswer(callable: CallableTool[], query: string, optsJson: string)
   return JSON.stringify(searchEntries(entries, query, undefined, limit).map((e) => ({ name: e.name, description: e.description })));
 }
 
-/** The tools a script may call: the session's tools (not codemode itself), and MCP tools behind the `mcp` search tool. */
+/**
+ * The tools a script may call: the call's scope (declared tools and registered `codemode` /
+ * `deferred` ones; not codemode itself), and MCP tools behind the `mcp` search tool.
+ */
 function callableTools(pi: Pick<ExtensionAPI, "getAllTools">, ctxTools: Array<{ name: string; description?: string }>): CallableTool[] {
   const out: CallableTool[] = [];
   const seen = new Set<string>();

@@ -32,6 +32,7 @@ export interface McpServerEntry {
 
 export interface LoadedMcpConfig {
   servers: McpServerEntry[];
+  /** Accepted, not applied: `autoEnableCodemode` is read from the mcp.json files (plugins/mcp/config.ts). */
   autoEnableCodemode?: boolean;
   /** Problems found while loading; each is shown as a warning. */
   errors?: string[];

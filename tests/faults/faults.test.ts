@@ -252,7 +252,8 @@ describe("faults", () => {
 
   it("an MCP server dying mid-call: the model gets an error result, the run ends normally", async () => {
     const e = makeE2eEnv(server.url, {
-      settings: { mcpServers: { demo: { command: process.execPath, args: [join(ROOT, "tests", "fixtures", "mcp", "stdio-server.mjs")] } } },
+      // The model calls the tool directly: mcp.toolMode set, so the server's tools are declared.
+      settings: { mcpServers: { demo: { command: process.execPath, args: [join(ROOT, "tests", "fixtures", "mcp", "stdio-server.mjs")] } }, mcp: { toolMode: "auto" } },
     });
     server.setScript({ turns: [{ toolCalls: [{ name: "mcp__demo__crash", arguments: {} }] }, { text: "survived the crash" }] });
     server.reset();

@@ -114,7 +114,8 @@ describe("sandbox roads, file tools and escalation (workspace-write)", () => {
         // The fixture server and its MCP SDK live in this checkout; a checkout under /tmp (a CI
         // clone) is behind the sandbox's private /tmp, so it is made visible for this case.
         ...(isInside(ROOT, "/tmp") ? { sandbox: { ...(baseSettings as { sandbox?: object }).sandbox, writableRoots: [ROOT] } } : {}),
-        mcp: { connectTimeoutMs: 120_000 },
+        // The model calls the tools directly: mcp.toolMode set, so they are declared.
+        mcp: { connectTimeoutMs: 120_000, toolMode: "auto" },
         mcpServers: {
           inside: { command: process.execPath, args: [stdio, "--call-log", join(project, "mcp-inside.log")], env: { SERVER_OWN_TOKEN: "server-own-token-0001" } },
           escape: { command: process.execPath, args: [stdio, "--name", "escape", "--call-log", join(outside, "mcp-outside.log")] },

@@ -32,6 +32,11 @@ export interface AgentLoopConfig {
   systemPrompt: string;
   /** The active tools, already resolved (wrappers applied). */
   tools: ToolDefinition[];
+  /**
+   * Registered tools that are not declared to the model but that a running tool may call through
+   * executeTool (pi 1.6's `codemode` / `deferred` exposure, e.g. MCP tools reached from codemode).
+   */
+  callableTools?: ToolDefinition[];
   /** Open one provider stream. */
   stream(model: AnyModel, context: LlmContext, signal: AbortSignal): AssistantStream | Promise<AssistantStream>;
   /**
@@ -331,14 +336,17 @@ async function preflight(call: ToolCall, tool: ToolDefinition | undefined, confi
  */
 function toolCallScope(parent: ToolCall, config: AgentLoopConfig, parentSignal: AbortSignal): ToolCallScope {
   let n = 0;
+  const declared = config.tools;
+  const names = new Set(declared.map((t) => t.name));
+  const tools = [...declared, ...(config.callableTools ?? []).filter((t) => !names.has(t.name))];
   return {
     toolCallId: parent.id,
     signal: parentSignal,
-    tools: config.tools,
+    tools,
     async executeTool(name, args, options = {}) {
       const signal = options.signal ?? parentSignal;
       const call = { type: "toolCall", id: `${parent.id}/${++n}`, name: String(name), arguments: (args ?? {}) as Record<string, unknown>, parentToolCallId: parent.id } as ToolCall & { parentToolCallId: string };
-      const tool = config.tools.find((t) => t.name === call.name);
+      const tool = tools.find((t) => t.name === call.name);
       await config.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments, parentToolCallId: parent.id } as AgentEvent);
       const p = await preflight(call, tool, config, signal);
       const t0 = Date.now();
