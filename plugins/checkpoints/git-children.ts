@@ -31,6 +31,16 @@ function hook(): void {
   if (hooked) return;
   hooked = true;
   process.on("exit", endAll);
+  // A signal nobody else handles ends Node without "exit": end the children first, then die of it.
+  for (const sig of ["SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      if (process.listenerCount(sig) > 1) return; // a mode handles it and exits (the exit hook runs)
+      endAll();
+      process.removeListener(sig, onSignal);
+      process.kill(process.pid, sig);
+    };
+    process.on(sig, onSignal);
+  }
 }
 
 /** Registers a running git child of a store; returns what to call when it has exited. */
