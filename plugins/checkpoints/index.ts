@@ -101,8 +101,10 @@ export default definePlugin({
       if ((event.message as { role?: string }).role === "assistant") fresh = false;
     });
     api.on("message_update", (event) => {
-      const type = (event as { assistantMessageEvent?: { type?: string } }).assistantMessageEvent?.type;
-      if (type !== "toolcall_start" || fresh) return;
+      const ame = (event as { assistantMessageEvent?: { type?: string; contentIndex?: number; partial?: { content?: Array<{ name?: string }> } } }).assistantMessageEvent;
+      if (ame?.type !== "toolcall_start" || fresh) return;
+      const name = ame.partial?.content?.[ame.contentIndex ?? -1]?.name;
+      if (name && !mutating(name)) return; // a read-only call needs no capture
       fresh = true;
       void capture("before", undefined, undefined, true);
     });
