@@ -1,7 +1,8 @@
 /**
  * End to end over RPC: /rewind is listed by get_commands; get_checkpoints, get_checkpoint_diff
  * and restore_checkpoint list, preview and restore a point (code and conversation); /rewind as a
- * prompt asks through extension UI requests (select, select, confirm) and undoes the restore.
+ * prompt asks through extension UI requests (select, select, confirm) and undoes the restore;
+ * `fork` with restoreFiles brings the files its message started from into the new session.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -87,5 +88,33 @@ describe("checkpoints over RPC", () => {
     await rpc.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify" && String(r.message).startsWith("Rewound to point"), "the rewind notice");
     expect(readFileSync(join(e.cwd, "a.txt"), "utf8")).toBe("two\n");
     expect(readFileSync(join(e.cwd, "new.txt"), "utf8")).toBe("brand new\n");
+  }, 120_000);
+
+  it("fork with restoreFiles: the new session starts from the message's files; a file changed outside the agent is kept", async () => {
+    await rpc?.kill();
+    server.setScript({
+      turns: [
+        { toolCalls: [{ name: "write", arguments: { path: "f1.txt", content: "agent 1\n" } }] },
+        { toolCalls: [{ name: "write", arguments: { path: "f2.txt", content: "agent 2\n" } }] },
+        { text: "forked later" },
+      ],
+    });
+    writeFileSync(join(e.cwd, "f1.txt"), "original 1\n");
+    writeFileSync(join(e.cwd, "f2.txt"), "original 2\n");
+    rpc = new RawRpc(e, ["--tools", "read,write"]);
+    await call({ type: "prompt", message: "fork me" });
+    await rpc.waitFor((r) => r.type === "agent_settled", "agent_settled");
+    expect(readFileSync(join(e.cwd, "f1.txt"), "utf8")).toBe("agent 1\n");
+    writeFileSync(join(e.cwd, "f2.txt"), "the user's 2\n");
+    const { messages } = await call({ type: "get_fork_messages" });
+    const target = messages.find((m: any) => m.text === "fork me");
+    // Without restoreFiles the files stay (as before); with it they come back.
+    const forked = await call({ type: "fork", entryId: target.entryId, restoreFiles: true });
+    expect(forked).toEqual({ text: "fork me", cancelled: false, files: { restored: ["f1.txt"], kept: ["f2.txt"] } });
+    expect(readFileSync(join(e.cwd, "f1.txt"), "utf8")).toBe("original 1\n");
+    expect(readFileSync(join(e.cwd, "f2.txt"), "utf8")).toBe("the user's 2\n");
+    // The restore is a point of the new session: /rewind can undo it.
+    const { points } = await call({ type: "get_checkpoints" });
+    expect(points.map((p: any) => p.kind)).toEqual(["restore"]);
   }, 120_000);
 });

@@ -66,9 +66,7 @@ const BINARIES: Binary[] = [
 ];
 
 function envFor(b: Binary): E2eEnv {
-  // Checkpoints off: a run that ends at once on a closed reader (`| head`) may leave the store's
-  // background capture still writing under the agent dir while the test removes it.
-  const e = makeE2eEnv(server.url, { settings: { checkpoints: { enabled: false } } });
+  const e = makeE2eEnv(server.url);
   e.env[b.agentDirEnv] = e.agentDir;
   writeFileSync(join(e.cwd, "loud.ts"), LOUD);
   return e;

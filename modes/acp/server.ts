@@ -137,6 +137,10 @@ export async function runAcp(ctx: ModeContext): Promise<number> {
     currentToolCall: () => live.currentToolCall(),
     sessionMode: () => modeId,
     setTitle: (title) => void send({ sessionUpdate: "session_info_update", title }),
+    notice(message, type) {
+      if (!turns.size) return;
+      void send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${type === "info" ? "" : `[${type}] `}${message}\n` } });
+    },
   });
 
   // ---- events ----

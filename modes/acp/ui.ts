@@ -10,6 +10,8 @@
  *   every option (allow_once kinds, except ones that read as a refusal).
  * - A cancelled request (session/cancel, the client answering "cancelled", the dialog's timeout
  *   or signal) resolves the dialog to its default: the gate blocks the tool.
+ * - notify() goes to stderr and, while a prompt runs (a command's result), to the client as an
+ *   agent_message_chunk.
  * - input()/editor() and terminal-only calls have no ACP form: they answer their default and
  *   report themselves once. setTitle() becomes a session_info_update.
  */
@@ -42,6 +44,8 @@ export interface AcpUiDeps {
    * answers {allow: true}.
    */
   escalate?(request: EscalationRequest): Promise<boolean>;
+  /** Shows a notice to the user (a session update while a prompt runs, such as a command's result). */
+  notice?(message: string, type: "info" | "warning" | "error"): void;
 }
 
 export interface AcpUi extends ExtensionUI {
@@ -170,6 +174,7 @@ export function createAcpUi(report: (d: Diagnostic) => void): AcpUi {
     },
     notify(message, type) {
       process.stderr.write(`[${type ?? "info"}] ${message}\n`);
+      deps?.notice?.(message, type ?? "info");
     },
     setStatus: () => {},
     setWidget: () => {},

@@ -314,8 +314,12 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       // The text is returned even when an extension cancels the fork (as the reference does).
       const entry = runtime.sessionManager.getEntry(cmd.entryId);
       const text = entry?.type === "message" && entry.message.role === "user" ? messageText(entry.message) : "";
+      // restoreFiles: the files the prompt started from come back too (checkpoints), into the new session.
+      const plan = cmd.restoreFiles ? await checkpoints().planEntry(session() as never, cmd.entryId) : undefined;
       const r = await runtime.fork(cmd.entryId);
-      return { text: r.selectedText ?? text, cancelled: r.cancelled };
+      if (r.cancelled || !cmd.restoreFiles) return { text: r.selectedText ?? text, cancelled: r.cancelled };
+      const files = plan ? await checkpoints().restore(session() as never, plan, "code", { overwriteExternal: cmd.overwriteExternal }) : { restored: [], kept: [] };
+      return { text: r.selectedText ?? text, cancelled: false, files: { restored: files.restored, kept: files.kept } };
     },
     clone: () => runtime.clone(),
     get_fork_messages: () => {

@@ -26,6 +26,15 @@ declare module "../../core/kernel/services.js" {
 /** Built-in tools that never change files. */
 const READ_ONLY_TOOLS = new Set(["read", "grep", "find", "ls", "glob", "web_search", "web_fetch", "mcp_search"]);
 
+/** How long leaving a session waits for its captures (the first one of a big project takes long; exit ends what is left). */
+const SHUTDOWN_WAIT_MS = 3000;
+
+function within(ms: number, work: Promise<unknown>): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise((r) => (timer = setTimeout(r, ms)));
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
 export default definePlugin({
   name: "checkpoints",
   version: "1.0.0",
@@ -60,17 +69,22 @@ export default definePlugin({
       return rel.startsWith("..") || isAbsolute(rel) ? [] : [rel];
     };
     const failed = new Set<string>(); // project folders whose capture failed: not retried in this process
-    const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>, input?: Record<string, unknown>) => {
+    const failure = (session: SessionLike) => (e: Error) => {
+      failed.add(session.cwd);
+      warn(`the project's files were not captured (${e.message}); the agent goes on without checkpoints`);
+    };
+    /** `later`: do not wait for it (a tool call's after-state, taken while the model answers). */
+    const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>, input?: Record<string, unknown>, later = false) => {
       if (!service.settings().enabled) return;
       const session = currentSession();
       if (!session || failed.has(session.cwd) || notAProject(session.cwd)) return;
+      const only = input && extra?.tool ? targetsOf(session, extra.tool, input) : undefined;
+      if (only && only.length === 0) return; // a file outside the project
+      if (later) return service.captureLater(session, phase, extra, only, failure(session));
       try {
-        const only = input && extra?.tool ? targetsOf(session, extra.tool, input) : undefined;
-        if (only && only.length === 0) return; // a file outside the project
         await service.capture(session, phase, extra, only);
       } catch (e) {
-        failed.add(session.cwd);
-        warn(`the project's files were not captured (${(e as Error).message}); the agent goes on without checkpoints`);
+        failure(session)(e as Error);
       }
     };
     const mutating = (name: string): boolean => {
@@ -79,9 +93,27 @@ export default definePlugin({
       return !(tool?.readOnly === true || tool?.annotations?.readOnlyHint === true);
     };
 
-    // Before a prompt: the state the prompt starts from (recorded only when it changed).
+    // The capture before a tool call starts as soon as the model starts writing one (it streams
+    // its arguments meanwhile); a call waits for it, and takes it as its before-state, when no
+    // tool ran since (the calls of one message are all checked before any of them runs).
+    let fresh = false;
+    api.on("message_start", (event) => {
+      if ((event.message as { role?: string }).role === "assistant") fresh = false;
+    });
+    api.on("message_update", (event) => {
+      const ame = (event as { assistantMessageEvent?: { type?: string; contentIndex?: number; partial?: { content?: Array<{ name?: string }> } } }).assistantMessageEvent;
+      if (ame?.type !== "toolcall_start" || fresh) return;
+      const name = ame.partial?.content?.[ame.contentIndex ?? -1]?.name;
+      if (name && !mutating(name)) return; // a read-only call needs no capture
+      fresh = true;
+      void capture("before", undefined, undefined, true);
+    });
     api.on("message_end", async (event) => {
       const role = (event.message as { role?: string }).role;
+      // A tool call's after-capture, running while the model answered, lands before the next
+      // message of the session (a tool result is stored right after its call: not waited for).
+      if (role !== "toolResult") await service.settle();
+      // Before a prompt: the state the prompt starts from (recorded only when it changed).
       if (role === "user") await capture("before");
       else if (role === "bashExecution") await capture("after", { tool: "!" });
       return undefined;
@@ -90,31 +122,37 @@ export default definePlugin({
     api.on(
       "tool_call",
       async (event) => {
-        if (mutating(event.toolName)) await capture("before", { tool: event.toolName, toolCallId: event.toolCallId }, event.input);
+        if (!mutating(event.toolName)) return undefined;
+        if (fresh) await service.settle();
+        else await capture("before", { tool: event.toolName, toolCallId: event.toolCallId }, event.input);
         return undefined;
       },
       { stage: 100 },
     );
     api.on("tool_result", async (event) => {
-      if (mutating(event.toolName)) await capture("after", { tool: event.toolName, toolCallId: event.toolCallId }, event.input);
+      fresh = false;
+      if (mutating(event.toolName)) await capture("after", { tool: event.toolName, toolCallId: event.toolCallId }, event.input, true);
       return undefined;
     });
-    const flush = async () => {
-      try {
-        await service.flush();
-      } catch (e) {
-        warn(`the checkpoint refs were not written (${(e as Error).message})`);
-      }
-    };
-    api.on("agent_settled", flush);
+    const refsFailed = (e: Error) => warn(`the checkpoint refs were not written (${e.message})`);
+    // The run's captures are in the session when it settles; the refs are written off its path.
+    api.on("agent_settled", async () => {
+      await service.settle();
+      service.flushLater(refsFailed);
+    });
     // The first capture of a big project takes seconds: start it with the session, not with its first prompt.
     api.on("session_start", () => {
       const session = currentSession();
       if (!service.settings().enabled || !session || notAProject(session.cwd)) return;
       service.warm(session.cwd).catch(() => undefined); // a failure is reported by the first real capture
     });
-    api.on("session_shutdown", flush);
+    // Leaving the session: its captures finish and the refs are written (at process exit, git
+    // children still running are ended: git-children.ts).
+    api.on("session_shutdown", async () => {
+      await within(SHUTDOWN_WAIT_MS, service.settle().then(() => service.flush().catch(refsFailed)));
+    });
     api.on("user_bash", async () => {
+      fresh = false;
       await capture("before", { tool: "!" });
       return undefined;
     });

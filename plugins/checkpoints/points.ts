@@ -37,10 +37,18 @@ export function checkpointOf(e: EntryLike): CheckpointData | undefined {
   return d && typeof d.tree === "string" ? d : undefined;
 }
 
-/** The file state at the end of `path` (root → entry): the last checkpoint on it. */
-export function stateAt(path: readonly EntryLike[]): CheckpointData | undefined {
+/**
+ * The checkpoint taken after a tool call, found from the call's result entry. A tool call's
+ * after-state is captured while the model answers, so its entry follows the result instead of
+ * preceding it; a path that ends at (or passes) the result does not contain it.
+ */
+export type AfterOf = (toolResult: EntryLike) => CheckpointData | undefined;
+
+/** The file state at the end of `path` (root → entry): the last checkpoint on it (or after a tool result on it). */
+export function stateAt(path: readonly EntryLike[], afterOf?: AfterOf): CheckpointData | undefined {
   for (let i = path.length - 1; i >= 0; i--) {
-    const c = checkpointOf(path[i]!);
+    const e = path[i]!;
+    const c = checkpointOf(e) ?? (afterOf && e.message?.role === "toolResult" ? afterOf(e) : undefined);
     if (c) return c;
   }
   return undefined;
@@ -69,10 +77,11 @@ function textOf(content: unknown): string {
  * The points of a branch a rewind can go back to: before each user prompt (the state its
  * parent had) and each restore's own before-state (so a restore is undone like any point).
  */
-export function rewindPoints(branch: readonly EntryLike[]): RewindPoint[] {
+export function rewindPoints(branch: readonly EntryLike[], afterOf?: AfterOf): RewindPoint[] {
   const points: RewindPoint[] = [];
   let state: CheckpointData | undefined;
   for (const e of branch) {
+    if (afterOf && e.message?.role === "toolResult") state = afterOf(e) ?? state;
     const c = checkpointOf(e);
     if (c) {
       if (c.phase === "pre-restore") {

@@ -5,7 +5,7 @@
  */
 import type { Kernel } from "../../core/kernel/index.js";
 import { CheckpointError, CheckpointStore, DEFAULTS, storeDirFor, type FileChange, type StoreOptions } from "./store.js";
-import { CHECKPOINT_TYPE, rewindPoints, stateAt, type CheckpointData, type CheckpointPhase, type EntryLike, type RewindPoint } from "./points.js";
+import { CHECKPOINT_TYPE, checkpointOf, rewindPoints, stateAt, type CheckpointData, type CheckpointPhase, type AfterOf, type EntryLike, type RewindPoint } from "./points.js";
 
 /** The parts of a session this service uses. */
 export interface SessionLike {
@@ -13,6 +13,7 @@ export interface SessionLike {
   sessionManager: {
     getBranch(leafId?: string | null): EntryLike[];
     getEntry(id: string): EntryLike | undefined;
+    getEntries?(): EntryLike[];
     appendCustomEntry(customType: string, data?: unknown): string;
   };
   navigateTree(targetId: string, opts?: { summarize?: boolean }): Promise<{ cancelled: boolean; editorText?: string }>;
@@ -64,6 +65,16 @@ export interface CheckpointsService {
   warm(cwd: string): Promise<void>;
   /** Writes the refs that keep the trees captured so far (called when a run settles and at shutdown). */
   flush(): Promise<void>;
+  /**
+   * Starts a capture without waiting for it (a tool call's after-state: it runs while the model
+   * answers). Captures and restores queued later still wait for it; settle() waits for all of
+   * them. A failure goes to `onError`.
+   */
+  captureLater(session: SessionLike, phase: CheckpointPhase, extra: Partial<CheckpointData> | undefined, only: string[] | undefined, onError: (e: Error) => void): void;
+  /** flush() without waiting for it (settle() waits for it). */
+  flushLater(onError: (e: Error) => void): void;
+  /** Resolves when the captures started by captureLater (and background ref writes) are done. */
+  settle(): Promise<void>;
 }
 
 export function readSettings(kernel: Kernel): CheckpointSettings {
@@ -101,6 +112,11 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
     return p;
   };
   let pruned = false;
+  const inFlight = new Set<Promise<unknown>>();
+  const later = (p: Promise<unknown>) => {
+    const q = p.catch(() => undefined).finally(() => inFlight.delete(q));
+    inFlight.add(q);
+  };
 
   const store = (cwd: string): CheckpointStore => {
     let s = stores.get(cwd);
@@ -116,7 +132,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
   const planFor = (session: SessionLike, point: RewindPoint, name: string): Promise<RestorePlan> =>
     serial(async () => {
       const s = store(session.cwd);
-      const known = stateAt(session.sessionManager.getBranch());
+      const known = stateAt(session.sessionManager.getBranch(), afterResolver(session));
       const now = await s.snapshot("current");
       if (!point.tree) return { point, changes: [], external: [], current: now.tree };
       if (!(await s.hasTree(point.tree))) throw new CheckpointError(`the files of ${name} are no longer in the checkpoint store (pruned)`);
@@ -131,15 +147,18 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
     store,
     warm: (cwd) => serial(async () => void (await store(cwd).snapshot("start"))),
     flush: () => serial(async () => void (await Promise.all([...stores.values()].map((s) => s.flush())))),
+    flushLater: (onError) => later(service.flush().catch(onError)),
     capture(session, phase, extra = {}, only) {
       return serial(async () => {
         const s = store(session.cwd);
         const snap = await s.snapshot(`${phase}${extra.tool ? ` ${extra.tool}` : ""}`, only);
         if (!pruned) {
+          // Once per process, beside the captures (refs of their own, objects younger than an
+          // hour kept): nothing waits for it; at exit it is ended like any git child.
           pruned = true;
-          await s.prune().catch((e) => warn(`pruning old checkpoints failed: ${(e as Error).message}`));
+          s.prune().catch((e) => warn(`pruning old checkpoints failed: ${(e as Error).message}`));
         }
-        const current = stateAt(session.sessionManager.getBranch());
+        const current = stateAt(session.sessionManager.getBranch(), afterResolver(session));
         if (current?.tree === snap.tree && phase !== "pre-restore" && phase !== "restore") return undefined;
         const data: CheckpointData = { tree: snap.tree, phase, ...extra, ...(snap.skipped.length ? { skipped: snap.skipped } : {}) };
         record(session, data);
@@ -147,7 +166,13 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
         return data;
       });
     },
-    list: (session) => rewindPoints(session.sessionManager.getBranch()),
+    captureLater(session, phase, extra, only, onError) {
+      later(service.capture(session, phase, extra, only).catch(onError));
+    },
+    async settle() {
+      while (inFlight.size) await Promise.all([...inFlight]);
+    },
+    list: (session) => rewindPoints(session.sessionManager.getBranch(), afterResolver(session)),
     plan(session, pointRef) {
       const points = service.list(session);
       // Entry ids are hex and may be all digits: a string names an entry first, then an index.
@@ -166,7 +191,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
       if (!entry) throw new CheckpointError(`no entry ${entryId} in this session`);
       const isPrompt = entry.type === "message" && entry.message?.role === "user";
       const path = isPrompt ? (entry.parentId ? session.sessionManager.getBranch(entry.parentId) : []) : session.sessionManager.getBranch(entryId);
-      const tree = stateAt(path)?.tree;
+      const tree = stateAt(path, afterResolver(session))?.tree;
       if (!tree) return undefined;
       const plan = await planFor(session, { index: 0, entryId, kind: "prompt", label: "the selected entry", timestamp: entry.timestamp, tree }, "the selected entry");
       return plan.changes.length ? plan : undefined;
@@ -208,6 +233,30 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
     },
   };
   return service;
+}
+
+/**
+ * Finds a tool call's after-checkpoint from its result entry (points.ts AfterOf): it follows the
+ * result, with the results of the same message's other calls (and their checkpoints) between.
+ */
+function afterResolver(session: SessionLike): AfterOf {
+  let children: Map<string, EntryLike[]> | undefined;
+  return (result) => {
+    const callId = (result.message as { toolCallId?: string } | undefined)?.toolCallId;
+    if (!callId) return undefined;
+    if (!children) {
+      children = new Map();
+      for (const e of session.sessionManager.getEntries?.() ?? []) if (e.parentId) children.set(e.parentId, [...(children.get(e.parentId) ?? []), e]);
+    }
+    let at: EntryLike | undefined = result;
+    for (let steps = 0; at && steps < 256; steps++) {
+      const next: EntryLike | undefined = (children.get(at.id) ?? []).find((e) => e.type === "custom" || e.message?.role === "toolResult");
+      const cp = next && checkpointOf(next);
+      if (cp?.phase === "after" && cp.toolCallId === callId) return cp;
+      at = next;
+    }
+    return undefined;
+  };
 }
 
 /** The checkpoints of one session (the SDK's `session.checkpoints`). */

@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, promises as fsp, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { onExit, recoverStaleLock, track, updateRefsSync } from "./git-children.js";
 
 export interface StoreOptions {
   /** Files larger than this are not captured (default 10 MiB). */
@@ -86,6 +87,18 @@ const CONFIG = [
 ].flatMap((c) => ["-c", c]);
 
 export class CheckpointError extends Error {}
+class LockError extends CheckpointError {
+  constructor(
+    message: string,
+    readonly lockPath: string,
+  ) {
+    super(message);
+  }
+}
+const LOCK_RETRIES = 20;
+const LOCK_RETRY_MS = 100;
+/** File times are coarse (a clock tick): a file changed this close to a capture's start counts as changed after it. */
+const CLOCK_MARGIN_MS = 20;
 
 export class CheckpointStore {
   readonly dir: string;
@@ -94,6 +107,11 @@ export class CheckpointStore {
   private lastTree: string | undefined;
   private counter = 0;
   private readonly pending: string[] = [];
+  /** When the last whole-project scan started (its result is in the index); 0: none yet. */
+  private seenAll = 0;
+  /** When a targeted capture last took a path in (since the last whole scan). */
+  private readonly seen = new Map<string, number>();
+  private dropExit: (() => void) | undefined;
 
   constructor(
     readonly cwd: string,
@@ -103,19 +121,37 @@ export class CheckpointStore {
     this.dir = dir;
   }
 
-  /** Runs git against the store and the project; resolves with stdout. */
-  git(args: string[], opts: { input?: string; index?: string; noRepo?: boolean } = {}): Promise<string> {
+  /** Runs git against the store and the project; resolves with stdout. A stale lock (its writer is gone) is removed and the call retried. */
+  async git(args: string[], opts: { input?: string; index?: string; noRepo?: boolean } = {}): Promise<string> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.gitOnce(args, opts);
+      } catch (e) {
+        const lock = e instanceof LockError ? e.lockPath : undefined;
+        if (!lock || attempt >= LOCK_RETRIES) throw e;
+        // A live writer (another pi on the same project): wait for it a little, then try again.
+        if (!recoverStaleLock(this.dir, lock)) await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
+      }
+    }
+  }
+
+  private gitOnce(args: string[], opts: { input?: string; index?: string; noRepo?: boolean }): Promise<string> {
     const env = opts.index ? { ...this.env, GIT_INDEX_FILE: opts.index } : { ...this.env, GIT_INDEX_FILE: join(this.dir, "index") };
     return new Promise((res, rej) => {
       // A throwaway index (a restore's) is not split: it would leave a shared index file behind.
       const config = opts.index ? [...CONFIG, "-c", "core.splitIndex=false"] : CONFIG;
+      let done: (() => void) | undefined;
       const child = execFile("git", [...config, ...(opts.noRepo ? [] : [`--git-dir=${this.dir}`, `--work-tree=${this.cwd}`]), ...args], { cwd: this.cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
+        done?.();
         if (err) {
           const code = (err as NodeJS.ErrnoException).code;
+          const lock = /Unable to create '([^']+\.lock)': File exists/.exec(stderr ?? "");
           if (code === "ENOENT") rej(new CheckpointError("git is not installed (checkpoints need git on PATH)"));
+          else if (lock) rej(new LockError(`git ${args[0]} failed: the store is locked (${lock[1]})`, lock[1]!));
           else rej(new CheckpointError(`git ${args[0]} failed: ${(stderr || err.message).trim().split("\n")[0]}`));
         } else res(stdout);
       });
+      done = track(child, this.dir);
       if (opts.input !== undefined) child.stdin?.end(opts.input);
     });
   }
@@ -124,7 +160,7 @@ export class CheckpointStore {
     if (this.ready) return;
     if (notAProject(this.cwd)) throw new CheckpointError(`${resolve(this.cwd)} is the home folder or the file system's root, not a project: no checkpoints here`);
     try {
-      mkdirSync(this.dir, { recursive: true });
+      mkdirSync(join(this.dir, "writers"), { recursive: true });
     } catch (e) {
       throw new CheckpointError(`cannot create the checkpoint store ${this.dir}: ${(e as Error).message}`);
     }
@@ -139,11 +175,17 @@ export class CheckpointStore {
    * Captures the project's files. One scan (`ls-files`: untracked, modified, deleted against the
    * store's index) finds what changed; only those paths are hashed into the index, and a tree is
    * written only when something changed. The ref that keeps a new tree is written by flush().
+   *
+   * `only`: the caller knows the files that may change (write, edit): no scan of the project,
+   * unless the store has no tree yet; ignored files among them stay out. When none of them was
+   * changed since the store last saw it (its change time is older than that capture's start, or,
+   * for a missing file, its folder's), no git process runs at all.
    */
   async snapshot(label: string, only?: string[]): Promise<Snapshot> {
     await this.init();
-    // `only`: the caller knows the files that may change (write, edit): no scan of the project,
-    // unless the store has no tree yet. Ignored files among them stay out.
+    void label;
+    const started = Date.now();
+    if (only && this.lastTree && (await this.unchanged(only))) return { tree: this.lastTree, skipped: [] };
     const known = only && this.lastTree ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...only.map((p) => `:(literal)${p}`)]) : undefined;
     const out = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]));
     const paths = [...new Set(out.split("\0").filter((p) => p && !p.endsWith("/")))];
@@ -166,21 +208,72 @@ export class CheckpointStore {
     );
     if (update.length) await this.git(["update-index", "--add", "--remove", "-z", "--stdin"], { input: update.join("\0") + "\0" });
     if (skipped.length) await this.git(["update-index", "--force-remove", "-z", "--stdin"], { input: skipped.join("\0") + "\0" });
-    if (this.lastTree && !update.length && !skipped.length) return { tree: this.lastTree, skipped };
-    const tree = (await this.git(["write-tree"])).trim();
+    let tree = this.lastTree;
+    if (!tree || update.length || skipped.length) tree = (await this.git(["write-tree"])).trim();
+    // The index now holds what the scan saw as of its start.
+    if (known === undefined) {
+      this.seenAll = started;
+      this.seen.clear();
+    } else for (const p of only!) this.seen.set(p, started);
     if (tree === this.lastTree) return { tree, skipped };
     this.lastTree = tree;
     const ref = `refs/checkpoints/${Date.now().toString().padStart(14, "0")}-${(this.counter++).toString().padStart(4, "0")}`;
     this.pending.push(`update ${ref} ${tree}\n`);
-    void label;
+    this.keepAtExit();
     return { tree, ref, skipped };
+  }
+
+  /** Whether none of `paths` changed since the store's index last took them in (file times, no git). */
+  private async unchanged(paths: string[]): Promise<boolean> {
+    const results = await Promise.all(
+      paths.map(async (p) => {
+        const since = Math.max(this.seenAll, this.seen.get(p) ?? 0) - CLOCK_MARGIN_MS;
+        if (since <= 0) return false;
+        const abs = join(this.cwd, p);
+        try {
+          const st = await fsp.lstat(abs);
+          return st.ctimeMs < since && st.mtimeMs < since;
+        } catch {
+          // Missing: unchanged when its folder (the nearest one that exists) saw no entry come or go since.
+          for (let d = dirname(abs); d.length >= this.cwd.length; d = dirname(d)) {
+            try {
+              const st = await fsp.stat(d);
+              return st.ctimeMs < since && st.mtimeMs < since;
+            } catch {
+              if (d === dirname(d)) break;
+            }
+          }
+          return false;
+        }
+      }),
+    );
+    return results.every(Boolean);
+  }
+
+  /** Refs not written when the process exits are written then (synchronously). */
+  private keepAtExit(): void {
+    if (this.dropExit) return;
+    this.dropExit = onExit(() => {
+      if (!this.pending.length) return;
+      const input = this.pending.splice(0).join("");
+      updateRefsSync([...CONFIG, `--git-dir=${this.dir}`, "update-ref", "--stdin"], this.env, this.cwd, input);
+    });
   }
 
   /** Writes the refs of the trees captured since the last flush (one git call). */
   async flush(): Promise<void> {
     if (!this.pending.length) return;
     const lines = this.pending.splice(0);
-    await this.git(["update-ref", "--stdin"], { input: lines.join("") });
+    try {
+      await this.git(["update-ref", "--stdin"], { input: lines.join("") });
+    } catch (e) {
+      this.pending.unshift(...lines);
+      throw e;
+    }
+    if (!this.pending.length) {
+      this.dropExit?.();
+      this.dropExit = undefined;
+    }
   }
 
   /** What restoring `to` changes, starting from the tree `from`. */

@@ -1,7 +1,8 @@
 /**
  * Cost of checkpoints on a generated 10,000-file project (600 folders, ~1 KB files, a
  * .gitignore'd build folder, written an hour before): the first capture, then the time each mutating tool call adds
- * (a capture before it, nothing changed, and one after it, one file changed), the store's size
+ * (a capture before it, nothing changed, and one after it, one file changed: what the agent
+ * waits for, and the work of both captures), the store's size
  * and its growth over 50 such calls, and the RSS the process gained.
  * The wall times depend on the machine's load (printed); cpuMean (this process and its git
  * children, from /proc) does not.
@@ -45,20 +46,33 @@ const cpuMs = () => {
   const f = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
   return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
 };
-/** One mutating call: a capture before it, one file changed, a capture after it. `targeted`: a write/edit call (its path is known: no scan). */
+/**
+ * One mutating call: a capture before it (the agent waits for it), one file changed, a capture
+ * after it. The plugin does not wait for the after-capture: it runs while the model answers the
+ * tool result, and the next capture or restore queues behind it. `waited` is what the agent
+ * waits per call (the capture before it); `work` is both captures, as the store does them.
+ * `targeted`: a write/edit call (its path is known: no scan).
+ */
 async function series(n, targeted, tag) {
-  const per = [];
+  const waited = [];
+  const work = [];
   const cpu0 = cpuMs();
   for (let i = 0; i < n; i++) {
     const rel = join("src", `d${i % 600}`, `f${i}.ts`);
     const t = performance.now();
     await store.snapshot("before", targeted ? [rel] : undefined);
+    const w = performance.now() - t;
     writeFileSync(join(cwd, rel), `export const v${i} = ${i + 1}; // ${tag}\n` + "// changed by call\n".repeat(30));
-    await store.snapshot("after", targeted ? [rel] : undefined);
-    per.push(performance.now() - t);
+    const t2 = performance.now();
+    await store.snapshot("after", targeted ? [rel] : undefined); // (the model's answer time)
+    waited.push(w);
+    work.push(w + performance.now() - t2);
   }
-  const sorted = [...per].sort((a, b) => a - b);
-  return { median: Math.round(sorted[Math.floor(n / 2)]), p90: Math.round(sorted[Math.floor(n * 0.9)]), cpuMean: Math.round((cpuMs() - cpu0) / n) };
+  const stats = (per) => {
+    const sorted = [...per].sort((a, b) => a - b);
+    return { median: Math.round(sorted[Math.floor(n / 2)]), p90: Math.round(sorted[Math.floor(n * 0.9)]) };
+  };
+  return { waited: stats(waited), work: stats(work), cpuMean: Math.round((cpuMs() - cpu0) / n) };
 }
 const bash = await series(calls, false, "bash");
 const write = await series(calls, true, "write");

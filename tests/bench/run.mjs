@@ -713,7 +713,10 @@ function writeDocs(results) {
     "```",
     "",
   ].join("\n");
-  writeFileSync(join(ROOT, "docs", "performance.md"), doc);
+  // Kept from the file as it was: the checkpoints section (measured by tests/bench/checkpoints.mjs).
+  const previous = existsSync(join(ROOT, "docs", "performance.md")) ? readFileSync(join(ROOT, "docs", "performance.md"), "utf8") : "";
+  const kept = /\n## Checkpoints\n[\s\S]*?(?=\n## |$)/.exec(previous)?.[0] ?? "";
+  writeFileSync(join(ROOT, "docs", "performance.md"), kept ? `${doc}\n${kept.trim()}\n` : doc);
   console.log("wrote docs/performance.md");
 }
 
