@@ -40,7 +40,7 @@ const CASES: Case[] = [
   { args: ["--tui-mode", "bogus", "-p", "hi"], says: /--tui-mode "bogus" is not one of fullscreen, regular/ },
   { args: ["--sandbox", "bogus", "-p", "hi"], says: /--sandbox "bogus"/ },
   { args: ["--model", "nosuch/model", "-p", "hi"], says: /Model "nosuch\/model" not found/ },
-  { args: ["--thinking", "bogus", "-p", "hi"], says: /--thinking: unknown thinking level "bogus"/, code: 0 },
+  { args: ["--thinking", "bogus", "-p", "hi"], says: /--thinking: invalid thinking level "bogus" ignored; valid values: off, minimal, low, medium, high, xhigh, max/, code: 0 },
   { args: ["--session", "nosuchid", "-p", "hi"], says: /no session with id starting "nosuchid"/ },
   { args: ["--session", "/nope/x.jsonl", "-p", "hi"], says: /session file not found: \/nope\/x\.jsonl/ },
   { args: ["--session-id", "bad id!", "-p", "hi"], says: /--session-id "bad id!"/ },

@@ -146,7 +146,7 @@ describe("no eager pi-ai imports", () => {
   it("the plugin and the model layer import pi-ai only as types or lazily", async () => {
     const { readFileSync, readdirSync } = await import("node:fs");
     const root = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "..");
-    const files = [join(root, "plugins/providers/index.ts"), ...readdirSync(join(root, "core/models")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).map((f) => join(root, "core/models", f))];
+    const files = [join(root, "plugins/providers/index.ts"), ...readdirSync(join(root, "core/stores/models")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).map((f) => join(root, "core/stores/models", f))];
     for (const f of files) {
       const src = readFileSync(f, "utf8");
       const eager = src.match(/^import\s+(?!type\b)[^;]*from\s+"@mariozechner\/pi-ai[^"]*"/gm) ?? [];
