@@ -76,7 +76,8 @@ describe("the providers plugin (real pi-ai modules)", () => {
   it("registers every pi-ai API without loading any provider module; streaming loads only the one used", async () => {
     const kernel = await kernelWith(providersPlugin);
     expect(kernel.providers.names().sort()).toEqual([...PI_AI_APIS].sort());
-    expect(PI_AI_APIS).toHaveLength(9);
+    expect(PI_AI_APIS).toHaveLength(10);
+    expect(PI_AI_APIS).toContain("pi-messages");
     expect(loadedProviderApis()).toEqual([]);
 
     const provider = kernel.providers.get("openai-completions")!;
@@ -149,10 +150,10 @@ describe("no eager pi-ai imports", () => {
   it("the plugin and the model layer import pi-ai only as types or lazily", async () => {
     const { readFileSync, readdirSync } = await import("node:fs");
     const root = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "..");
-    const files = [join(root, "plugins/providers/index.ts"), ...readdirSync(join(root, "core/models")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).map((f) => join(root, "core/models", f))];
+    const files = [join(root, "plugins/providers/index.ts"), join(root, "plugins/providers/pi-ai-api.ts"), ...readdirSync(join(root, "core/models")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).map((f) => join(root, "core/models", f))];
     for (const f of files) {
       const src = readFileSync(f, "utf8");
-      const eager = src.match(/^import\s+(?!type\b)[^;]*from\s+"@mariozechner\/pi-ai[^"]*"/gm) ?? [];
+      const eager = src.match(/^import\s+(?!type\b)[^;]*from\s+"@(mariozechner|earendil-works)\/pi-ai[^"]*"/gm) ?? [];
       expect({ file: f, eager }).toEqual({ file: f, eager: [] });
     }
   });
