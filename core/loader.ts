@@ -82,16 +82,14 @@ function piAiViewPath(): string | undefined {
 
 /**
  * pi-ai for extensions, under both scopes as pi 1.6 gives it: the real 1.6 package (its subpaths
- * as they are; the root and `compat` are pi-ai-view: 1.6's compat API plus TypeBox's Type and
- * StringEnum, as 1.6 gives its extensions). Loaded only when an extension imports it.
+ * as they are; the root is pi-ai-view: 1.6's compat API plus TypeBox's Type and StringEnum, as
+ * 1.6 gives its extensions). `compat` stays the package's own: pi-ai-view re-exports it.
+ * Loaded only when an extension imports it.
  */
 function piAiAliases(as: string): Record<string, string> {
   const out = exportAliases("@earendil-works/pi-ai", as);
   const view = piAiViewPath();
-  if (view && out[as]) {
-    out[as] = view;
-    out[`${as}/compat`] = view;
-  }
+  if (view && out[as]) out[as] = view;
   return out;
 }
 
