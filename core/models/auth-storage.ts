@@ -456,7 +456,7 @@ type AuthEvent =
   | { type: "device_code"; userCode: string; verificationUri: string };
 
 /** The part of pi-ai 1.6's OAuthAuth used here. */
-interface OAuthFlow {
+export interface OAuthFlow {
   name: string;
   login(interaction: { signal: AbortSignal; prompt(p: AuthPrompt): Promise<string>; notify(e: AuthEvent): void }): Promise<OAuthTokens & { type?: string }>;
   refresh(credential: OAuthTokens & { type: "oauth" }, signal: AbortSignal): Promise<OAuthTokens & { type?: string }>;
@@ -491,7 +491,7 @@ function interactionFrom(cb: LoginCallbacks) {
 const untyped = ({ type: _type, ...tokens }: OAuthTokens & { type?: string }): OAuthTokens => tokens as OAuthTokens;
 
 /** One of pi-ai 1.6's OAuth flows as an OAuthProvider (the API key is the access token). */
-function fromOAuthFlow(id: string, flow: OAuthFlow): OAuthProvider {
+export function fromOAuthFlow(id: string, flow: OAuthFlow): OAuthProvider {
   return {
     id,
     name: flow.name,
