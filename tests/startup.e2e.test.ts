@@ -104,6 +104,8 @@ describe("start-up loads only what the path needs", () => {
     expect(piAi).toContain("openai-completions.js");
     expect(piAi).not.toContain("anthropic-messages.js");
     expect(piAi).not.toContain("google-generative-ai.js");
+    // The direct path serves the call: the `openai` SDK itself is not loaded.
+    expect(r.modules.filter((m) => /node_modules\/openai\/(?!version\.js$|package\.json$)/.test(m))).toEqual([]);
   });
 });
 

@@ -17,10 +17,57 @@ import { loadPiAiStream, PI_AI_API_NAMES } from "./pi-ai-api.js";
 /** How to get one API's streamSimple function (a dynamic import of its pi-ai subpath). */
 export type StreamLoader = () => Promise<StreamFn>;
 
-/** Every API of pi-ai 1.6, each streamed by its own module (pi-ai-api.ts). */
-export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Object.freeze(
-  Object.fromEntries(PI_AI_API_NAMES.map((api): [string, StreamLoader] => [api, () => loadPiAiStream(api)])),
-);
+/**
+ * Every API of pi-ai 1.6, each streamed by its own module (pi-ai-api.ts); chat completions and
+ * Anthropic messages behind our direct / fast paths (fast/), which read the answer without the SDK.
+ */
+export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Object.freeze({
+  ...Object.fromEntries(PI_AI_API_NAMES.map((api): [string, StreamLoader] => [api, () => loadPiAiStream(api)])),
+  "openai-completions": () => withDirectPath(),
+  "anthropic-messages": async () => withFastPath("anthropic-messages", await loadPiAiStream("anthropic-messages")),
+});
+
+/**
+ * pi-ai's stream function of a chat-completions / Anthropic API behind the streaming fast path
+ * (fast/fast-path.ts: our SSE reading of a successful response, pi-ai for everything else). If
+ * the fast path cannot load, or does not serve a request, pi-ai's function is used.
+ */
+async function withFastPath(api: "openai-completions" | "anthropic-messages", inner: StreamFn): Promise<StreamFn> {
+  try {
+    const fast = await import("./fast/fast-path.js");
+    const viaFast = fast.withFastPath(api, inner, await fast.loadPiAiParts());
+    return (model, context, options) => (fast.fastPathApplies(api, options as never) ? viaFast : inner)(model, context, options);
+  } catch {
+    return inner;
+  }
+}
+
+/** Node's own fetch, as it was when the plugins loaded (a replaced one is honoured: fast/direct.ts). */
+const NATIVE_FETCH = globalThis.fetch;
+
+/**
+ * Chat completions: the direct path (fast/direct.ts: the common call built and sent without
+ * pi-ai's provider module, the SDK or undici), pi-ai's module (behind the fast path) loaded only
+ * for the calls it does not serve. If the direct path cannot load, pi-ai's path serves them all.
+ */
+async function withDirectPath(): Promise<StreamFn> {
+  const viaPi = async () => withFastPath("openai-completions", await loadPiAiStream("openai-completions"));
+  let direct: typeof import("./fast/direct.js");
+  try {
+    direct = await import("./fast/direct.js");
+  } catch {
+    return viaPi();
+  }
+  direct.noteNativeFetch(NATIVE_FETCH);
+  await direct.prepareDirect();
+  let pi: Promise<StreamFn> | undefined;
+  return direct.createOpenAICompletionsStream(() =>
+    (pi ??= viaPi().catch((error: unknown) => {
+      pi = undefined;
+      throw error;
+    })),
+  );
+}
 
 /** The APIs this plugin serves. */
 export const PI_AI_APIS: readonly string[] = Object.freeze(Object.keys(PI_AI_STREAM_LOADERS));
