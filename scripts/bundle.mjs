@@ -59,16 +59,17 @@ const result = await build({
   // CommonJS dependencies (tapable, yargs-parser, semver) call require().
   banner: { js: BANNER },
   external: [
-    "@mariozechner/pi-ai",
-    "@mariozechner/pi-ai/*",
+    // pi-ai's wire API modules and the SDKs behind them load from the installed package, the
+    // files the extension loader aliases too (one instance, nothing inlined twice).
+    "@earendil-works/pi-ai/api/*",
+    "@earendil-works/pi-ai/compat",
+    "@earendil-works/pi-ai/providers/*",
     "@modelcontextprotocol/sdk",
     "@modelcontextprotocol/sdk/*",
     "blessed",
     // pi-tui stays one module instance shared with extensions (the loader aliases them to it).
     "@earendil-works/pi-tui",
     "@earendil-works/pi-tui/*",
-    "@mariozechner/pi-tui",
-    "@mariozechner/pi-tui/*",
     "jiti",
     "cosmiconfig",
     "zod",

@@ -1,9 +1,9 @@
 /**
- * End to end: `@earendil-works/pi-ai` is the real pi-ai 1.6 for extensions and
- * `@mariozechner/pi-ai` stays the host's 0.73.1. A 1.6 extension (tests/fixtures/extensions/pi16-ai.ts)
+ * End to end: `@earendil-works/pi-ai` and `@mariozechner/pi-ai` are both the real pi-ai 1.6 for
+ * extensions, the library the host streams with too. A 1.6 extension (tests/fixtures/extensions/pi16-ai.ts)
  * registers tools with a pi-schema schema and a TypeBox/StringEnum schema, and calls pi-ai 1.6's
- * complete() and stream() on ctx.model; a 0.73.1 extension (old-scope.ts) calls 0.73.1's
- * complete() on ctx.model. Both in `pi -p` against the scripted server.
+ * complete() and stream() on ctx.model; a 0.73.1 extension (old-scope.ts) calls complete() from
+ * its old-scope import on ctx.model. Both in `pi -p` against the scripted server.
  */
 import { describe, it, expect, beforeAll, afterAll, beforeEach, afterEach } from "@jest/globals";
 import { existsSync, readFileSync } from "node:fs";
@@ -71,16 +71,16 @@ describe("pi-ai for extensions", () => {
     expect(side.events).toEqual(["start", "done"]);
     const sideReqs = chats().filter((q) => JSON.stringify(q.body.messages).includes("SIDEQ") && q.body.messages.length === 1);
     expect(sideReqs).toHaveLength(2);
-    // sent by pi-ai 1.6's own provider code (the host's requests come from 0.73.1's)
+    // sent by pi-ai 1.6's own provider code, as the host's own requests are
     expect(String(sideReqs[0]!.headers["user-agent"])).toMatch(/^pi\/1\.6\./);
-    expect(String(chats()[0]!.headers["user-agent"])).not.toMatch(/^pi\/1\.6\./);
+    expect(String(chats()[0]!.headers["user-agent"])).toMatch(/^pi\/1\.6\./);
     // the model saw the tool's pi-schema parameters as JSON Schema
     const tool = chats()[0]!.body.tools.find((t: any) => t.function.name === "shout");
     expect(tool.function.parameters).toMatchObject({ type: "object", required: ["text"], properties: { text: { type: "string" }, times: { type: "integer" } } });
     expect(r.stdout).toContain("all done");
   });
 
-  it("a 0.73.1 extension keeps the host's pi-ai 0.73.1 and its complete() on ctx.model", async () => {
+  it("a 0.73.1 extension's `@mariozechner/pi-ai` is pi-ai 1.6's compat API: its complete() on ctx.model", async () => {
     server.setScript({
       turns: [{ match: "OLDQ", text: "old aside" }, { toolCalls: [{ name: "old_ask", arguments: { q: "OLDQ" } }] }, { text: "finished" }],
     });
@@ -92,5 +92,7 @@ describe("pi-ai for extensions", () => {
     expect(rec.hasGetModel).toBe(true);
     expect(rec.text).toBe("old aside");
     expect(rec.sameTypebox).toBe(true);
+    const oldReq = chats().find((q) => JSON.stringify(q.body.messages).includes("OLDQ") && q.body.messages.length === 1);
+    expect(String(oldReq?.headers["user-agent"])).toMatch(/^pi\/1\.6\./);
   });
 });

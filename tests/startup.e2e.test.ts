@@ -45,7 +45,7 @@ async function traced(args: string[], input = "", env: Record<string, string> = 
 
 const HEAVY = {
   blessed: /\/node_modules\/blessed\//,
-  provider: /\/node_modules\/(@mariozechner\/pi-ai|openai|@anthropic-ai|@google|@mistralai|@aws-sdk)\//,
+  provider: /\/node_modules\/(@earendil-works\/pi-ai\/dist\/api|@mariozechner\/pi-ai|openai|@anthropic-ai|@google|@mistralai|@aws-sdk)\//,
   mcp: /\/node_modules\/@modelcontextprotocol\//,
   // pi-ai's generated catalog module, or our catalog JSON (dist/model-catalog/, read with readFileSync)
   catalog: /models\.generated\.js|model-catalog\//,
@@ -86,8 +86,8 @@ describe("start-up loads only what the path needs", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('"command":"get_state"');
     for (const name of ["blessed", "mcp"] as const) expect([name, r.modules.filter((m) => HEAVY[name].test(m))]).toEqual([name, []]);
-    const providers = r.modules.filter((m) => /@mariozechner\/pi-ai\/dist\/providers\//.test(m)).map((m) => m.replace(/.*\/providers\//, ""));
-    const otherApis = /^(anthropic|google|google-vertex|mistral|amazon-bedrock|azure-openai-responses|openai-responses|openai-codex-responses)\.js$/;
+    const providers = r.modules.filter((m) => /@earendil-works\/pi-ai\/dist\/api\//.test(m)).map((m) => m.replace(/.*\/api\//, ""));
+    const otherApis = /^(anthropic-messages|google-generative-ai|google-vertex|mistral-conversations|bedrock-converse-stream|azure-openai-responses|openai-responses|openai-codex-responses|pi-messages)\.js$/;
     expect(providers.filter((p) => otherApis.test(p))).toEqual([]);
     expect(r.modules.filter((m) => /node_modules\/(@anthropic-ai|@google|@mistralai|@aws-sdk)\//.test(m))).toEqual([]);
     // The bundle requires Node's built-ins (scripts/bundle.mjs): an ESM import would build each
@@ -100,10 +100,12 @@ describe("start-up loads only what the path needs", () => {
     expect(r.stdout).toBe("traced\n");
     expect(r.modules.filter((m) => HEAVY.blessed.test(m))).toEqual([]);
     expect(r.modules.filter((m) => HEAVY.mcp.test(m))).toEqual([]);
-    const piAi = r.modules.filter((m) => /@mariozechner\/pi-ai\/dist\/providers\//.test(m)).map((m) => m.replace(/.*\/providers\//, ""));
+    const piAi = r.modules.filter((m) => /@earendil-works\/pi-ai\/dist\/api\//.test(m)).map((m) => m.replace(/.*\/api\//, ""));
     expect(piAi).toContain("openai-completions.js");
-    expect(piAi).not.toContain("anthropic.js");
-    expect(piAi).not.toContain("google.js");
+    expect(piAi).not.toContain("anthropic-messages.js");
+    expect(piAi).not.toContain("google-generative-ai.js");
+    // The direct path serves the call: the `openai` SDK itself is not loaded.
+    expect(r.modules.filter((m) => /node_modules\/openai\/(?!version\.js$|package\.json$)/.test(m))).toEqual([]);
   });
 });
 

@@ -3,10 +3,9 @@
  *
  * Imports of the host packages (our own package name, @mariozechner/pi-coding-agent,
  * @earendil-works/pi-coding-agent), of typebox, @sinclair/typebox and of the pi libraries
- * (pi-ai, pi-agent-core, pi-tui, pi-schema under both scopes) resolve to the very files the
- * host runs, so they share the host's ESM module instances
- * (`instanceof` works, one TypeBox copy). `@earendil-works/pi-ai` is the real pi-ai 1.6
- * (see piAi16Aliases). jiti itself is imported on first use only.
+ * (pi-ai, pi-agent-core, pi-tui, pi-schema under both scopes, each the 1.6 package) resolve to
+ * the very files the host runs, so they share the host's ESM module instances
+ * (`instanceof` works, one TypeBox copy). jiti itself is imported on first use only.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -82,30 +81,31 @@ function piAiViewPath(): string | undefined {
 }
 
 /**
- * pi 1.6 extensions: `@earendil-works/pi-ai` is the real 1.6 package (its subpaths as they are;
- * the root is pi-ai-view: 1.6's compat API plus TypeBox's Type and StringEnum, as 1.6 gives its
- * extensions). Loaded only when an extension imports it.
+ * pi-ai for extensions, under both scopes as pi 1.6 gives it: the real 1.6 package (its subpaths
+ * as they are; the root is pi-ai-view: 1.6's compat API plus TypeBox's Type and StringEnum, as
+ * 1.6 gives its extensions). `compat` stays the package's own: pi-ai-view re-exports it.
+ * Loaded only when an extension imports it.
  */
-function piAi16Aliases(): Record<string, string> {
-  const out = exportAliases("@earendil-works/pi-ai");
+function piAiAliases(as: string): Record<string, string> {
+  const out = exportAliases("@earendil-works/pi-ai", as);
   const view = piAiViewPath();
-  if (view && out["@earendil-works/pi-ai"]) out["@earendil-works/pi-ai"] = view;
+  if (view && out[as]) out[as] = view;
   return out;
 }
 
 let sharedAliases: Record<string, string> | undefined;
 function libraryAliases(): Record<string, string> {
+  // One generation of the pi libraries: the old scope (@mariozechner/*, pi 0.73 extensions) is
+  // served by the same 1.6 packages as the new one.
   sharedAliases ??= {
     ...exportAliases("typebox"),
     ...exportAliases("typebox", "@sinclair/typebox"),
-    ...exportAliases("@mariozechner/pi-ai"),
-    // The new scope gets the real 1.6 packages (pi-ai, pi-tui, pi-schema), the old scope the
-    // host's 0.73.1 instances (pi-ai: one model registry and stream type with the host).
-    ...piAi16Aliases(),
-    ...exportAliases("@mariozechner/pi-agent-core"),
-    ...exportAliases("@mariozechner/pi-agent-core", "@earendil-works/pi-agent-core"),
+    ...piAiAliases("@mariozechner/pi-ai"),
+    ...piAiAliases("@earendil-works/pi-ai"),
+    ...exportAliases("@earendil-works/pi-agent-core", "@mariozechner/pi-agent-core"),
+    ...exportAliases("@earendil-works/pi-agent-core"),
+    ...exportAliases("@earendil-works/pi-tui", "@mariozechner/pi-tui"),
     ...exportAliases("@earendil-works/pi-tui"),
-    ...exportAliases("@mariozechner/pi-tui"),
     ...exportAliases("@earendil-works/pi-schema"),
   };
   return sharedAliases;

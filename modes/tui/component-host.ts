@@ -1,7 +1,6 @@
 /**
- * The host for pi-tui components (`@earendil-works/pi-tui` 1.x or `@mariozechner/pi-tui` 0.x,
- * the same module instance extensions import: the extension loader aliases both names to the
- * copies this package installs). A component renders to lines for a width; here its lines are
+ * The host for pi-tui components (`@earendil-works/pi-tui`, the same module instance extensions
+ * import under either scope: the extension loader aliases `@mariozechner/pi-tui` to it too). A component renders to lines for a width; here its lines are
  * measured and cut with pi-tui's own helpers (visibleWidth, truncateToWidth: ANSI styling and
  * wide characters count as pi-tui counts them), stripped of what blessed cannot draw (pi-tui's
  * cursor marker and other APC/OSC sequences; SGR styling stays) and never wider than the
@@ -22,10 +21,9 @@ interface PiTuiUtils {
 let utils: PiTuiUtils | undefined;
 let loading: Promise<PiTuiUtils | undefined> | undefined;
 
-/** Load pi-tui's measuring helpers (1.x, else 0.x); resolves undefined when neither is installed. */
+/** Load pi-tui's measuring helpers; resolves undefined when it is not installed. */
 export function loadPiTui(): Promise<PiTuiUtils | undefined> {
   loading ??= import("@earendil-works/pi-tui")
-    .catch(() => import("@mariozechner/pi-tui"))
     .then((m) => (utils = m as unknown as PiTuiUtils))
     .catch(() => undefined);
   return loading;

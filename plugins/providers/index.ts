@@ -1,7 +1,8 @@
 /**
- * providers: one ApiProvider per pi-ai wire API. Setup only registers; each API's pi-ai module
- * (and the SDK behind it: openai, @anthropic-ai/sdk, @google/genai, …) is imported the first
- * time a request uses that API, never before. pi-ai's root module is never imported.
+ * providers: one ApiProvider per wire API of pi 1.6's pi-ai (`@earendil-works/pi-ai/api/*`).
+ * Setup only registers; each API's pi-ai module (and the SDK behind it: openai,
+ * @anthropic-ai/sdk, @google/genai, …) is imported the first time a request uses that API, never
+ * before. pi-ai's root module is never imported.
  *
  * `stream` returns an AssistantStream synchronously (createLazyStream): events are forwarded
  * once the module has loaded. It never throws: a failed import, a synchronous throw from pi-ai
@@ -10,50 +11,31 @@
  */
 import { definePlugin, type ApiProvider, type AssistantStream, type StreamFn } from "../../core/kernel/index.js";
 import { createLazyStream, describeError } from "../../core/stores/index.js";
-import { withAdaptiveThinking } from "./model-compat.js";
+import { loadPiAiStream, PI_AI_API_NAMES } from "./pi-ai-api.js";
 
 /** How to get one API's streamSimple function (a dynamic import of its pi-ai subpath). */
 export type StreamLoader = () => Promise<StreamFn>;
 
-// The specifiers are literal so that tsc checks them against pi-ai's exports map and types.
+/**
+ * Every API of pi-ai 1.6, each streamed by its own module (pi-ai-api.ts); chat completions and
+ * Anthropic messages behind our direct / fast paths (fast/), which read the answer without the SDK.
+ */
 export const PI_AI_STREAM_LOADERS: Readonly<Record<string, StreamLoader>> = Object.freeze({
-  "openai-completions": async () => withDirectPath(),
-  "openai-responses": async () =>
-    withRawDetails("openai-responses", (await import("@mariozechner/pi-ai/openai-responses")).streamSimpleOpenAIResponses as unknown as StreamFn), // (p18)
-  "anthropic-messages": async () =>
-    withAdaptiveThinking(await withFastPath("anthropic-messages", (await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic as unknown as StreamFn)),
-  "google-generative-ai": async () => (await import("@mariozechner/pi-ai/google")).streamSimpleGoogle as unknown as StreamFn,
-  "mistral-conversations": async () => (await import("@mariozechner/pi-ai/mistral")).streamSimpleMistral as unknown as StreamFn,
-  "azure-openai-responses": async () =>
-    (await import("@mariozechner/pi-ai/azure-openai-responses")).streamSimpleAzureOpenAIResponses as unknown as StreamFn,
-  "openai-codex-responses": async () =>
-    (await import("@mariozechner/pi-ai/openai-codex-responses")).streamSimpleOpenAICodexResponses as unknown as StreamFn,
-  "google-vertex": async () => (await import("@mariozechner/pi-ai/google-vertex")).streamSimpleGoogleVertex as unknown as StreamFn,
-  "bedrock-converse-stream": async () =>
-    (await import("@mariozechner/pi-ai/bedrock-provider")).bedrockProviderModule.streamSimpleBedrock as unknown as StreamFn,
+  ...Object.fromEntries(PI_AI_API_NAMES.map((api): [string, StreamLoader] => [api, () => loadPiAiStream(api)])),
+  "openai-completions": () => withDirectPath(),
+  "anthropic-messages": async () => withFastPath("anthropic-messages", await loadPiAiStream("anthropic-messages")),
 });
 
 /**
  * pi-ai's stream function of a chat-completions / Anthropic API behind the streaming fast path
  * (fast/fast-path.ts: our SSE reading of a successful response, pi-ai for everything else). If
- * the fast path cannot load, or does not serve a request, pi-ai's function is used with pi 1.6's
- * rawStopReason / usage.reasoning read from the body (raw-details.ts; the fast path sets them itself).
+ * the fast path cannot load, or does not serve a request, pi-ai's function is used.
  */
 async function withFastPath(api: "openai-completions" | "anthropic-messages", inner: StreamFn): Promise<StreamFn> {
-  const observed = await withRawDetails(api, inner); // (p18)
   try {
     const fast = await import("./fast/fast-path.js");
     const viaFast = fast.withFastPath(api, inner, await fast.loadPiAiParts());
-    return (model, context, options) => (fast.fastPathApplies(api, options as never) ? viaFast : observed)(model, context, options); // (p18)
-  } catch {
-    return observed;
-  }
-}
-
-/** (p18) pi-ai's stream function with pi 1.6's rawStopReason / usage.reasoning (raw-details.ts, loaded with the provider module). */
-async function withRawDetails(api: "openai-completions" | "openai-responses" | "anthropic-messages", inner: StreamFn): Promise<StreamFn> {
-  try {
-    return (await import("./raw-details.js")).withRawDetails(api, inner);
+    return (model, context, options) => (fast.fastPathApplies(api, options as never) ? viaFast : inner)(model, context, options);
   } catch {
     return inner;
   }
@@ -68,8 +50,7 @@ const NATIVE_FETCH = globalThis.fetch;
  * for the calls it does not serve. If the direct path cannot load, pi-ai's path serves them all.
  */
 async function withDirectPath(): Promise<StreamFn> {
-  const viaPi = async () =>
-    withFastPath("openai-completions", (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions as unknown as StreamFn);
+  const viaPi = async () => withFastPath("openai-completions", await loadPiAiStream("openai-completions"));
   let direct: typeof import("./fast/direct.js");
   try {
     direct = await import("./fast/direct.js");

@@ -73,7 +73,8 @@ describe("the providers plugin (real pi-ai modules)", () => {
   it("registers every pi-ai API without loading any provider module; streaming loads only the one used", async () => {
     const kernel = await kernelWith(providersPlugin);
     expect(kernel.providers.names().sort()).toEqual([...PI_AI_APIS].sort());
-    expect(PI_AI_APIS).toHaveLength(9);
+    expect(PI_AI_APIS).toHaveLength(10);
+    expect(PI_AI_APIS).toContain("pi-messages");
     expect(loadedProviderApis()).toEqual([]);
 
     const provider = kernel.providers.get("openai-completions")!;
@@ -92,6 +93,62 @@ describe("the providers plugin (real pi-ai modules)", () => {
     expect(types).toEqual(["error"]);
     expect(final.stopReason).toBe("error");
     expect(final.errorMessage).toMatch(/No API key for provider: provider-without-key/);
+  });
+});
+
+describe("every API of the built-in catalog streams through pi-ai 1.6", () => {
+  it("each catalog model's API has a provider", async () => {
+    const { loadCatalogSync } = await import("../../core/stores/index.js");
+    const apis = new Set(Object.values(loadCatalogSync()).flatMap((byId) => Object.values(byId).map((m) => m.api)));
+    expect(apis.size).toBeGreaterThan(0);
+    for (const api of apis) expect({ api, served: PI_AI_APIS.includes(api) }).toEqual({ api, served: true });
+  });
+
+  it("a radius model (API pi-messages) streams against a loopback server speaking that protocol", async () => {
+    const { loadCatalogProviderSync } = await import("../../core/stores/index.js");
+    const radius = Object.values(loadCatalogProviderSync("radius") ?? {})[0];
+    expect(radius?.api).toBe("pi-messages");
+    const seen: { url?: string; auth?: string; body?: { model?: string; context?: { messages?: unknown[] } } } = {};
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        Object.assign(seen, { url: req.url, auth: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        const usage = { input: 3, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 5, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+        for (const ev of [
+          { type: "start" },
+          { type: "text_start", contentIndex: 0 },
+          { type: "text_delta", contentIndex: 0, delta: "via " },
+          { type: "text_delta", contentIndex: 0, delta: "radius" },
+          { type: "text_end", contentIndex: 0, content: "via radius" },
+          { type: "done", reason: "stop", usage, responseId: "r-1" },
+        ])
+          res.write(`data: ${JSON.stringify(ev)}\n\n`);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    try {
+      const kernel = await kernelWith(createProvidersPlugin());
+      const m = { ...radius!, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
+      const { types, final } = await run(kernel.providers.get("pi-messages")!.stream(m, context, { apiKey: "rk-test" }));
+      expect(types).toEqual(["start", "text_start", "text_delta", "text_delta", "text_end", "done"]);
+      expect(final).toMatchObject({ stopReason: "stop", content: [{ type: "text", text: "via radius" }], provider: "radius", responseId: "r-1", usage: { input: 3, output: 2 } });
+      expect(seen).toMatchObject({ url: "/v1/messages", auth: "Bearer rk-test", body: { model: radius!.id } });
+      expect(seen.body?.context?.messages).toHaveLength(1);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("without a key, a radius model is refused with a reason naming the provider", async () => {
+    const { loadCatalogProviderSync } = await import("../../core/stores/index.js");
+    const radius = Object.values(loadCatalogProviderSync("radius") ?? {})[0]!;
+    const kernel = await kernelWith(createProvidersPlugin());
+    const { types, final } = await run(kernel.providers.get("pi-messages")!.stream({ ...radius, baseUrl: "http://127.0.0.1:1/v1" }, context, {}));
+    expect(types).toEqual(["error"]);
+    expect(final.errorMessage).toBe('No API key provided for provider "radius"');
   });
 });
 
@@ -146,10 +203,10 @@ describe("no eager pi-ai imports", () => {
   it("the plugin and the model layer import pi-ai only as types or lazily", async () => {
     const { readFileSync, readdirSync } = await import("node:fs");
     const root = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "..");
-    const files = [join(root, "plugins/providers/index.ts"), ...readdirSync(join(root, "core/stores/models")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).map((f) => join(root, "core/stores/models", f))];
+    const files = [join(root, "plugins/providers/index.ts"), join(root, "plugins/providers/pi-ai-api.ts"), ...readdirSync(join(root, "core/stores/models")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).map((f) => join(root, "core/stores/models", f))];
     for (const f of files) {
       const src = readFileSync(f, "utf8");
-      const eager = src.match(/^import\s+(?!type\b)[^;]*from\s+"@mariozechner\/pi-ai[^"]*"/gm) ?? [];
+      const eager = src.match(/^import\s+(?!type\b)[^;]*from\s+"@(mariozechner|earendil-works)\/pi-ai[^"]*"/gm) ?? [];
       expect({ file: f, eager }).toEqual({ file: f, eager: [] });
     }
   });

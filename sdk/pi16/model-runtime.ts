@@ -284,7 +284,7 @@ export class ModelRuntime implements ModelRuntimeSource {
         const auth = await this.getAuth(model, { apiKey: options.apiKey as string | undefined });
         const opts = { ...options, apiKey: auth?.auth.apiKey, headers: { ...auth?.auth.headers, ...(options.headers as Record<string, string> | undefined) } };
         const own = this.modelRegistry.resolveStream(model) as ((m: AnyModel, c: unknown, o: unknown) => AsyncIterable<unknown> & { result(): Promise<AssistantMessage> }) | undefined;
-        const source = own ? own(model, context, opts) : ((await import("@mariozechner/pi-ai")) as unknown as { streamSimple: (m: AnyModel, c: unknown, o: unknown) => AsyncIterable<unknown> & { result(): Promise<AssistantMessage> } }).streamSimple(model, context, opts);
+        const source = own ? own(model, context, opts) : ((await import("@earendil-works/pi-ai/compat")) as unknown as { streamSimple: (m: AnyModel, c: unknown, o: unknown) => AsyncIterable<unknown> & { result(): Promise<AssistantMessage> } }).streamSimple(model, context, opts);
         for await (const ev of source) stream.push(ev);
         stream.end(await source.result());
       } catch (error) {

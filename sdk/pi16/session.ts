@@ -75,10 +75,10 @@ function addUsage(sum: Usage, u: Partial<Usage> | undefined): void {
   if (u.cost) for (const k of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) sum.cost[k] += u.cost[k] ?? 0;
 }
 
-/** What the summarisers need of a session: one completion on `model`, through the host's pi-ai. */
+/** What the summarisers need of a session: one completion on `model`, through pi-ai 1.6's compat API. */
 function summarizerOn(model: AnyModel, apiKey: string | undefined, headers: Record<string, string> | undefined, usage: Usage): AgentSession {
   const completeOnce = async (systemPrompt: string, messages: Message[], signal?: AbortSignal, opts: { maxTokens?: number } = {}): Promise<AssistantMessage> => {
-    const { complete } = (await import("@mariozechner/pi-ai")) as unknown as {
+    const { complete } = (await import("@earendil-works/pi-ai/compat")) as unknown as {
       complete(m: unknown, c: unknown, o: unknown): Promise<AssistantMessage>;
     };
     const reply = await complete(model, { systemPrompt, messages }, { apiKey, headers, signal, maxTokens: opts.maxTokens });

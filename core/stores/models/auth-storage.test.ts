@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from "@jest/globals";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AuthStorage, type OAuthTokens } from "./auth-storage.js";
+import { AuthStorage, fromOAuthFlow, type OAuthFlow, type OAuthTokens } from "./auth-storage.js";
 import { ModelRegistry } from "./model-registry.js";
 import { clearConfigValueCache } from "./config-value.js";
 
@@ -181,5 +181,61 @@ describe("OAuth credentials", () => {
     expect(refreshed[0]!.refresh).toBe("r1");
     const saved = JSON.parse(readFileSync(authPath, "utf8")).corp;
     expect(saved).toMatchObject({ type: "oauth", access: "new-access", refresh: "r2" });
+  });
+});
+
+describe("pi-ai 1.6's OAuth flows", () => {
+  it("the built-in ones are listed and found by id, their API key the access token", async () => {
+    const auth = AuthStorage.inMemory();
+    const ids = (await auth.listOAuthProviders()).map((p) => p.id);
+    expect(ids).toEqual(expect.arrayContaining(["anthropic", "github-copilot", "openai-codex", "radius"]));
+    const anthropic = await auth.getOAuthProvider("anthropic");
+    expect(anthropic?.name).toBe("Anthropic (Claude Pro/Max)");
+    expect(anthropic?.getApiKey({ access: "tok-a", refresh: "r", expires: 1 })).toBe("tok-a");
+    expect(await auth.getOAuthProvider("no-such-provider")).toBeUndefined();
+  });
+
+  it("a flow's prompts and notices reach the old-style callbacks; credentials lose and regain their type tag", async () => {
+    const asked: string[] = [];
+    const seen: unknown[] = [];
+    let refreshedWith: unknown;
+    const flow: OAuthFlow = {
+      name: "Fake",
+      async login(io) {
+        io.notify({ type: "auth_url", url: "https://auth.example/x", instructions: "open it" });
+        io.notify({ type: "device_code", userCode: "AB-12", verificationUri: "https://auth.example/device" });
+        io.notify({ type: "progress", message: "waiting" });
+        const plan = await io.prompt({ type: "select", message: "Plan?", options: [{ id: "pro", label: "Pro" }, { id: "max", label: "Max" }] });
+        const code = await io.prompt({ type: "manual_code", message: "Paste the code" });
+        const name = await io.prompt({ type: "text", message: "Name?", placeholder: "you" });
+        return { type: "oauth", access: `${plan}:${code}:${name}`, refresh: "r1", expires: 5 };
+      },
+      async refresh(credential) {
+        refreshedWith = credential;
+        return { type: "oauth", access: "a2", refresh: "r2", expires: 9 };
+      },
+    };
+    const p = fromOAuthFlow("fake", flow);
+    const tokens = await p.login!({
+      onAuth: (info: unknown) => seen.push(info),
+      onProgress: (m: string) => seen.push(m),
+      onSelect: async (q: { options: { id: string }[] }) => (asked.push("select"), q.options[1]!.id),
+      onManualCodeInput: async () => (asked.push("code"), "C0DE"),
+      onPrompt: async (q: { message: string; placeholder?: string }) => (asked.push(`${q.message}|${q.placeholder}`), "ann"),
+    });
+    expect(tokens).toEqual({ access: "max:C0DE:ann", refresh: "r1", expires: 5 });
+    expect(asked).toEqual(["select", "code", "Name?|you"]);
+    expect(seen).toEqual([{ url: "https://auth.example/x", instructions: "open it" }, { url: "https://auth.example/device", instructions: "Enter code: AB-12" }, "waiting"]);
+    expect(await p.refreshToken({ access: "a1", refresh: "r1", expires: 5 })).toEqual({ access: "a2", refresh: "r2", expires: 9 });
+    expect(refreshedWith).toEqual({ type: "oauth", access: "a1", refresh: "r1", expires: 5 });
+  });
+
+  it("a cancelled choice ends the login with an error", async () => {
+    const flow: OAuthFlow = {
+      name: "Fake",
+      login: async (io) => ({ type: "oauth", access: await io.prompt({ type: "select", message: "Plan?", options: [{ id: "pro", label: "Pro" }] }), refresh: "r", expires: 1 }),
+      refresh: async (c) => c,
+    };
+    await expect(fromOAuthFlow("fake", flow).login!({ onSelect: async () => undefined })).rejects.toThrow("login cancelled");
   });
 });

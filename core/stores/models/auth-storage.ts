@@ -280,8 +280,7 @@ export class AuthStorage {
     const known = this.builtinOAuth.get(id);
     if (known) return known;
     try {
-      const mod = (await import("@mariozechner/pi-ai/oauth")) as unknown as { getOAuthProvider(id: string): OAuthProvider | undefined };
-      const p = mod.getOAuthProvider(id);
+      const p = (await builtinOAuthProviders()).find((b) => b.id === id);
       if (p) this.builtinOAuth.set(id, p);
       return p;
     } catch (error) {
@@ -294,8 +293,7 @@ export class AuthStorage {
   async listOAuthProviders(): Promise<OAuthProvider[]> {
     const out = new Map<string, OAuthProvider>(this.oauthProviders);
     try {
-      const mod = (await import("@mariozechner/pi-ai/oauth")) as unknown as { getOAuthProviders(): OAuthProvider[] };
-      for (const p of mod.getOAuthProviders()) if (!out.has(p.id)) out.set(p.id, p);
+      for (const p of await builtinOAuthProviders()) if (!out.has(p.id)) out.set(p.id, p);
     } catch (error) {
       this.report({ level: "warning", source: this.path ?? "auth", message: "cannot load pi-ai's OAuth providers", error });
     }
@@ -437,4 +435,85 @@ function credentialProblem(v: unknown): string | undefined {
     return undefined;
   }
   return `"type" must be "api_key" or "oauth"`;
+}
+
+// ---- pi-ai 1.6's built-in OAuth flows, seen through the OAuthProvider interface ----
+
+/** The old-style login callbacks (extensions' and our /login's). */
+interface LoginCallbacks {
+  onAuth?(info: { url: string; instructions?: string }): void;
+  onPrompt?(prompt: { message: string; placeholder?: string }): Promise<string>;
+  onProgress?(message: string): void;
+  onManualCodeInput?(): Promise<string>;
+  onSelect?(prompt: { message: string; options: { id: string; label: string }[] }): Promise<string | undefined>;
+  signal?: AbortSignal;
+}
+
+type AuthPrompt = { type: "text" | "secret" | "manual_code"; message: string; placeholder?: string } | { type: "select"; message: string; options: readonly { id: string; label: string }[] };
+type AuthEvent =
+  | { type: "info" | "progress"; message: string }
+  | { type: "auth_url"; url: string; instructions?: string }
+  | { type: "device_code"; userCode: string; verificationUri: string };
+
+/** The part of pi-ai 1.6's OAuthAuth used here. */
+export interface OAuthFlow {
+  name: string;
+  login(interaction: { signal: AbortSignal; prompt(p: AuthPrompt): Promise<string>; notify(e: AuthEvent): void }): Promise<OAuthTokens & { type?: string }>;
+  refresh(credential: OAuthTokens & { type: "oauth" }, signal: AbortSignal): Promise<OAuthTokens & { type?: string }>;
+}
+
+/** pi-ai 1.6's interaction (prompt / notify) over the old callbacks. */
+function interactionFrom(cb: LoginCallbacks) {
+  const ask = (message: string, placeholder?: string) => {
+    if (!cb.onPrompt) throw new Error("this login needs an answer, and no prompt is available");
+    return cb.onPrompt({ message, ...(placeholder !== undefined ? { placeholder } : {}) });
+  };
+  return {
+    signal: cb.signal ?? new AbortController().signal,
+    async prompt(p: AuthPrompt): Promise<string> {
+      if (p.type === "select") {
+        const options = p.options.map((o) => ({ id: o.id, label: o.label }));
+        const chosen = cb.onSelect ? await cb.onSelect({ message: p.message, options }) : await ask(`${p.message} (${options.map((o) => o.id).join(", ")})`);
+        if (chosen === undefined) throw new Error("login cancelled");
+        return chosen;
+      }
+      if (p.type === "manual_code" && cb.onManualCodeInput) return cb.onManualCodeInput();
+      return ask(p.message, p.placeholder);
+    },
+    notify(e: AuthEvent): void {
+      if (e.type === "auth_url") cb.onAuth?.({ url: e.url, ...(e.instructions ? { instructions: e.instructions } : {}) });
+      else if (e.type === "device_code") cb.onAuth?.({ url: e.verificationUri, instructions: `Enter code: ${e.userCode}` });
+      else cb.onProgress?.(e.message);
+    },
+  };
+}
+
+const untyped = ({ type: _type, ...tokens }: OAuthTokens & { type?: string }): OAuthTokens => tokens as OAuthTokens;
+
+/** One of pi-ai 1.6's OAuth flows as an OAuthProvider (the API key is the access token). */
+export function fromOAuthFlow(id: string, flow: OAuthFlow): OAuthProvider {
+  return {
+    id,
+    name: flow.name,
+    login: async (callbacks) => untyped(await flow.login(interactionFrom((callbacks ?? {}) as LoginCallbacks))),
+    refreshToken: async (credentials) => untyped(await flow.refresh({ ...credentials, type: "oauth" }, new AbortController().signal)),
+    getApiKey: (credentials) => credentials.access,
+  };
+}
+
+let builtinFlows: Promise<OAuthProvider[]> | undefined;
+
+/** pi-ai 1.6's providers that sign in with OAuth (its provider table loaded on first need). */
+function builtinOAuthProviders(): Promise<OAuthProvider[]> {
+  builtinFlows ??= import("@earendil-works/pi-ai/providers/all").then(
+    (m) =>
+      (m.builtinProviders() as unknown as { id: string; auth?: { oauth?: OAuthFlow } }[])
+        .filter((p) => p.auth?.oauth)
+        .map((p) => fromOAuthFlow(p.id, p.auth!.oauth!)),
+    (error: unknown) => {
+      builtinFlows = undefined;
+      throw error;
+    },
+  );
+  return builtinFlows;
 }

@@ -3,7 +3,9 @@
  * and Node's fetch:
  *  - the request: for a matrix of models (providers / URLs whose quirks pi-ai detects, compat
  *    overrides, headers), options and contexts, a recording server gets the same method, URL,
- *    headers and body (byte for byte) from both;
+ *    headers and body (byte for byte) from both — but for the user agent (pi-ai 1.6's, as the path
+ *    the direct path stands in for sends) and the `openai` version in the x-stainless headers (the
+ *    one pi-ai 1.6 loads);
  *  - the answer: the same events and final message for the same scripted streams;
  *  - what is pi-ai's: HTTP errors (its messages, its retries, no extra attempt), a refused
  *    connection, a timeout; onPayload runs once and its payload is what is sent; onResponse.
@@ -14,6 +16,7 @@ import type { AddressInfo } from "node:net";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
 import { startLlmServer } from "../../../tests/fixtures/llm-server.mjs";
@@ -22,6 +25,12 @@ import { createOpenAICompletionsStream, directApplies, noteNativeFetch } from ".
 import { withFastPath, loadPiAiParts } from "./fast-path.js";
 
 const execFileP = promisify(execFile);
+
+/** The version of the `openai` package pi-ai 1.6's chat-completions module loads. */
+function piAi16OpenAIVersion(): string {
+  const req = createRequire(import.meta.resolve("@earendil-works/pi-ai/api/openai-completions"));
+  return (req(req.resolve("openai/version")) as { VERSION: string }).VERSION;
+}
 
 interface Seen {
   method: string;
@@ -43,6 +52,8 @@ let llm: Awaited<ReturnType<typeof startLlmServer>>;
 let piStream: StreamFn;
 let viaPi: StreamFn;
 let fallbackUsed = 0;
+/** The User-Agent pi-ai 1.6 sends without a client identity of the caller's. */
+let piAi16UserAgent: string;
 /** The direct path; a call it does not serve counts in fallbackUsed and goes to pi-ai's path. */
 let direct: StreamFn;
 
@@ -63,6 +74,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => recorder.listen(0, "127.0.0.1", () => r()));
   recorderUrl = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
   llm = await startLlmServer({});
+  piAi16UserAgent = (await import("@earendil-works/pi-ai/utils/identity")).formatUserAgent(undefined);
   piStream = (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions as unknown as StreamFn;
   viaPi = withFastPath("openai-completions", piStream, await loadPiAiParts());
   noteNativeFetch(globalThis.fetch);
@@ -116,10 +128,10 @@ async function drain(s: AssistantStream): Promise<{ events: AssistantMessageEven
 }
 
 /** The request pi-ai + SDK + fetch make, and the one the direct path makes, for the same call. */
-async function bothRequests(m: Model<Api>, context: Context, options: Record<string, unknown>): Promise<[Seen, Seen]> {
+async function bothRequests(m: Model<Api>, context: Context, options: Record<string, unknown>, piContext = context): Promise<[Seen, Seen]> {
   seen.length = 0;
   const before = fallbackUsed;
-  const a = await drain(piStream(m, context, { apiKey: "sk-test-1", maxRetries: 0, ...options } as never));
+  const a = await drain(piStream(m, piContext, { apiKey: "sk-test-1", maxRetries: 0, ...options } as never));
   expect(a.message.stopReason).toBe("stop");
   const b = await drain(direct(m, context, { apiKey: "sk-test-1", maxRetries: 0, ...options } as never));
   expect(b.message.stopReason).toBe("stop");
@@ -158,8 +170,17 @@ function history(provider = "bench", api = "openai-completions", id = "m1"): Con
   ];
 }
 
+/** The messages with every thinking block taken out. */
+function withoutThinking(messages: Context["messages"]): Context["messages"] {
+  return messages.map((msg) =>
+    msg.role === "assistant" ? { ...msg, content: msg.content.filter((block) => block.type !== "thinking") } : msg,
+  );
+}
+
 describe("direct path: the request is pi-ai's and the SDK's", () => {
-  const cases: [string, () => [Record<string, unknown>, Context, Record<string, unknown>]][] = [
+  // A fourth element: the context pi-ai 0.73.1 gets for the same request (where 1.6's message
+  // transformation, which the direct path uses, differs from 0.73.1's).
+  const cases: [string, () => [Record<string, unknown>, Context, Record<string, unknown>, Context?]][] = [
     ["a plain model, one user message", () => [{}, { messages: [{ role: "user", content: "hi", timestamp: 1 }] }, {}]],
     ["system prompt, tools, history with thinking, tool calls, images", () => [{}, { systemPrompt: "be brief", messages: history(), tools }, {}]],
     ["history with tool calls but no tools (an empty tools list)", () => [{}, { messages: history() }, {}]],
@@ -214,17 +235,25 @@ describe("direct path: the request is pi-ai's and the SDK's", () => {
       { messages: history() },
       { cacheRetention: "none", sessionId: "s" },
     ]],
-    ["messages from another provider's model", () => [{}, { messages: history("anthropic", "anthropic-messages", "claude") }, {}]],
+    // pi-ai 1.6 drops another model's thinking (0.73.1 sent it as text): 0.73.1 gets the history without it.
+    ["messages from another provider's model", () => [
+      {},
+      { messages: history("anthropic", "anthropic-messages", "claude") },
+      {},
+      { messages: withoutThinking(history("anthropic", "anthropic-messages", "claude")) },
+    ]],
   ];
   for (const [name, make] of cases) {
     it(name, async () => {
-      const [over, context, options] = make();
+      const [over, context, options, piContext] = make();
       const m = model(over);
       expect(directApplies(m, { apiKey: "k", ...options })).toBe(true);
-      const [a, b] = await bothRequests(m, context, options);
+      const [a, b] = await bothRequests(m, context, options, piContext);
       expect(b.method).toBe(a.method);
       expect(b.url).toBe(a.url);
-      expect(b.headers).toEqual(a.headers);
+      const v = piAi16OpenAIVersion();
+      const agent = String(a.headers["user-agent"]).startsWith("OpenAI/JS ") ? piAi16UserAgent : a.headers["user-agent"];
+      expect(b.headers).toEqual({ ...a.headers, "user-agent": agent, "x-stainless-package-version": v });
       expect(b.body).toBe(a.body);
     });
   }

@@ -4,7 +4,9 @@
  * path; the events (without the shared `partial`) and the final message (byte for byte as JSON,
  * and deep-equal) must be the same — apart from the two fields of pi 1.6 that pi-ai 0.73.1 does
  * not set and the fast path adds (`rawStopReason`, `usage.reasoning`): they are taken off the fast
- * path's results before the comparison and asserted on their own.
+ * path's results before the comparison and asserted on their own — and for a chat-completions
+ * stream that ends without a finish_reason, which pi-ai 1.6 ends with an error (0.73.1 with
+ * "stop"): the same events up to the last, then 1.6's error (checked against 1.6 itself below).
  *
  * Streams are recorded from the scripted LLM server (text, thinking, several tool calls with
  * arguments split, usage, stop reasons, a cut, a malformed record) or written here (mid-stream
@@ -16,6 +18,7 @@ import { startLlmServer } from "../../../tests/fixtures/llm-server.mjs";
 import type { StreamFn, AssistantStream } from "../../../core/kernel/index.js";
 import { withFastPath, loadPiAiParts, fastPathApplies, type FastApi } from "./fast-path.js";
 import type { PiAiParts } from "./pi-ai-parts.js";
+import { loadPiAiStream } from "../pi-ai-api.js";
 
 type Pieces = Uint8Array[];
 const enc = new TextEncoder();
@@ -116,11 +119,22 @@ async function expectSame(api: FastApi, pieces: Pieces, opts: { failWith?: Error
   const a = await collect(pi, api, fakeFetch(pieces, opts), opts.extra?.());
   const b = await collect(fast, api, fakeFetch(pieces, opts), opts.extra?.());
   expect(a.added).toEqual({}); // pi-ai 0.73.1 sets neither
+  const text = new TextDecoder().decode(Buffer.concat(pieces));
+  if (api === "openai-completions" && a.message.stopReason !== "error" && a.message.stopReason !== "aborted" && !/"finish_reason":"/.test(text)) {
+    // No finish_reason: pi-ai 1.6's end, an error, after the same events.
+    expect(b.events.slice(0, -1)).toEqual(a.events.slice(0, -1));
+    expect(JSON.parse(b.events.at(-1)!)).toMatchObject({ type: "error", reason: "error" });
+    expect(b.message).toStrictEqual({ ...a.message, stopReason: "error", errorMessage: NO_FINISH });
+    return b;
+  }
   expect(b.events).toEqual(a.events);
   expect(b.final).toBe(a.final);
   expect(b.message).toStrictEqual(a.message);
   return b;
 }
+
+/** pi-ai 1.6's message for a chat-completions stream that ends without a finish_reason. */
+const NO_FINISH = "Stream ended without finish_reason";
 
 const whole = (s: string): Pieces => [enc.encode(s)];
 const splitAt = (bytes: Uint8Array, ...at: number[]): Pieces => {
@@ -302,6 +316,45 @@ describe("fast path = pi-ai 0.73.1, written streams", () => {
     expect(r.message.content).toEqual([{ type: "text", text: "partial " }]);
     const a = await expectSame("anthropic-messages", whole(anthropic["unknown stop reason"]!));
     expect(a.message.errorMessage).toBe("Unhandled stop reason: weird");
+  });
+});
+
+describe("fast path = pi-ai 1.6: the end of a chat-completions stream", () => {
+  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: "c1", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  /** pi-ai 1.6's own module and the fast path in front of it, on the same body. */
+  async function both(body: string, over: Record<string, unknown> = {}) {
+    const pi16 = await loadPiAiStream("openai-completions");
+    const m = { ...model("openai-completions"), ...over } as Model<Api>;
+    const run = async (fn: StreamFn) => {
+      const s = fn(m, context, { apiKey: "sk-test", maxRetries: 0, fetch: fakeFetch(whole(body)) } as never);
+      const types: string[] = [];
+      for await (const e of s as AsyncIterable<AssistantMessageEvent>) types.push(e.type);
+      const msg = (await s.result()) as AssistantMessage;
+      return { types, stopReason: msg.stopReason, errorMessage: msg.errorMessage, content: msg.content };
+    };
+    return [await run(pi16), await run(withFastPath("openai-completions", pi16, parts))] as const;
+  }
+
+  it("no finish_reason: an error with 1.6's message, the content kept", async () => {
+    const [a, b] = await both(chunk({ content: "half" }) + "data: [DONE]\n\n");
+    expect(a).toMatchObject({ stopReason: "error", errorMessage: NO_FINISH, content: [{ type: "text", text: "half" }] });
+    expect(b).toEqual(a);
+  });
+
+  it("no finish_reason from a model whose compat says it sends none: stop, or toolUse after a tool call", async () => {
+    const compat = { compat: { supportsFinishReason: false } };
+    const [a, b] = await both(chunk({ content: "ok" }), compat);
+    expect(a.stopReason).toBe("stop");
+    expect(b).toEqual(a);
+    const [c, d] = await both(chunk({ tool_calls: [{ index: 0, id: "t1", function: { name: "f", arguments: "{}" } }] }), compat);
+    expect(c.stopReason).toBe("toolUse");
+    expect(d).toEqual(c);
+  });
+
+  it("a finish_reason: as before", async () => {
+    const [a, b] = await both(chunk({ content: "ok" }) + chunk({}, "stop"));
+    expect(a.stopReason).toBe("stop");
+    expect(b).toEqual(a);
   });
 });
 

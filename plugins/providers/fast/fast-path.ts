@@ -8,9 +8,9 @@
  * fast as those events are consumed (backpressure: a reader that stops, e.g. a blocked RPC
  * stdout, stops the read instead of growing memory).
  *
- * How the body is taken over: pi-ai builds its SDK client synchronously when its stream function
- * is called, and the SDK keeps the global `fetch` it finds then. For the duration of that
- * synchronous call the global is a wrapper (`intercept`); the wrapper makes the real request with
+ * How the body is taken over: pi-ai's SDK client is given a wrapper fetch (`intercept`) as
+ * `options.fetch` (pi-ai 1.6) and, for the synchronous call of the stream function, as the global
+ * `fetch` (pi-ai 0.73.1 builds its client then with the global it finds); the wrapper makes the real request with
  * the SDK's URL and init unchanged (`providerFetch`, the one place requests go out), keeps a
  * successful response's body and hands the SDK an empty body with the real status and headers.
  * pi-ai's `start` event (sent after onResponse) is the signal to start reading; pi-ai's own events
@@ -75,7 +75,7 @@ export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): S
   return (model, context, options) => {
     if (!fastPathApplies(api, options as StreamOptionsLike | undefined)) return inner(model, context, options);
     let taken: Response | undefined;
-    const realFetch = globalThis.fetch;
+    const realFetch: Fetch = (options as { fetch?: Fetch } | undefined)?.fetch ?? globalThis.fetch;
     let first = (options as { [FIRST_FETCH]?: () => Promise<Response> } | undefined)?.[FIRST_FETCH];
     const intercept: Fetch = async (input, init) => {
       const pending = first;
@@ -87,11 +87,14 @@ export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): S
       return new Response(empty, { status: res.status, statusText: res.statusText, headers: res.headers });
     };
     let piStream: AssistantStream;
+    // pi-ai 1.6 hands `options.fetch` to the SDK client it builds once the request starts; for a
+    // module that builds its client synchronously with the global fetch, the global is swapped too.
+    const globalFetch = globalThis.fetch;
     globalThis.fetch = intercept;
     try {
-      piStream = inner(model, context, options);
+      piStream = inner(model, context, { ...(options as object), fetch: intercept } as typeof options);
     } finally {
-      globalThis.fetch = realFetch;
+      globalThis.fetch = globalFetch;
     }
     const out = new AssistantMessageEventStream();
     const opts = options as StreamOptionsLike | undefined;

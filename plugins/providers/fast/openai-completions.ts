@@ -62,6 +62,9 @@ const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as
 export function createOpenAICompletionsAssembler(model: Model<Api>, output: AssistantMessage, sink: FastSink, parts: PiAiParts): FastAssembler {
   const blocks = output.content as Json[];
   let textBlock: Json = null;
+  let hasFinishReason = false;
+  // pi-ai 1.6: a stream must end with a finish_reason unless the model's compat says it sends none.
+  const requiresFinishReason = (model as { compat?: { supportsFinishReason?: boolean } }).compat?.supportsFinishReason !== false;
   let thinkingBlock: Json = null;
   const byIndex = new Map<number, Json>();
   const byId = new Map<string, Json>();
@@ -96,6 +99,7 @@ export function createOpenAICompletionsAssembler(model: Model<Api>, output: Assi
     if (!choice) return;
     if (!chunk.usage && choice.usage) output.usage = chunkUsage(choice.usage, model, parts);
     if (choice.finish_reason) {
+      hasFinishReason = true;
       (output as { rawStopReason?: string }).rawStopReason = choice.finish_reason; // (p18: pi 1.6 rawStopReason)
       const r = mapStopReason(choice.finish_reason);
       output.stopReason = r.stopReason;
@@ -189,7 +193,9 @@ export function createOpenAICompletionsAssembler(model: Model<Api>, output: Assi
       }
       if (aborted) throw new Error("Request was aborted");
       if (output.stopReason === "aborted") throw new Error("Request was aborted");
+      if (!hasFinishReason && !requiresFinishReason) output.stopReason = blocks.some((b) => b.type === "toolCall") ? "toolUse" : "stop";
       if (output.stopReason === "error") throw new Error(output.errorMessage || "Provider returned an error stop reason");
+      if (requiresFinishReason && !hasFinishReason) throw new Error("Stream ended without finish_reason");
     },
     cleanUp() {
       for (const block of blocks) {

@@ -16,11 +16,13 @@ import type { Model, Api } from "@mariozechner/pi-ai";
 /* eslint-disable @typescript-eslint/no-explicit-any -- pi-ai's context / model shapes, handled as pi-ai does */
 type Json = any;
 
-/** pi-ai's helpers that load no SDK (loaded by file URL next to its provider modules). */
+/** pi-ai's helpers that load no SDK (pi-ai-parts.ts). */
 export interface RequestParts {
   transformMessages(messages: Json[], model: Model<Api>, normalizeToolCallId: (id: string) => string): Json[];
   sanitizeSurrogates(text: string): string;
-  /** The `openai` package's version (its user agent and x-stainless headers). */
+  /** pi-ai 1.6's default headers of a client identity (its `User-Agent`, provider attribution). */
+  identityHeaders(target: Model<Api>, identity: unknown): Record<string, string>;
+  /** The `openai` package's version (its x-stainless headers). */
   sdkVersion: string;
 }
 
@@ -82,6 +84,7 @@ export function simpleToStreamOptions(model: Json, options: Json): Json {
     cacheRetention: options?.cacheRetention,
     sessionId: options?.sessionId,
     headers: options?.headers,
+    identity: options?.identity,
     onPayload: options?.onPayload,
     onResponse: options?.onResponse,
     timeoutMs: options?.timeoutMs,
@@ -353,7 +356,8 @@ export function buildOpenAIRequest(model: Model<Api>, context: Json, streamOptio
   const compat = resolveCompat(m);
   const retention = streamOptions.cacheRetention || (process.env.PI_CACHE_RETENTION === "long" ? "long" : "short");
   const sessionId = retention === "none" ? undefined : streamOptions.sessionId;
-  const modelHeaders: Record<string, unknown> = { ...m.headers };
+  // pi-ai 1.6: the identity's User-Agent and attribution, below the model's and the call's headers.
+  const modelHeaders: Record<string, unknown> = { ...parts.identityHeaders(model, streamOptions.identity), ...m.headers };
   if (sessionId && compat.sendSessionAffinityHeaders) {
     modelHeaders.session_id = sessionId;
     modelHeaders["x-client-request-id"] = sessionId;

@@ -4,8 +4,8 @@
  * Anthropic events go through, from pi 1.6's library (`@earendil-works/pi-ai/utils/json-parse`,
  * an exported module: the bundle inlines it and partial-json into one small chunk, so the first
  * tool call reads one file instead of resolving and lexing CommonJS files in node_modules); for
- * the direct path (direct.ts) also pi-ai 0.73.1's message transformation and surrogate clean-up,
- * which are not in its exports map and are addressed by file URL next to its provider modules.
+ * the direct path (direct.ts) also pi-ai's message transformation (`api/transform-messages`),
+ * surrogate clean-up (`utils/sanitize-unicode`) and client identity headers (`utils/identity`).
  * None of these modules loads an SDK.
  *
  * The cost calculation is the one formula of pi-ai's models.js, written out here: that module
@@ -31,9 +31,9 @@ export function calculateCost(model: Model<Api>, usage: Usage): Usage["cost"] {
   return usage.cost;
 }
 
-/** A pi-ai module by its path under dist/ (resolved from a subpath export; nothing else loads). */
-function piAiFile(rel: string): string {
-  return new URL(`../${rel}`, import.meta.resolve("@mariozechner/pi-ai/openai-completions")).href;
+/** The file URL of pi-ai's chat-completions module (resolved, not loaded: the `openai` package it uses is found from there). */
+function piAiOpenAIModule(): string {
+  return import.meta.resolve("@earendil-works/pi-ai/api/openai-completions");
 }
 
 let parts: Promise<PiAiParts> | undefined;
@@ -58,19 +58,21 @@ let requestParts: Promise<RequestParts> | undefined;
 /** What the direct path needs to build a chat-completions request as pi-ai and the SDK do. */
 export function loadRequestParts(): Promise<RequestParts> {
   requestParts ??= (async () => {
-    const [tm, su] = await Promise.all([
-      import(piAiFile("providers/transform-messages.js")) as Promise<Partial<RequestParts>>,
-      import(piAiFile("utils/sanitize-unicode.js")) as Promise<Partial<RequestParts>>,
+    const [tm, su, id] = await Promise.all([
+      import("@earendil-works/pi-ai/api/transform-messages") as Promise<Partial<RequestParts>>,
+      import("@earendil-works/pi-ai/utils/sanitize-unicode") as Promise<Partial<RequestParts>>,
+      import("@earendil-works/pi-ai/utils/identity"),
     ]);
     // The version of the `openai` package pi-ai itself would load (its dependency, not ours).
     // Required, not imported: importing a CommonJS file from ESM first parses it for its export
     // names (cjs-module-lexer), ~9 ms on the first prompt (measured, Node 22).
-    const piAiRequire = createRequire(piAiFile("index.js"));
+    const piAiRequire = createRequire(piAiOpenAIModule());
     const version = piAiRequire(piAiRequire.resolve("openai/version")) as { VERSION?: unknown };
-    if (typeof tm.transformMessages !== "function" || typeof su.sanitizeSurrogates !== "function" || typeof version.VERSION !== "string") {
-      throw new Error("pi-ai's transform-messages.js / sanitize-unicode.js or openai/version do not have the expected exports");
+    const identityHeaders = (id as { getIdentityHeaders?: unknown }).getIdentityHeaders as RequestParts["identityHeaders"] | undefined;
+    if (typeof tm.transformMessages !== "function" || typeof su.sanitizeSurrogates !== "function" || typeof identityHeaders !== "function" || typeof version.VERSION !== "string") {
+      throw new Error("pi-ai's transform-messages.js / sanitize-unicode.js / identity.js or openai/version do not have the expected exports");
     }
-    return { transformMessages: tm.transformMessages, sanitizeSurrogates: su.sanitizeSurrogates, sdkVersion: version.VERSION };
+    return { transformMessages: tm.transformMessages, sanitizeSurrogates: su.sanitizeSurrogates, identityHeaders, sdkVersion: version.VERSION };
   })().catch((error: unknown) => {
     requestParts = undefined;
     throw error;
