@@ -1,6 +1,6 @@
 /**
  * End to end in a terminal (tmux): `pi auth login <oauth provider>` stops at the first Ctrl+C
- * while it waits for the pasted code (exit 130, one line, nothing saved) — the real CLI with a
+ * while it waits for the pasted code (with --no-browser, the headless method is chosen as in pi 1.6) (exit 130, one line, nothing saved) — the real CLI with a
  * throwaway agent dir; nothing leaves the machine (the browser is not opened).
  */
 import { describe, it, expect, afterEach, jest } from "@jest/globals";
@@ -26,7 +26,9 @@ describe("pi auth login", () => {
     e.env.BROWSER = "true";
     const cmd = `cd '${e.cwd}' && '${process.execPath}' '${CLI}' auth login anthropic --no-browser; echo EXIT=$?; sleep 60`;
     tmux("-u", "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "200", "-y", "40", cmd);
-    await waitFor(/Paste the redirect URL or code:/, 60_000);
+    // --no-browser picks the method without a browser, as pi 1.6 does, and asks for the code
+    const asked = await waitFor(/Paste the redirect URL or code:/, 60_000);
+    expect(asked).toMatch(/Select Anthropic login method: Copy code login \(headless\)/);
     send("C-c");
     const s = await waitFor(/EXIT=\d+/);
     expect(s).toMatch(/signing in to anthropic cancelled; nothing saved\n(\s*\n)*EXIT=130/);

@@ -68,8 +68,26 @@ export async function oauthLogin(auth: AuthStorage, provider: string, ctx: Subco
       ctx.stderr(`Open this address to sign in to ${provider}:\n  ${info.url}${info.instructions ? `\n${info.instructions}` : ""}`);
       if (!opts.noBrowser) void openInBrowser(info.url);
     },
-    onPrompt: (p: { message: string }) => ask(p.message, provider),
+    onPrompt: (p: { message: string; placeholder?: string }) => ask(p.placeholder ? `${p.message} (${p.placeholder}):` : p.message, provider),
     onProgress: (m: string) => ctx.stderr(m),
+    // A provider offering several sign-in methods (as pi 1.6's command): the browser sign-in (listed
+    // first) unless --no-browser; then the one other method, or a numbered choice among several.
+    onSelect: async (p: { message: string; options: { id: string; label: string }[] }) => {
+      const [first, ...others] = p.options;
+      if (!first || !opts.noBrowser || others.length === 0) return first?.id;
+      if (others.length === 1) {
+        ctx.stderr(`${p.message} ${others[0]!.label}`);
+        return others[0]!.id;
+      }
+      ctx.stderr(p.message);
+      others.forEach((o, i) => ctx.stderr(`  ${i + 1}. ${o.label}`));
+      for (;;) {
+        const answer = await ask(`Select 1-${others.length}:`, provider);
+        const chosen = /^\d+$/.test(answer) ? others[Number(answer) - 1] : undefined;
+        if (chosen) return chosen.id;
+        ctx.stderr(`Enter a number from 1 to ${others.length}.`);
+      }
+    },
     onManualCodeInput: () => ask("Paste the redirect URL or code:", provider),
   });
 }
