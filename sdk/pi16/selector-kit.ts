@@ -15,22 +15,7 @@ export const theme = () => getActiveTheme();
 const SELECTOR_BINDINGS: Record<string, string[]> = {
   "app.models.save": ["ctrl+s"],
   "app.thinking.save": ["ctrl+s"],
-  "app.session.togglePath": ["ctrl+p"],
   "app.session.toggleSort": ["ctrl+s"],
-  "app.session.toggleNamedFilter": ["ctrl+n"],
-  "app.session.rename": ["ctrl+r"],
-  "app.session.delete": ["ctrl+d"],
-  "app.session.deleteNoninvasive": ["ctrl+backspace"],
-  "app.tree.foldOrUp": ["ctrl+left", "alt+left"],
-  "app.tree.unfoldOrDown": ["ctrl+right", "alt+right"],
-  "app.tree.filter.default": ["ctrl+d"],
-  "app.tree.filter.noTools": ["ctrl+t"],
-  "app.tree.filter.userOnly": ["ctrl+u"],
-  "app.tree.filter.labeledOnly": ["ctrl+l"],
-  "app.tree.filter.all": ["ctrl+a"],
-  "app.tree.filter.cycleForward": ["ctrl+o"],
-  "app.tree.filter.cycleBackward": ["shift+ctrl+o"],
-  "app.tree.toggleLabelTimestamp": ["shift+t"],
 };
 
 /** The keys bound to an action id. */
