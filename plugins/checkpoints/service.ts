@@ -86,6 +86,7 @@ export function readSettings(kernel: Kernel): CheckpointSettings {
     maxCount: num(raw.maxCount, DEFAULTS.maxCount),
     maxAgeDays: num(raw.maxAgeDays, DEFAULTS.maxAgeDays),
     maxFiles: num(raw.maxFiles, DEFAULTS.maxFiles),
+    watch: raw.watch !== false,
   };
 }
 

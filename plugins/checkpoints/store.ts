@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, promises as fsp, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { onExit, recoverStaleLock, track, updateRefsSync } from "./git-children.js";
+import { ProjectWatcher } from "./watcher.js";
 
 export interface StoreOptions {
   /** Files larger than this are not captured (default 10 MiB). */
@@ -27,6 +28,8 @@ export interface StoreOptions {
   maxAgeDays?: number;
   /** A capture that finds more new or changed files than this is refused (default 50,000): a folder such as the home directory is not a project. */
   maxFiles?: number;
+  /** Watch the project's folders so a capture that finds nothing reported needs no scan (default true; watcher.ts). */
+  watch?: boolean;
 }
 
 export interface Snapshot {
@@ -44,7 +47,7 @@ export interface FileChange {
   status: "A" | "D" | "M";
 }
 
-export const DEFAULTS = { maxFileSizeBytes: 10 * 1024 * 1024, maxCount: 500, maxAgeDays: 30, maxFiles: 50_000 };
+export const DEFAULTS = { maxFileSizeBytes: 10 * 1024 * 1024, maxCount: 500, maxAgeDays: 30, maxFiles: 50_000, watch: true };
 
 /** The store folder of a project. */
 export function storeDirFor(agentDir: string, cwd: string): string {
@@ -112,6 +115,10 @@ export class CheckpointStore {
   /** When a targeted capture last took a path in (since the last whole scan). */
   private readonly seen = new Map<string, number>();
   private dropExit: (() => void) | undefined;
+  /** Tells whether anything changed since the last scan (started after the first whole-project capture). */
+  private watcher: ProjectWatcher | undefined;
+  /** The files the last whole-project scan left out for their size (a capture that needs no scan reports them again). */
+  private lastSkipped: string[] = [];
 
   constructor(
     readonly cwd: string,
@@ -186,6 +193,12 @@ export class CheckpointStore {
     void label;
     const started = Date.now();
     if (only && this.lastTree && (await this.unchanged(only))) return { tree: this.lastTree, skipped: [] };
+    // Nothing reported by the watcher since the last scan: the index, and so the last tree, is the project.
+    const watched = this.lastTree !== undefined && this.watcher !== undefined && (await this.watcher.sync());
+    if (watched && !only && this.watcher!.clean()) return { tree: this.lastTree!, skipped: this.lastSkipped };
+    // From here on the scan sees what changed so far; the watcher reports what changes after.
+    if (watched && only) this.watcher!.forget(only);
+    else if (watched) this.watcher!.reset();
     const known = only && this.lastTree ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...only.map((p) => `:(literal)${p}`)]) : undefined;
     const out = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]));
     const paths = [...new Set(out.split("\0").filter((p) => p && !p.endsWith("/")))];
@@ -214,6 +227,8 @@ export class CheckpointStore {
     if (known === undefined) {
       this.seenAll = started;
       this.seen.clear();
+      this.lastSkipped = skipped;
+      this.startWatcher();
     } else for (const p of only!) this.seen.set(p, started);
     if (tree === this.lastTree) return { tree, skipped };
     this.lastTree = tree;
@@ -221,6 +236,27 @@ export class CheckpointStore {
     this.pending.push(`update ${ref} ${tree}\n`);
     this.keepAtExit();
     return { tree, ref, skipped };
+  }
+
+  /** Starts the watcher (once; in the background: captures scan until it is ready, and the first scan after that is its baseline). */
+  private startWatcher(): void {
+    if (this.watcher || !this.opts.watch) return;
+    const watcher = (this.watcher = new ProjectWatcher(this.cwd, this.dir));
+    // Ignored folders (build output, node_modules) are not watched.
+    void this.git(["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]).then(
+      (out) => watcher.start(new Set(out.split("\0").filter((p) => p.endsWith("/")))),
+      (e: Error) => watcher.stop(`listing the ignored folders failed: ${e.message}`),
+    );
+  }
+
+  /** The watcher's state: "off" before the first whole-project capture or with watch: false. */
+  get watchState(): "off" | "starting" | "ready" | "stopped" {
+    return this.watcher?.state ?? "off";
+  }
+
+  /** Stops watching the project (captures scan from then on). */
+  close(): void {
+    this.watcher?.stop("the store was closed");
   }
 
   /** Whether none of `paths` changed since the store's index last took them in (file times, no git). */

@@ -4,6 +4,7 @@
  * (a capture before it, nothing changed, and one after it, one file changed: what the agent
  * waits for, and the work of both captures), the store's size
  * and its growth over 50 such calls, and the RSS the process gained.
+ * bashWithoutWatcher: the bash figure with the watcher off (every whole-project capture scans).
  * The wall times depend on the machine's load (printed); cpuMean (this process and its git
  * children, from /proc) does not.
  *   node tests/bench/checkpoints.mjs [files=10000] [calls=50]
@@ -53,7 +54,7 @@ const cpuMs = () => {
  * waits per call (the capture before it); `work` is both captures, as the store does them.
  * `targeted`: a write/edit call (its path is known: no scan).
  */
-async function series(n, targeted, tag) {
+async function series(store, n, targeted, tag) {
   const waited = [];
   const work = [];
   const cpu0 = cpuMs();
@@ -74,14 +75,19 @@ async function series(n, targeted, tag) {
   };
   return { waited: stats(waited), work: stats(work), cpuMean: Math.round((cpuMs() - cpu0) / n) };
 }
-const bash = await series(calls, false, "bash");
-const write = await series(calls, true, "write");
+const bash = await series(store, calls, false, "bash");
+const write = await series(store, calls, true, "write");
 await store.flush();
+store.close();
+// The same without the watcher (checkpoints.watch: false): every whole-project capture scans.
+const scanStore = new CheckpointStore(cwd, join(root, "store-scan"), { ...DEFAULTS, watch: false });
+await scanStore.snapshot("first");
+const bashScan = await series(scanStore, calls, false, "bash-scan");
 console.log(JSON.stringify({
   files,
   calls,
   firstCaptureMs: Math.round(first),
-  addedPerCallMs: { bashOrOtherTool: bash, writeOrEdit: write },
+  addedPerCallMs: { bashOrOtherTool: bash, writeOrEdit: write, bashWithoutWatcher: bashScan },
   loadAverage: Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]),
   storeKiB: { afterFirst: size0, afterAllCalls: du(join(root, "store")) },
   rssGainMiB: Math.round((process.memoryUsage().rss - rss0) / 1048576),

@@ -1,0 +1,154 @@
+import { describe, it, expect, afterEach } from "@jest/globals";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CheckpointStore, DEFAULTS } from "./store.js";
+
+const roots: string[] = [];
+const stores: CheckpointStore[] = [];
+afterEach(() => {
+  while (stores.length) stores.pop()!.close();
+  while (roots.length) rmSync(roots.pop()!, { recursive: true, force: true });
+});
+
+/** A project with a watched store whose git calls are counted. */
+async function watchedProject() {
+  const root = mkdtempSync(join(tmpdir(), "pi-cp-watch-"));
+  roots.push(root);
+  const cwd = join(root, "p");
+  mkdirSync(join(cwd, "src", "deep"), { recursive: true });
+  mkdirSync(join(cwd, "build"));
+  writeFileSync(join(cwd, ".gitignore"), "build/\n*.log\n");
+  writeFileSync(join(cwd, "src", "a.ts"), "a1\n");
+  writeFileSync(join(cwd, "src", "deep", "b.ts"), "b1\n");
+  writeFileSync(join(cwd, "run.sh"), "#!/bin/sh\n");
+  const store = new CheckpointStore(cwd, join(root, "store"), DEFAULTS);
+  stores.push(store);
+  const calls: string[] = [];
+  const git = store.git.bind(store);
+  store.git = (args, opts) => {
+    calls.push(args[0]!);
+    return git(args, opts);
+  };
+  await store.snapshot("first");
+  while (store.watchState === "starting") await new Promise((r) => setTimeout(r, 5));
+  expect(store.watchState).toBe("ready");
+  await store.snapshot("baseline"); // the first scan with the watches in place
+  calls.length = 0;
+  return { root, cwd, store, calls };
+}
+
+/** Another process changes the project (as bash or the user would). */
+function sh(cwd: string, script: string): void {
+  execFileSync("sh", ["-c", script], { cwd });
+}
+
+async function files(store: CheckpointStore, tree: string): Promise<string[]> {
+  return (await store.git(["ls-tree", "-r", "--name-only", tree])).split("\n").filter(Boolean);
+}
+
+describe("the watcher between two whole-project captures", () => {
+  it("needs no git process when nothing changed, and every kind of outside change is captured and restorable", async () => {
+    const { cwd, store, calls } = await watchedProject();
+    const base = await store.snapshot("unchanged");
+    expect(calls).toEqual([]);
+
+    const steps: Array<[string, (tree: string) => Promise<void>]> = [
+      ["echo a2 > src/a.ts", async (t) => expect(await store.git(["show", `${t}:src/a.ts`])).toBe("a2\n")],
+      ["rm src/deep/b.ts", async (t) => expect(await files(store, t)).not.toContain("src/deep/b.ts")],
+      ["mv src/a.ts src/renamed.ts", async (t) => expect(await files(store, t)).toEqual(expect.arrayContaining(["src/renamed.ts"]))],
+      ["chmod +x run.sh", async (t) => expect(await store.git(["ls-tree", t, "run.sh"])).toMatch(/^100755 /)],
+      ["mkdir -p fresh/inner && echo n > fresh/inner/new.ts", async (t) => expect(await files(store, t)).toContain("fresh/inner/new.ts")],
+      // The new folder is watched now: a file added to it later is seen too.
+      ["echo m > fresh/inner/later.ts", async (t) => expect(await files(store, t)).toContain("fresh/inner/later.ts")],
+      ["mv fresh moved", async (t) => expect(await files(store, t)).toEqual(expect.arrayContaining(["moved/inner/new.ts", "moved/inner/later.ts"]))],
+      ["echo x > moved/inner/after-move.ts", async (t) => expect(await files(store, t)).toContain("moved/inner/after-move.ts")],
+    ];
+    let previous = base.tree;
+    for (const [script, check] of steps) {
+      sh(cwd, script);
+      calls.length = 0;
+      const snap = await store.snapshot(script);
+      expect(calls).toContain("ls-files"); // a reported change means a scan
+      expect(snap.tree).not.toBe(previous);
+      await check(snap.tree);
+      // And nothing more until the next change.
+      calls.length = 0;
+      expect((await store.snapshot("again")).tree).toBe(snap.tree);
+      expect(calls).toEqual([]);
+      previous = snap.tree;
+    }
+
+    // Ignored files change without a new tree; restoring the first tree gives the first files back exactly.
+    sh(cwd, "echo out > build/o.js; echo log > x.log");
+    expect((await store.snapshot("ignored")).tree).toBe(previous);
+    await store.restore(base.tree, await store.diff(previous, base.tree));
+    expect(readFileSync(join(cwd, "src", "a.ts"), "utf8")).toBe("a1\n");
+    expect(readFileSync(join(cwd, "src", "deep", "b.ts"), "utf8")).toBe("b1\n");
+    expect(existsSync(join(cwd, "moved"))).toBe(false);
+    expect(existsSync(join(cwd, "src", "renamed.ts"))).toBe(false);
+    expect(statSync(join(cwd, "run.sh")).mode & 0o111).toBe(0);
+    expect((await store.snapshot("restored")).tree).toBe(base.tree);
+  });
+
+  it("a write/edit capture takes its file out of what was reported; another file changed meanwhile still makes the next capture scan", async () => {
+    const { cwd, store, calls } = await watchedProject();
+    writeFileSync(join(cwd, "src", "a.ts"), "written\n");
+    await store.snapshot("after write", ["src/a.ts"]);
+    calls.length = 0;
+    await store.snapshot("before bash");
+    expect(calls).toEqual([]);
+
+    writeFileSync(join(cwd, "src", "a.ts"), "written again\n");
+    writeFileSync(join(cwd, "src", "deep", "b.ts"), "by someone else\n");
+    await store.snapshot("after write", ["src/a.ts"]);
+    calls.length = 0;
+    const snap = await store.snapshot("before bash");
+    expect(calls).toContain("ls-files");
+    expect(await store.git(["show", `${snap.tree}:src/deep/b.ts`])).toBe("by someone else\n");
+  });
+});
+
+describe("when the watcher cannot be trusted", () => {
+  it("a capture scans: its sync file cannot be written, or the watcher stopped", async () => {
+    const { root, cwd, store, calls } = await watchedProject();
+    rmSync(join(root, "store", "watch"), { recursive: true });
+    writeFileSync(join(cwd, "src", "a.ts"), "a2\n");
+    const first = await store.snapshot("no sync");
+    expect(calls).toContain("ls-files");
+    expect(await store.git(["show", `${first.tree}:src/a.ts`])).toBe("a2\n");
+    // Even with nothing reported, an untrusted watcher means a scan.
+    calls.length = 0;
+    await store.snapshot("no sync again");
+    expect(calls).toContain("ls-files");
+
+    store.close();
+    expect(store.watchState).toBe("stopped");
+    chmodSync(join(cwd, "run.sh"), 0o755);
+    calls.length = 0;
+    const second = await store.snapshot("stopped");
+    expect(calls).toContain("ls-files");
+    expect(await store.git(["ls-tree", second.tree, "run.sh"])).toMatch(/^100755 /);
+  });
+
+  it("with watch: false there is no watcher and every whole-project capture scans", async () => {
+    const root = mkdtempSync(join(tmpdir(), "pi-cp-watch-"));
+    roots.push(root);
+    const cwd = join(root, "p");
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, "a.txt"), "1\n");
+    const store = new CheckpointStore(cwd, join(root, "store"), { ...DEFAULTS, watch: false });
+    stores.push(store);
+    const calls: string[] = [];
+    const git = store.git.bind(store);
+    store.git = (args, opts) => {
+      calls.push(args[0]!);
+      return git(args, opts);
+    };
+    await store.snapshot("one");
+    await store.snapshot("two");
+    expect(store.watchState).toBe("off");
+    expect(calls.filter((c) => c === "ls-files")).toHaveLength(2);
+  });
+});
