@@ -102,6 +102,8 @@ const LOCK_RETRIES = 20;
 const LOCK_RETRY_MS = 100;
 /** File times are coarse (a clock tick): a file changed this close to a capture's start counts as changed after it. */
 const CLOCK_MARGIN_MS = 20;
+/** A whole-project capture looks at the watcher's reported paths instead of scanning when there are at most this many. */
+const REPORTED_MAX = 200;
 
 export class CheckpointStore {
   readonly dir: string;
@@ -196,10 +198,13 @@ export class CheckpointStore {
     // Nothing reported by the watcher since the last scan: the index, and so the last tree, is the project.
     const watched = this.lastTree !== undefined && this.watcher !== undefined && (await this.watcher.sync());
     if (watched && !only && this.watcher!.clean()) return { tree: this.lastTree!, skipped: this.lastSkipped };
+    // Only a few paths reported (files, or folders that came or went): look at those, not at the whole project.
+    const reported = watched && !only ? this.watcher!.reported(REPORTED_MAX) : undefined;
     // From here on the scan sees what changed so far; the watcher reports what changes after.
     if (watched && only) this.watcher!.forget(only);
     else if (watched) this.watcher!.reset();
-    const known = only && this.lastTree ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...only.map((p) => `:(literal)${p}`)]) : undefined;
+    const look = only && this.lastTree ? only : reported;
+    const known = look ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...look.map((p) => `:(literal)${p}`)]) : undefined;
     const out = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]));
     const paths = [...new Set(out.split("\0").filter((p) => p && !p.endsWith("/")))];
     if (paths.length > this.opts.maxFiles) {
@@ -223,11 +228,14 @@ export class CheckpointStore {
     if (skipped.length) await this.git(["update-index", "--force-remove", "-z", "--stdin"], { input: skipped.join("\0") + "\0" });
     let tree = this.lastTree;
     if (!tree || update.length || skipped.length) tree = (await this.git(["write-tree"])).trim();
-    // The index now holds what the scan saw as of its start.
-    if (known === undefined) {
+    // The index now holds what the scan saw as of its start (all of the project when the
+    // watcher's report was the whole of what changed).
+    if (known === undefined || reported) {
       this.seenAll = started;
       this.seen.clear();
-      this.lastSkipped = skipped;
+      const looked = reported && new Set(reported);
+      const under = (p: string) => looked && [...looked].some((r) => p === r || p.startsWith(r + "/"));
+      this.lastSkipped = looked ? [...this.lastSkipped.filter((p) => !under(p)), ...skipped] : skipped;
       this.startWatcher();
     } else for (const p of only!) this.seen.set(p, started);
     if (tree === this.lastTree) return { tree, skipped };

@@ -70,7 +70,7 @@ describe("the watcher between two whole-project captures", () => {
       sh(cwd, script);
       calls.length = 0;
       const snap = await store.snapshot(script);
-      expect(calls).toContain("ls-files"); // a reported change means a scan
+      expect(calls).toContain("ls-files"); // a reported change means git looks (at the reported paths)
       expect(snap.tree).not.toBe(previous);
       await check(snap.tree);
       // And nothing more until the next change.
@@ -107,6 +107,38 @@ describe("the watcher between two whole-project captures", () => {
     const snap = await store.snapshot("before bash");
     expect(calls).toContain("ls-files");
     expect(await store.git(["show", `${snap.tree}:src/deep/b.ts`])).toBe("by someone else\n");
+  });
+});
+
+describe("a whole-project capture after a few reported changes", () => {
+  it("looks only at the reported paths, and scans the whole project when an ignore file changed", async () => {
+    const { cwd, store } = await watchedProject();
+    const lsFiles: string[][] = [];
+    const git = store.git.bind(store);
+    store.git = (args, opts) => {
+      if (args[0] === "ls-files") lsFiles.push(args);
+      return git(args, opts);
+    };
+    sh(cwd, "echo a2 > src/a.ts && mkdir -p made/sub && echo n > made/sub/n.ts && rm src/deep/b.ts");
+    const snap = await store.snapshot("after bash");
+    expect(lsFiles).toHaveLength(1);
+    expect(lsFiles[0]).toContain("--");
+    expect(lsFiles[0]!.slice(lsFiles[0]!.indexOf("--") + 1).sort()).toEqual([":(literal)made", ":(literal)src/a.ts", ":(literal)src/deep/b.ts"]);
+    expect(await files(store, snap.tree)).toEqual([".gitignore", "made/sub/n.ts", "run.sh", "src/a.ts"]);
+    expect(await store.git(["show", `${snap.tree}:src/a.ts`])).toBe("a2\n");
+
+    // A folder moved: both of its names are looked at.
+    lsFiles.length = 0;
+    sh(cwd, "mv made kept");
+    expect(await files(store, (await store.snapshot("moved")).tree)).toEqual([".gitignore", "kept/sub/n.ts", "run.sh", "src/a.ts"]);
+    expect(lsFiles).toHaveLength(1);
+
+    // The ignore file changed: files that did not change come in, so the whole project is scanned.
+    sh(cwd, "echo out > build/o.js && printf '*.log\\n' > .gitignore");
+    lsFiles.length = 0;
+    const widened = await store.snapshot("ignore file");
+    expect(lsFiles[0]).not.toContain("--");
+    expect(await files(store, widened.tree)).toContain("build/o.js");
   });
 });
 

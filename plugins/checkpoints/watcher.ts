@@ -117,6 +117,17 @@ export class ProjectWatcher {
     return this.state === "ready" && this.changed !== "all" && this.changed.size === 0;
   }
 
+  /**
+   * What was reported since the last reset() (call after sync()), when a look at only those paths
+   * finds every change: at most `max` paths, none of them an ignore file (a changed .gitignore
+   * may bring in files that did not change). Undefined: scan the whole project.
+   */
+  reported(max: number): string[] | undefined {
+    if (this.state !== "ready" || this.changed === "all" || this.changed.size > max) return undefined;
+    const paths = [...this.changed];
+    return paths.some((p) => p === ".gitignore" || p.endsWith("/.gitignore")) ? undefined : paths;
+  }
+
   /** A scan of the whole project starts now (after sync()): forget what was reported. */
   reset(): void {
     if (this.state === "ready") this.changed = new Set();

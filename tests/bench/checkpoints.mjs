@@ -10,7 +10,7 @@
  *   node tests/bench/checkpoints.mjs [files=10000] [calls=50]
  */
 import { createJiti } from "jiti";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,9 +19,13 @@ const files = Number(process.argv[2] ?? 10000);
 const calls = Number(process.argv[3] ?? 50);
 const jiti = createJiti(import.meta.url);
 const { CheckpointStore, DEFAULTS } = await jiti.import("../../plugins/checkpoints/store.ts");
+const { makeE2eEnv, runCli, CLI } = await jiti.import("../helpers/e2e.ts");
 
 const root = mkdtempSync(join(tmpdir(), "pi-cp-bench-"));
 const cwd = join(root, "project");
+generate(cwd);
+
+function generate(cwd) {
 for (let i = 0; i < files; i++) {
   const dir = join(cwd, "src", `d${i % 600}`);
   if (i < 600) mkdirSync(dir, { recursive: true });
@@ -34,6 +38,7 @@ writeFileSync(join(cwd, ".gitignore"), "build/\n");
 // would otherwise re-read every file written in the same second as the store's index).
 const old = new Date(Date.now() - 3600_000);
 for (let i = 0; i < files; i++) utimesSync(join(cwd, "src", `d${i % 600}`, `f${i}.ts`), old, old);
+}
 
 const du = (p) => Number(execFileSync("du", ["-sk", p]).toString().split("\t")[0]);
 const store = new CheckpointStore(cwd, join(root, "store"), DEFAULTS);
@@ -93,3 +98,39 @@ console.log(JSON.stringify({
   rssGainMiB: Math.round((process.memoryUsage().rss - rss0) / 1048576),
 }));
 rmSync(root, { recursive: true, force: true });
+
+/**
+ * A real turn: the CLI (dist/bundle, `npm run build` first) in print mode against the loopback
+ * scripted model on a freshly generated project, `calls` bash calls in a row (each appends to one
+ * file). The figure is the time from the end of the model's answer holding a bash call to the
+ * arrival of the next request (the tool run, the captures the agent waits for, the next request
+ * built), with checkpoints off and on, for a model answering at once and in 500 ms; the first call is left out of the median (it waits for the
+ * project's first capture, started with the session).
+ */
+if (existsSync(CLI)) {
+  const { startLlmServer } = await import("../fixtures/llm-server.mjs");
+  const server = await startLlmServer({ script: { turns: [] } });
+  const gaps = {};
+  // The model answers at once (the capture after a call cannot overlap its answer: the worst
+  // case), or after 500 ms (a fast real model's first token: the capture after overlaps it).
+  // And once with the watcher off (checkpoints.watch: false): every whole-project capture scans.
+  for (const [enabled, answerMs, watch = true] of [[false, 0], [true, 0], [false, 500], [true, 500], [true, 500, false]]) {
+    const e = makeE2eEnv(server.url, { settings: { checkpoints: { enabled, watch } } });
+    generate(e.cwd);
+    server.reset();
+    const turns = [];
+    for (let i = 0; i < calls; i++) turns.push({ firstByteDelayMs: answerMs, toolCalls: [{ name: "bash", arguments: { command: `echo ${i} >> src/d${i % 600}/f${i}.ts` } }] });
+    turns.push({ text: "done" });
+    server.setScript({ turns });
+    const r = await runCli(["-p", "--tools", "bash", "run the commands"], e);
+    if (r.code !== 0) throw new Error(`the CLI failed: ${r.stderr}`);
+    const reqs = server.stats().requests;
+    const per = [];
+    for (let i = 1; i < reqs.length; i++) if (reqs[i - 1].endTime) per.push(reqs[i].time - reqs[i - 1].endTime);
+    const later = per.slice(1).sort((a, b) => a - b);
+    gaps[`${enabled ? (watch ? "checkpointsOn" : "checkpointsOnWithoutWatcher") : "checkpointsOff"}_modelAnswers${answerMs}ms`] = { first: per[0], median: later[Math.floor(later.length / 2)], p90: later[Math.floor(later.length * 0.9)] };
+    e.cleanup();
+  }
+  await server.close();
+  console.log(JSON.stringify({ turnGapMs: gaps, loadAverage: Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]) }));
+}
