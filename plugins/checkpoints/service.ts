@@ -134,7 +134,8 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
     serial(async () => {
       const s = store(session.cwd);
       const known = stateAt(session.sessionManager.getBranch(), afterResolver(session));
-      const now = await s.snapshot("current");
+      // A restore's plan scans the whole project (no reliance on the watcher before files are written).
+      const now = await s.snapshot("current", undefined, { scan: true });
       if (!point.tree) return { point, changes: [], external: [], current: now.tree };
       if (!(await s.hasTree(point.tree))) throw new CheckpointError(`the files of ${name} are no longer in the checkpoint store (pruned)`);
       const changes = await s.diff(now.tree, point.tree);
@@ -212,7 +213,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
       if (codeToo) {
         // Files changed while the user read the plan count as changed outside the agent too.
         const s = store(session.cwd);
-        const now = await serial(() => s.snapshot("current"));
+        const now = await serial(() => s.snapshot("current", undefined, { scan: true }));
         if (now.tree !== plan.current) {
           const moved = new Set([...plan.external, ...(await serial(() => s.diff(plan.current, now.tree))).map((c) => c.path)]);
           const changes = await serial(() => s.diff(now.tree, plan.point.tree!));

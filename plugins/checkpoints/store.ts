@@ -189,17 +189,21 @@ export class CheckpointStore {
    * unless the store has no tree yet; ignored files among them stay out. When none of them was
    * changed since the store last saw it (its change time is older than that capture's start, or,
    * for a missing file, its folder's), no git process runs at all.
+   *
+   * Without `only`, the project's watcher (watcher.ts) may spare the scan: nothing reported since
+   * the last one, the last tree as it is; a few paths reported, a look at those only.
+   * `scan`: scan the whole project whatever the watcher says (a restore's plan).
    */
-  async snapshot(label: string, only?: string[]): Promise<Snapshot> {
+  async snapshot(label: string, only?: string[], opts: { scan?: boolean } = {}): Promise<Snapshot> {
     await this.init();
     void label;
     const started = Date.now();
     if (only && this.lastTree && (await this.unchanged(only))) return { tree: this.lastTree, skipped: [] };
     // Nothing reported by the watcher since the last scan: the index, and so the last tree, is the project.
     const watched = this.lastTree !== undefined && this.watcher !== undefined && (await this.watcher.sync());
-    if (watched && !only && this.watcher!.clean()) return { tree: this.lastTree!, skipped: this.lastSkipped };
+    if (watched && !only && !opts.scan && this.watcher!.clean()) return { tree: this.lastTree!, skipped: this.lastSkipped };
     // Only a few paths reported (files, or folders that came or went): look at those, not at the whole project.
-    const reported = watched && !only ? this.watcher!.reported(REPORTED_MAX) : undefined;
+    const reported = watched && !only && !opts.scan ? this.watcher!.reported(REPORTED_MAX) : undefined;
     // From here on the scan sees what changed so far; the watcher reports what changes after.
     if (watched && only) this.watcher!.forget(only);
     else if (watched) this.watcher!.reset();

@@ -133,6 +133,12 @@ describe("a whole-project capture after a few reported changes", () => {
     expect(await files(store, (await store.snapshot("moved")).tree)).toEqual([".gitignore", "kept/sub/n.ts", "run.sh", "src/a.ts"]);
     expect(lsFiles).toHaveLength(1);
 
+    // A restore's plan scans whatever the watcher says.
+    lsFiles.length = 0;
+    await store.snapshot("plan", undefined, { scan: true });
+    expect(lsFiles).toHaveLength(1);
+    expect(lsFiles[0]).not.toContain("--");
+
     // The ignore file changed: files that did not change come in, so the whole project is scanned.
     sh(cwd, "echo out > build/o.js && printf '*.log\\n' > .gitignore");
     lsFiles.length = 0;
