@@ -10,7 +10,7 @@
  * - sync() is a barrier: it creates a file in a folder of the store watched through the same
  *   inotify queue as the project (libuv has one per event loop, read in order), and resolves when
  *   that file's event arrives, so every change made before the call has been reported by then.
- *   No event within SYNC_TIMEOUT_MS: not trusted this time.
+ *   No event within SYNC_TIMEOUT_MS: the watcher stops (the store's file system gives none).
  * - A folder that appears is watched (with what is inside it) before the next capture scans, so
  *   a file created in it before its watch existed is found by that scan and one created after
  *   gives an event. A folder that goes away loses its watches.
@@ -61,6 +61,8 @@ export class ProjectWatcher {
       const type = Number(statfsSync(this.cwd).type);
       if (REMOTE_FS.has(type)) return this.stop(`the project is on a file system inotify may not follow (type 0x${type.toString(16)})`);
       mkdirSync(this.barrierDir, { recursive: true });
+      const storeType = Number(statfsSync(this.barrierDir).type);
+      if (REMOTE_FS.has(storeType)) return this.stop(`the store is on a file system inotify may not follow (type 0x${storeType.toString(16)})`);
       this.barrier = watch(this.barrierDir, { persistent: false }, (_ev, name) => {
         const done = name ? this.waiting.get(String(name)) : undefined;
         done?.();
@@ -93,7 +95,8 @@ export class ProjectWatcher {
     let timer: NodeJS.Timeout | undefined;
     const arrived = await new Promise<boolean>((res) => {
       this.waiting.set(name, () => res(true));
-      timer = setTimeout(() => res(false), SYNC_TIMEOUT_MS);
+      // (Timers run before the poll phase: after a long block of the event loop, let one poll pass first.)
+      timer = setTimeout(() => setImmediate(() => res(false)), SYNC_TIMEOUT_MS);
       try {
         writeFileSync(file, "");
       } catch {
@@ -107,7 +110,11 @@ export class ProjectWatcher {
     } catch {
       /* never written */
     }
-    if (!arrived) return false;
+    // The store's file system gives no events (a network mount): every capture would wait for nothing.
+    if (!arrived) {
+      this.stop(`no event for the store's sync file within ${SYNC_TIMEOUT_MS} ms, or it could not be written`);
+      return false;
+    }
     await this.settlePending();
     return this.state === "ready";
   }

@@ -123,7 +123,7 @@ if (existsSync(CLI)) {
     turns.push({ text: "done" });
     server.setScript({ turns });
     const r = await runCli(["-p", "--tools", "bash", "run the commands"], e);
-    if (r.code !== 0) throw new Error(`the CLI failed: ${r.stderr}`);
+    if (r.code !== 0 || /checkpoints:/.test(r.stderr)) throw new Error(`the CLI failed or warned: ${r.stderr}`);
     const reqs = server.stats().requests;
     const per = [];
     for (let i = 1; i < reqs.length; i++) if (reqs[i - 1].endTime) per.push(reqs[i].time - reqs[i - 1].endTime);
