@@ -207,6 +207,17 @@ export class CheckpointStore {
     // From here on the scan sees what changed so far; the watcher reports what changes after.
     if (watched && only) this.watcher!.forget(only);
     else if (watched) this.watcher!.reset();
+    try {
+      return await this.take(started, only, reported);
+    } catch (e) {
+      // What was reported is not in the index: the next capture scans the whole project.
+      this.watcher?.invalidate();
+      throw e;
+    }
+  }
+
+  /** The rest of snapshot(): finds what changed (the whole project, `only`, or the watcher's `reported` paths) and writes the tree. */
+  private async take(started: number, only: string[] | undefined, reported: string[] | undefined): Promise<Snapshot> {
     const look = only && this.lastTree ? only : reported;
     const known = look ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...look.map((p) => `:(literal)${p}`)]) : undefined;
     const out = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]));

@@ -1,5 +1,5 @@
 import { describe, it, expect, afterEach } from "@jest/globals";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -169,6 +169,24 @@ describe("when the watcher cannot be trusted", () => {
     expect(calls).toContain("ls-files");
     expect(await store.git(["ls-tree", second.tree, "run.sh"])).toMatch(/^100755 /);
   });
+
+  it("a capture that fails after taking the watcher's report leaves the change for the next capture", async () => {
+    const { root, cwd, store } = await watchedProject();
+    const dir = join(root, "store");
+    const live = spawn("sleep", ["600"]);
+    try {
+      // Another live writer holds the store's index: the capture finds the change but cannot stage it.
+      writeFileSync(join(dir, "writers", String(live.pid)), "1");
+      writeFileSync(join(dir, "index.lock"), "");
+      writeFileSync(join(cwd, "src", "a.ts"), "a2\n");
+      await expect(store.snapshot("locked")).rejects.toThrow(/the store is locked/);
+    } finally {
+      live.kill("SIGKILL");
+    }
+    rmSync(join(dir, "index.lock"));
+    const snap = await store.snapshot("unlocked");
+    expect(await store.git(["show", `${snap.tree}:src/a.ts`])).toBe("a2\n");
+  }, 30_000);
 
   it("with watch: false there is no watcher and every whole-project capture scans", async () => {
     const root = mkdtempSync(join(tmpdir(), "pi-cp-watch-"));

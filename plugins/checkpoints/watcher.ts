@@ -135,6 +135,11 @@ export class ProjectWatcher {
     return paths.some((p) => p === ".gitignore" || p.endsWith("/.gitignore")) ? undefined : paths;
   }
 
+  /** A capture failed after reset() or forget(): count everything as changed until the next scan. */
+  invalidate(): void {
+    this.changed = "all";
+  }
+
   /** A scan of the whole project starts now (after sync()): forget what was reported. */
   reset(): void {
     if (this.state === "ready") this.changed = new Set();
