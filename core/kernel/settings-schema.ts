@@ -165,6 +165,7 @@ export const SettingsSchema = Type.Object(
           maxCount: int("Checkpoints kept per project (default 500).", 1),
           maxAgeDays: int("Checkpoints older than this are pruned (default 30).", 1),
           maxFiles: int("Most new or changed files one capture takes (default 50000).", 1),
+          watch: bool("Watch the project's folders so a capture with nothing changed reuses the last one instead of scanning; default true."),
         },
         { additionalProperties: true },
       ),
