@@ -195,5 +195,7 @@ describe("RPC: thinking level max", () => {
     expect(lastBody()?.reasoning_effort).toBe("max");
     const levels = sessionEntries(join(e.root, "rpc-sessions")).filter((x) => x.type === "thinking_level_change").map((x) => x.thinkingLevel);
     expect(levels.at(-1)).toBe("max");
+    // picked for this session only: settings.json gets no defaultThinkingLevel (pi 1.6)
+    expect(JSON.parse(readFileSync(join(e.agentDir, "settings.json"), "utf8")).defaultThinkingLevel).toBeUndefined();
   });
 });
