@@ -24,7 +24,7 @@ const G_PROMPT = "Prompt and tools";
 const G_RES = "Extensions and resources";
 const G_OTHER = "Other";
 
-/** The thinking levels --thinking (and a model's `:level`) take, pi 1.6's names; "max" is the highest the model offers. */
+/** The thinking levels --thinking (and a model's `:level`) take, pi 1.6's names (clamped to what the model offers). */
 export const THINKING_FLAG_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
 /** The reference CLI's flags. Those whose feature a plugin provides name the service they need. */
@@ -44,7 +44,7 @@ export const CORE_FLAGS: CoreFlag[] = [
   { name: "provider", type: "string", placeholder: "name", description: "Provider of --model", group: G_MODEL },
   { name: "model", type: "string", placeholder: "pattern", description: "Model: provider/id, id, or a glob; ':level' sets thinking (e.g. sonnet:high)", group: G_MODEL },
   { name: "models", type: "string", placeholder: "a,b,…", description: "Models to cycle through (patterns, comma separated)", group: G_MODEL },
-  { name: "thinking", type: "string", placeholder: "level", description: `Thinking level: ${THINKING_FLAG_LEVELS.join(", ")} (max = the highest the model offers)`, group: G_MODEL },
+  { name: "thinking", type: "string", placeholder: "level", description: `Thinking level: ${THINKING_FLAG_LEVELS.join(", ")} (clamped to what the model offers)`, group: G_MODEL },
   { name: "api-key", type: "string", placeholder: "key", description: "API key for the selected model's provider (this run only, never saved)", group: G_MODEL },
   { name: "system-prompt", type: "string", placeholder: "text|file", description: "Replace the whole default system prompt", group: G_PROMPT },
   { name: "append-system-prompt", type: "string", placeholder: "text|file", description: "Append to the system prompt (repeatable)", group: G_PROMPT },

@@ -230,7 +230,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   return AgentSessionRuntime.create(kernel, factory, store, { cwd });
 }
 
-/** `--thinking max` asks for the highest level; pi-ai 0.73's highest is xhigh (clamped per model later). */
+/** `--thinking <level>`: a level name is kept as given (clamped per model later); any other text is returned for the warning. */
 export function thinkingFlag(v: string): string {
   return parseThinkingLevel(v) ?? v;
 }
@@ -298,16 +298,16 @@ export interface StartModel {
  * picked implicitly.
  */
 /**
- * The branch's latest model_change entry, as a one-entry list for virtualSelection, walking up
- * from the leaf and stopping there (building the whole branch of a 10,000-entry
- * session for this cost ~9 ms of its start-up). Guarded against a cyclic parent chain.
+ * The branch's latest entry of a type (model_change, thinking_level_change), as a list of at most
+ * one entry, walking up from the leaf and stopping there (building the whole branch of a
+ * 10,000-entry session for this cost ~9 ms of its start-up). Guarded against a cyclic parent chain.
  */
-function latestModelChange(store: SessionManager): unknown[] {
+function latestEntry(store: SessionManager, type: string): Array<{ type: string; thinkingLevel?: unknown }> {
   let id = store.getLeafId();
   for (let steps = store.getEntries().length; id && steps >= 0; steps--) {
     const e = store.getEntry(id);
     if (!e) break;
-    if (e.type === "model_change") return [e];
+    if (e.type === type) return [e as { type: string; thinkingLevel?: unknown }];
     id = e.parentId;
   }
   return [];
@@ -320,7 +320,7 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
   const scoped = o.scoped ?? [];
   const restored = o.store.buildSessionContext();
   const continuing = restored.messages.length > 0;
-  const virtual = continuing ? virtualSelection(latestModelChange(o.store), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
+  const virtual = continuing ? virtualSelection(latestEntry(o.store, "model_change"), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
   if (virtual) restored.model = { provider: virtual.provider, modelId: virtual.id };
   let model: AnyModel | undefined;
   let thinking: ThinkingLevel | undefined;
@@ -338,6 +338,8 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
     if (!model) fallbackMessage = `could not restore the session's model ${restored.model.provider}/${restored.model.modelId}`;
   }
   if (!model) {
+    // A continued session keeps the level it recorded on another model too, clamped later (1.6).
+    const recorded = continuing ? latestEntry(o.store, "thinking_level_change")[0]?.thinkingLevel : undefined;
     const init = await findInitialModel({
       modelRegistry: registry,
       cliProvider: o.provider,
@@ -348,6 +350,7 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
       defaultModel: settings.defaultModel,
       defaultThinkingLevel: defaultThinking,
       modelThinkingLevel: perModel,
+      sessionThinkingLevel: thinking ?? (typeof recorded === "string" && isThinkingLevel(recorded) ? recorded : undefined),
     });
     if (init.warning) kernel.diagnostics.report({ level: "warning", source: src.model, message: init.warning });
     if (init.error) throw new SessionSetupError(init.error);

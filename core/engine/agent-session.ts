@@ -352,20 +352,25 @@ export class AgentSession {
     return supportedThinkingLevels(this._model);
   }
 
-  setThinkingLevel(level: ThinkingLevel, persist = true): ThinkingLevel {
+  /**
+   * Set the thinking level, clamped to the model's levels; a change is recorded in the session
+   * file. `persist` also saves the requested level as defaultThinkingLevel in settings.json (pi
+   * 1.6: only "set as default" does; Shift+Tab, /thinking and RPC pick for this session).
+   */
+  setThinkingLevel(level: ThinkingLevel, options: { persist?: boolean } = {}): ThinkingLevel {
     const next = clampThinkingLevel(this._model, level);
     const previous = this._thinkingLevel;
     const changed = next !== this._thinkingLevel;
     this._thinkingLevel = next;
-    if (persist && changed) {
+    if (options.persist) this.kernel.settings.update({ defaultThinkingLevel: level });
+    if (changed) {
       try {
         this.sessionManager.appendThinkingLevelChange(next);
       } catch {
         /* reported by the store */
       }
-      this.kernel.settings.update({ defaultThinkingLevel: next });
+      notifyThinkingLevel(this.kernel, next, previous); // (pi 1.6 thinking_level_select)
     }
-    if (changed) notifyThinkingLevel(this.kernel, next, previous); // (pi 1.6 thinking_level_select)
     return next;
   }
 

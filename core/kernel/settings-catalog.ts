@@ -4,6 +4,8 @@
  * through, and whether this build acts on it. A key this build accepts but does not act on is
  * listed (marked "no effect here") instead of being reported at start-up.
  */
+import { THINKING_LEVELS } from "./types.js";
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
 
@@ -162,7 +164,7 @@ export const SETTINGS_CATALOG: SettingEntry[] = [
   choice("theme", "theme", "Theme", "Colour theme of the terminal UI", ["dark", "light"], "dark"),
   // This build's own entries.
   flag("auto-retry", "retry.enabled", "Auto-retry", "Retry a failed model request after a transient error (rate limit, overload, network)", true),
-  choice("default-thinking", "defaultThinkingLevel", "Default thinking level", "The thinking level a session starts with", ["off", "minimal", "low", "medium", "high", "xhigh"], "medium"),
+  choice("default-thinking", "defaultThinkingLevel", "Default thinking level", "The thinking level a session starts with", [...THINKING_LEVELS], "medium"),
 ];
 
 /** 1.6 keys this build accepts without acting on them and that no settings screen entry shows. */

@@ -3,6 +3,7 @@
  * build accepts without acting on them are accepted silently and listed by the settings screens
  * (settings-catalog.ts). `$schema` is accepted anywhere. docs/pi-1.6-compat.md has the full table.
  */
+import { THINKING_LEVELS } from "./types.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
@@ -26,17 +27,15 @@ export function applyPi16Aliases(m: Obj): Obj {
   return m;
 }
 
-const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
 
 /**
  * `modelThinkingLevels["provider/id"]` (1.6): the thinking level a model starts with when nothing
  * more specific (a flag, a `:level` suffix, a resumed session) says otherwise; beats
- * `defaultThinkingLevel`. 1.6's `max` is our `xhigh`. Undefined when unset or not a level.
+ * `defaultThinkingLevel`. Undefined when unset or not a level.
  */
 export function modelThinkingLevel(settings: Obj, provider: string, id: string): string | undefined {
   const map = settings.modelThinkingLevels;
   if (!isObj(map)) return undefined;
   const v = map[`${provider}/${id}`];
-  const level = v === "max" ? "xhigh" : v;
-  return typeof level === "string" && LEVELS.includes(level) ? level : undefined;
+  return typeof v === "string" && (THINKING_LEVELS as readonly string[]).includes(v) ? v : undefined;
 }

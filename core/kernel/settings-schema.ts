@@ -9,6 +9,7 @@
  */
 import { Type, type Static, type TSchema } from "typebox";
 import type { Settings } from "./settings.js";
+import { THINKING_LEVELS } from "./types.js";
 
 const opt = <T extends TSchema>(t: T) => Type.Optional(t);
 const str = (description: string) => opt(Type.String({ description }));
@@ -18,7 +19,6 @@ const strings = (description: string) => opt(Type.Array(Type.String(), { descrip
 const oneOf = (values: readonly string[], description: string) => opt(Type.Union(values.map((v) => Type.Literal(v)), { description }));
 const NOT_HERE = " Accepted; no effect in this build (see docs/pi-1.6-compat.md).";
 
-const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 const timeout = (description: string) => opt(Type.Union([Type.Integer({ minimum: 0 }), Type.Literal("disabled")], { description }));
 
 const PermissionRules = Type.Object(
@@ -45,8 +45,8 @@ export const SettingsSchema = Type.Object(
     // ---- model and thinking
     defaultProvider: str("Start-up provider."),
     defaultModel: str("Start-up model id."),
-    defaultThinkingLevel: oneOf(THINKING, "Start-up thinking level (max = xhigh here)."),
-    modelThinkingLevels: opt(Type.Record(Type.String(), Type.Union(THINKING.map((v) => Type.Literal(v))), { description: "Start-up thinking level per exact \"provider/modelId\", over defaultThinkingLevel." })),
+    defaultThinkingLevel: oneOf(THINKING_LEVELS, "Start-up thinking level (clamped to what the model offers)."),
+    modelThinkingLevels: opt(Type.Record(Type.String(), Type.Union(THINKING_LEVELS.map((v) => Type.Literal(v))), { description: "Start-up thinking level per exact \"provider/modelId\", over defaultThinkingLevel." })),
     thinkingBudgets: opt(Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: "Token budgets for minimal, low, medium and high." })),
     enabledModels: strings("Model patterns for start-up and cycling (the format of --models)."),
     hideThinkingBlock: bool("Hide thinking blocks in the TUI."),

@@ -37,8 +37,9 @@ export type {
 };
 
 export type AnyModel = Model<Api>;
-export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
-export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+/** Thinking levels, lowest first, as pi 1.6 names them ("xhigh" and "max" only where a model maps them). */
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 /** A message an extension or plugin injects into the conversation. */
 export interface CustomMessage<T = unknown> {

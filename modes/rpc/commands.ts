@@ -30,6 +30,7 @@ export const ThinkingLevel = Type.Union([
   Type.Literal("medium"),
   Type.Literal("high"),
   Type.Literal("xhigh"),
+  Type.Literal("max"),
 ]);
 export const Disposition = Type.Union([Type.Literal("started"), Type.Literal("queued"), Type.Literal("handled")], {
   description: "started: the run begins now; queued: the agent is busy and the message waits in a queue; handled: a command or input handler consumed it",
@@ -65,8 +66,8 @@ export const COMMANDS = {
   get_available_models: command("get_available_models", none, "Models that have credentials"),
   set_thinking_level: command(
     "set_thinking_level",
-    { level: Type.Union([...ThinkingLevel.anyOf, Type.Literal("max")]) },
-    "Set the reasoning level (clamped to what the model supports; \"max\" asks for the highest)",
+    { level: ThinkingLevel },
+    "Set the reasoning level (clamped to what the model offers; xhigh and max only where the model maps them)",
   ),
   cycle_thinking_level: command("cycle_thinking_level", none, "Switch to the next thinking level"),
   get_available_thinking_levels: command("get_available_thinking_levels", none, "Thinking levels the current model supports"),

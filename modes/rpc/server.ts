@@ -13,7 +13,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ModeContext, SlashCommand, AgentSessionEvent, ThinkingLevel } from "../../core/kernel/index.js";
+import type { ModeContext, SlashCommand, AgentSessionEvent } from "../../core/kernel/index.js";
 import { attachJsonlReader, parseJsonLine, toWireEvent, writeProtocolNotices, messagesRecord } from "../../core/stores/index.js";
 
 /** Default limit of one RPC input line, in characters (setting `rpc.maxLineLength`). */
@@ -254,8 +254,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     cycle_model: async () => (await session().cycleModel()) ?? null,
     get_available_models: async () => ({ models: await session().models.getAvailable() }),
     set_thinking_level: (cmd) => {
-      // pi 1.6 "max" asks for the highest level; the providers' highest is xhigh (then clamped per model, as --thinking max).
-      session().setThinkingLevel((cmd.level === "max" ? "xhigh" : cmd.level) as ThinkingLevel);
+      session().setThinkingLevel(cmd.level); // clamped to the model's levels, as pi 1.6
     },
     cycle_thinking_level: () => {
       const level = session().cycleThinkingLevel();

@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import type { ThinkingLevel, Kernel } from "../../core/kernel/index.js";
 import type { CommandHost, TreeHost } from "./host.js";
 import { BINDING_DESCRIPTIONS, DIALOG_BINDINGS, formatKey, Keybindings } from "./keys.js";
+import { SelectLayer } from "./layers.js";
 import { findThemes } from "./theme.js";
 
 export interface BuiltinCommand {
@@ -82,22 +83,43 @@ export async function runBuiltinCommand(app: CommandHost, text: string): Promise
 
 // ---- thinking ----------------------------------------------------------------------------------------
 
+/** /thinking [level]: the level for this session; Ctrl+S (app.thinking.save) in the list also saves it as the default. */
 async function selectThinking(app: CommandHost, arg: string): Promise<void> {
   const levels = app.session.getAvailableThinkingLevels() as ThinkingLevel[];
   if (levels.length < 2) return notice(app, "This model has no thinking levels", "info");
   let level = arg as ThinkingLevel;
+  let persist = false;
   if (!arg || !levels.includes(level)) {
     if (arg) notice(app, `Unknown thinking level "${arg}" (${levels.join(", ")})`, "warning");
-    const picked = await app.select<ThinkingLevel>(
-      "Thinking level",
-      levels.map((l) => ({ label: l, value: l, description: l === app.session.thinkingLevel ? "✓ current" : undefined })),
-      { initialIndex: Math.max(0, levels.indexOf(app.session.thinkingLevel)) },
-    );
+    const saved = app.kernel.settings.get().defaultThinkingLevel;
+    const items = levels.map((l) => ({
+      label: l,
+      value: l,
+      description: [l === app.session.thinkingLevel ? "✓ current" : "", l === saved ? "· default" : ""].filter(Boolean).join("  ") || undefined,
+    }));
+    const picked = await app.dialog<ThinkingLevel | undefined>((finish) => {
+      const layer: SelectLayer<ThinkingLevel> = new SelectLayer<ThinkingLevel>({
+        title: "Thinking level",
+        items,
+        initialIndex: Math.max(0, levels.indexOf(app.session.thinkingLevel)),
+        onDone: finish,
+        hint: "↑↓ move · Enter this session · Ctrl+S set as default · Esc cancel",
+        onKey: (k, item) => {
+          if (!(app.keys.matches(k, "app.thinking.save") || k.id === "ctrl+s")) return false;
+          if (item) {
+            persist = true;
+            layer.finish(item.value);
+          }
+          return true;
+        },
+      });
+      return layer;
+    }, undefined);
     if (!picked) return;
     level = picked;
   }
-  const set = app.session.setThinkingLevel(level);
-  notice(app, `Thinking level: ${set}`, "success");
+  const set = app.session.setThinkingLevel(level, { persist });
+  notice(app, persist ? `Default thinking level: ${set}` : `Thinking level: ${set}`, "success");
 }
 
 // ---- settings -----------------------------------------------------------------------------------

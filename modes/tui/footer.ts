@@ -85,7 +85,7 @@ export function renderFooter(d: FooterData, width: number, theme: Theme): string
   }
   const left = t.fg("dim", parts.join(" "));
   const model = d.model ? `${d.model.provider}/${d.model.id}` : "no model";
-  const right = t.fg("dim", d.model?.reasoning ? `${model} • ${d.thinkingLevel}` : d.model ? model : t.fg("warning", "no model (/model)"));
+  const right = t.fg("dim", d.model?.reasoning ? `${model} • ${d.thinkingLevel === "off" ? "thinking off" : d.thinkingLevel}` : d.model ? model : t.fg("warning", "no model (/model)"));
   const lw = visibleWidth(left);
   const rw = visibleWidth(right);
   if (lw + rw + 2 <= width) lines.push(left + " ".repeat(width - lw - rw) + right);

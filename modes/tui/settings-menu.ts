@@ -4,6 +4,7 @@
  * auto-retry, the session's thinking level) and saved for the next start.
  */
 import type { ThinkingLevel } from "../../core/kernel/index.js";
+import { supportedThinkingLevels } from "../../core/stores/index.js";
 import type { CommandHost } from "./host.js";
 import { catalogEntries, saveEntry, SettingsLayer, type ScreenEntry } from "./settings-screen.js";
 
@@ -37,7 +38,7 @@ function applyLive(app: CommandHost, id: string, value: string): void {
 /** Pick a model, then its start-up thinking level (or clear it). */
 async function modelThinking(app: CommandHost): Promise<void> {
   const registry = app.kernel.service("model-registry");
-  const models = registry ? ((await registry.getAvailable()) as Array<{ provider: string; id: string }>) : [];
+  const models = registry ? await registry.getAvailable() : [];
   if (!models.length) {
     app.addNotice("No models are available to configure", "warning");
     return;
@@ -49,7 +50,8 @@ async function modelThinking(app: CommandHost): Promise<void> {
     { search: true, maxVisible: 12 },
   );
   if (!key) return;
-  const levels = ["off", "minimal", "low", "medium", "high", "xhigh"] as ThinkingLevel[];
+  // The levels the picked model offers (as pi 1.6's per-model list).
+  const levels: ThinkingLevel[] = supportedThinkingLevels(models.find((m) => `${m.provider}/${m.id}` === key));
   const level = await app.select(
     `Thinking level ${key} starts with`,
     [...levels.map((l) => ({ label: l, value: l as string, description: map[key] === l ? "✓ current" : undefined })), { label: "(clear)", value: "", description: "use defaultThinkingLevel" }],

@@ -1,5 +1,5 @@
 /**
- * Themes: the reference's 51 colour tokens, built-in "dark" and "light", and theme JSON files
+ * Themes: the reference's colour tokens (thinkingMax falling back to thinkingXhigh), built-in "dark" and "light", and theme JSON files
  * (`<agentDir>/themes/*.json`, `.pi/themes/*.json`, the `themes` setting). Colours are emitted as
  * 256-colour SGR (`38;5;n`), the form blessed keeps; hex values are mapped to the nearest
  * palette entry. Blessed drops italic and dim, so `italic()` is plain text here.
@@ -15,7 +15,7 @@ export const THEME_TOKENS = [
   "mdHeading", "mdLink", "mdLinkUrl", "mdCode", "mdCodeBlock", "mdCodeBlockBorder", "mdQuote", "mdQuoteBorder", "mdHr", "mdListBullet",
   "toolDiffAdded", "toolDiffRemoved", "toolDiffContext",
   "syntaxComment", "syntaxKeyword", "syntaxFunction", "syntaxVariable", "syntaxString", "syntaxNumber", "syntaxType", "syntaxOperator", "syntaxPunctuation",
-  "thinkingOff", "thinkingMinimal", "thinkingLow", "thinkingMedium", "thinkingHigh", "thinkingXhigh",
+  "thinkingOff", "thinkingMinimal", "thinkingLow", "thinkingMedium", "thinkingHigh", "thinkingXhigh", "thinkingMax",
   "bashMode",
 ] as const;
 export type ThemeToken = (typeof THEME_TOKENS)[number];
@@ -32,7 +32,7 @@ const DARK: ThemeColors = {
   toolDiffAdded: 114, toolDiffRemoved: 203, toolDiffContext: 244,
   syntaxComment: 244, syntaxKeyword: 176, syntaxFunction: 75, syntaxVariable: 222, syntaxString: 150, syntaxNumber: 209,
   syntaxType: 80, syntaxOperator: 252, syntaxPunctuation: 247,
-  thinkingOff: 240, thinkingMinimal: 67, thinkingLow: 39, thinkingMedium: 45, thinkingHigh: 171, thinkingXhigh: 203,
+  thinkingOff: 240, thinkingMinimal: 67, thinkingLow: 39, thinkingMedium: 45, thinkingHigh: 171, thinkingXhigh: 203, thinkingMax: 209,
   bashMode: 214,
 };
 
@@ -46,7 +46,7 @@ const LIGHT: ThemeColors = {
   toolDiffAdded: 28, toolDiffRemoved: 160, toolDiffContext: 243,
   syntaxComment: 244, syntaxKeyword: 90, syntaxFunction: 25, syntaxVariable: 130, syntaxString: 28, syntaxNumber: 166,
   syntaxType: 30, syntaxOperator: 238, syntaxPunctuation: 242,
-  thinkingOff: 250, thinkingMinimal: 67, thinkingLow: 25, thinkingMedium: 31, thinkingHigh: 91, thinkingXhigh: 160,
+  thinkingOff: 250, thinkingMinimal: 67, thinkingLow: 25, thinkingMedium: 31, thinkingHigh: 91, thinkingXhigh: 160, thinkingMax: 202,
   bashMode: 130,
 };
 
@@ -154,6 +154,8 @@ export function parseThemeJson(data: unknown, source: string, base: ThemeColors 
     if (c instanceof Error) errors.push(`${source}: ${token}: ${c.message}`);
     else out[token] = c;
   }
+  // A theme without its own max colour uses its xhigh one (as pi 1.6's theme files may omit it).
+  if (!("thinkingMax" in colors) && "thinkingXhigh" in colors) out.thinkingMax = out.thinkingXhigh;
   return { theme: new Theme(name, out, source), errors };
 }
 

@@ -59,7 +59,7 @@ function sgrOf(token: string, value: ColorValue, mode: TerminalColorMode, bg: bo
 }
 
 const LEVEL_TOKENS: Record<string, string> = {
-  off: "thinkingOff", minimal: "thinkingMinimal", low: "thinkingLow", medium: "thinkingMedium", high: "thinkingHigh", xhigh: "thinkingXhigh", max: "thinkingXhigh",
+  off: "thinkingOff", minimal: "thinkingMinimal", low: "thinkingLow", medium: "thinkingMedium", high: "thinkingHigh", xhigh: "thinkingXhigh", max: "thinkingMax",
 };
 
 export class Theme extends TuiTheme {
@@ -173,7 +173,9 @@ export class Theme extends TuiTheme {
     return this.colorMode;
   }
   getThinkingBorderColor(level: string): (str: string) => string {
-    const token = LEVEL_TOKENS[level] ?? "thinkingOff";
+    let token = LEVEL_TOKENS[level] ?? "thinkingOff";
+    // A theme built without a max colour borrows its xhigh one (pi 1.6's fallback).
+    if (token === "thinkingMax" && !(this.own() ? this.fgAnsi.has(token) : token in this.colors)) token = "thinkingXhigh";
     return (s) => this.fg(token, s);
   }
   getBashModeBorderColor(): (str: string) => string {

@@ -72,10 +72,9 @@ export function isThinkingLevel(s: string): s is ThinkingLevel {
   return (THINKING_LEVELS as readonly string[]).includes(s);
 }
 
-/** A level as pi 1.6 writes it on the command line, in patterns and settings: "max" asks for the highest, xhigh here (clamped per model). */
+/** A level as pi 1.6 writes it on the command line, in patterns and settings (clamped per model later); undefined for any other name. */
 export function parseThinkingLevel(s: string): ThinkingLevel | undefined {
-  const level = s === "max" ? "xhigh" : s;
-  return isThinkingLevel(level) ? level : undefined;
+  return isThinkingLevel(s) ? s : undefined;
 }
 
 const sameModel = (a: AnyModel, b: AnyModel) => a.provider === b.provider && a.id === b.id;
@@ -362,6 +361,8 @@ export interface InitialModelOptions {
   defaultThinkingLevel?: ThinkingLevel;
   /** settings.modelThinkingLevels (1.6): the level a given model starts with, over defaultThinkingLevel. */
   modelThinkingLevel?: (model: AnyModel) => ThinkingLevel | undefined;
+  /** The level a continued session recorded (its thinking_level_change): over both settings, under a `:level` suffix (1.6). */
+  sessionThinkingLevel?: ThinkingLevel;
 }
 
 export interface InitialModel {
@@ -374,7 +375,7 @@ export interface InitialModel {
 
 export async function findInitialModel(opts: InitialModelOptions): Promise<InitialModel> {
   const registry = opts.modelRegistry;
-  const fallback = (m: AnyModel | undefined, d = opts.defaultThinkingLevel ?? DEFAULT_THINKING_LEVEL) => (m && opts.modelThinkingLevel?.(m)) || d;
+  const fallback = (m: AnyModel | undefined, d = opts.defaultThinkingLevel ?? DEFAULT_THINKING_LEVEL) => opts.sessionThinkingLevel ?? ((m && opts.modelThinkingLevel?.(m)) || d);
   if (opts.cliModel) {
     const withKey = opts.cliProvider ? undefined : new Set((await registry.getAvailable()).map((m) => m.provider));
     const r = resolveCliModel({ cliProvider: opts.cliProvider, cliModel: opts.cliModel, modelRegistry: registry, usable: withKey && ((p) => withKey.has(p)) });

@@ -2,6 +2,8 @@
  * Checks of a models.json provider entry (hand-written: typebox's compiler would cost ≈ 200 ms of
  * start-up). Problems make the entry unusable; unknown fields are warnings.
  */
+import { THINKING_LEVELS } from "../../kernel/types.js";
+
 type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => !!v && typeof v === "object" && !Array.isArray(v);
 
@@ -69,7 +71,7 @@ function checkModel(m: unknown, path: string, keys: Set<string>, full: boolean, 
     if (!isObj(m.thinkingLevelMap)) errs.push(`${path}.thinkingLevelMap: must be an object`);
     else
       for (const [k, v] of Object.entries(m.thinkingLevelMap)) {
-        if (!["off", "minimal", "low", "medium", "high", "xhigh"].includes(k)) errs.push(`${path}.thinkingLevelMap.${k}: unknown thinking level`);
+        if (!(THINKING_LEVELS as readonly string[]).includes(k)) errs.push(`${path}.thinkingLevelMap.${k}: unknown thinking level`);
         else if (v !== null && typeof v !== "string") errs.push(`${path}.thinkingLevelMap.${k}: must be a string or null`);
       }
   }

@@ -6,6 +6,7 @@
  */
 import { Type, type Static, type TSchema } from "typebox";
 import type { ModelDefinition } from "../../kernel/kernel.js";
+import { THINKING_LEVELS, type ThinkingLevel } from "../../kernel/types.js";
 import type { ModelOverride, ModelsJsonProvider } from "./model-registry.js";
 
 const opt = <T extends TSchema>(t: T) => Type.Optional(t);
@@ -23,9 +24,14 @@ const Cost = Type.Object(
 );
 const Headers = Type.Record(Type.String(), Type.String({ description: VALUE }), { description: "Extra request headers." });
 const Compat = Type.Record(Type.String(), Type.Unknown(), { description: "pi-ai compatibility switches of an OpenAI-compatible endpoint (supportsDeveloperRole, maxTokensField, …)." });
-const ThinkingLevelMap = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]), {
-  description: "Thinking level → the provider's value; null means the model does not take that level.",
-});
+const LevelValue = Type.Union([Type.String(), Type.Null()]);
+const ThinkingLevelMap = Type.Object(
+  Object.fromEntries(THINKING_LEVELS.map((level) => [level, opt(LevelValue)])) as Record<ThinkingLevel, ReturnType<typeof opt<typeof LevelValue>>>,
+  {
+    additionalProperties: false,
+    description: "Thinking level → the provider's value; null means the model does not take that level. xhigh and max are offered only where mapped to a value.",
+  },
+);
 
 const modelFields = {
   name: opt(Type.String({ minLength: 1, description: "Display name." })),

@@ -17,6 +17,19 @@ describe("thinking levels from the model definition", () => {
     expect(clampThinkingLevel(model({}), "xhigh")).toBe("high");
   });
 
+  it("max only where mapped to a provider value; without it max comes down to the highest level offered", () => {
+    const deep = model({ thinkingLevelMap: { xhigh: "xhigh", max: "max" } });
+    expect(supportedThinkingLevels(deep)).toEqual(["off", "minimal", "low", "medium", "high", "xhigh", "max"]);
+    expect(clampThinkingLevel(deep, "max")).toBe("max");
+    expect(supportedThinkingLevels(model({ thinkingLevelMap: { max: null } }))).toEqual(["off", "minimal", "low", "medium", "high"]);
+    expect(clampThinkingLevel(model({ thinkingLevelMap: { xhigh: "xhigh" } }), "max")).toBe("xhigh");
+    expect(clampThinkingLevel(model({}), "max")).toBe("high");
+    // max mapped while xhigh is not: xhigh goes up to max, as pi 1.6 clamps upward first
+    const skip = model({ thinkingLevelMap: { max: "max" } });
+    expect(supportedThinkingLevels(skip)).toEqual(["off", "minimal", "low", "medium", "high", "max"]);
+    expect(clampThinkingLevel(skip, "xhigh")).toBe("max");
+  });
+
   it("a model that always thinks (off mapped to null, as pi 1.6's catalog has it) clamps off to its lowest level", () => {
     const always = model({ thinkingLevelMap: { off: null, minimal: null, low: "low", medium: "medium", high: "high", xhigh: "xhigh" } });
     expect(supportedThinkingLevels(always)).toEqual(["low", "medium", "high", "xhigh"]);

@@ -11,10 +11,10 @@
  */
 import type { Kernel } from "../../kernel/kernel.js";
 import type { AnyModel, AssistantMessage, ThinkingLevel } from "../../kernel/types.js";
+import { THINKING_LEVELS } from "../../kernel/types.js";
 
 export const VIRTUAL_MODEL_API = "pi-virtual";
 export const VIRTUAL_MODEL_STATE_ENTRY = "pi.virtual-model-state";
-const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
 export type ModelRouteReason = "user" | "continuation" | "retry" | "direct";
 export interface ModelRouteRequest {
@@ -58,7 +58,7 @@ export function isVirtualModel(model: { api?: string } | undefined): boolean {
 export function createVirtualModel(def: Omit<VirtualModelDefinition, "route">): AnyModel {
   const levels = def.thinkingLevels?.length ? def.thinkingLevels : ["off"];
   const thinkingLevelMap: Record<string, string | null> = {};
-  for (const l of LEVELS) thinkingLevelMap[l] = levels.includes(l) ? l : null;
+  for (const l of THINKING_LEVELS) thinkingLevelMap[l] = levels.includes(l) ? l : null;
   return {
     id: def.id,
     name: def.name ?? def.id,

@@ -288,6 +288,42 @@ describe("direct path: the request is pi-ai's and the SDK's", () => {
   });
 });
 
+describe("direct path: thinking levels up to max are pi-ai 1.6's", () => {
+  // pi-ai 0.73.1 knows no max level: these requests are compared with pi-ai 1.6's own (its
+  // thinking fields; the rest of the request is compared with 0.73.1's above).
+  const FIELDS = ["reasoning_effort", "reasoning", "thinking", "enable_thinking", "chat_template_kwargs"];
+  const thinkingFields = (body: string) => {
+    const b = JSON.parse(body) as Record<string, unknown>;
+    return Object.fromEntries(FIELDS.filter((k) => k in b).map((k) => [k, b[k]]));
+  };
+  const cases: [string, Record<string, unknown>, string, Record<string, unknown>][] = [
+    ["max mapped to max", { reasoning: true, thinkingLevelMap: { xhigh: "xhigh", max: "max" } }, "max", { reasoning_effort: "max" }],
+    ["max mapped to the provider's own value; xhigh not offered goes up to it", { reasoning: true, thinkingLevelMap: { max: "ultra" } }, "xhigh", { reasoning_effort: "ultra" }],
+    ["max not mapped: the highest level offered", { reasoning: true }, "max", { reasoning_effort: "high" }],
+    ["max mapped to null: xhigh", { reasoning: true, thinkingLevelMap: { xhigh: "xhigh", max: null } }, "max", { reasoning_effort: "xhigh" }],
+    ["deepseek", { provider: "deepseek", baseUrl: `${"RECORDER"}/api.deepseek.com/v1`, reasoning: true, thinkingLevelMap: { max: "max" } }, "max", { thinking: { type: "enabled" }, reasoning_effort: "max" }],
+    ["openrouter", { provider: "openrouter", id: "anthropic/claude-x", baseUrl: `${"RECORDER"}/openrouter.ai/api/v1`, reasoning: true, thinkingLevelMap: { max: "xhigh" } }, "max", { reasoning: { effort: "xhigh" } }],
+  ];
+  let pi16: StreamFn;
+  beforeAll(async () => {
+    pi16 = await (await import("../pi-ai-api.js")).loadPiAiStream("openai-completions");
+  });
+  for (const [name, over, level, want] of cases) {
+    it(name, async () => {
+      const m = model(JSON.parse(JSON.stringify(over).replaceAll("RECORDER", recorderUrl)));
+      const hi: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
+      seen.length = 0;
+      await drain(pi16(m, hi, { apiKey: "sk", maxRetries: 0, reasoning: level } as never));
+      const before = fallbackUsed;
+      await drain(direct(m, hi, { apiKey: "sk", maxRetries: 0, reasoning: level } as never));
+      expect(fallbackUsed).toBe(before);
+      expect(seen).toHaveLength(2);
+      expect(thinkingFields(seen[0]!.body)).toEqual(want);
+      expect(thinkingFields(seen[1]!.body)).toEqual(want);
+    });
+  }
+});
+
 describe("direct path: the answer is pi-ai's", () => {
   const strip = (v: unknown) => withoutAdded(v, (k, x) => (k === "partial" ? undefined : k === "timestamp" ? 0 : k === "responseId" ? "id" : x));
   const turns: [string, Record<string, unknown>][] = [

@@ -51,14 +51,15 @@ export function directOpenAIApplies(model: Model<Api>, options: Json): boolean {
 
 // ---- options (pi-ai's streamSimple → stream options) -------------------------------------------
 
-const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"];
+const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
+/** pi-ai's levels of a model: a level mapped to null is not offered; xhigh and max only where mapped. */
 function supportedLevels(model: Json): string[] {
   if (!model.reasoning) return ["off"];
   return LEVELS.filter((level) => {
     const mapped = model.thinkingLevelMap?.[level];
     if (mapped === null) return false;
-    return level !== "xhigh" || mapped !== undefined;
+    return (level !== "xhigh" && level !== "max") || mapped !== undefined;
   });
 }
 
