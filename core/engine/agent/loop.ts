@@ -56,6 +56,11 @@ export interface AgentLoopConfig {
   toolExecution: "parallel" | "sequential";
   /** The ctx handed to tool execute(); `scope` lets a tool run other tools through the loop (executeTool). */
   toolContext(scope?: ToolCallScope): unknown;
+  /**
+   * Work the tool-call path needs, done while the model works on a request (called once a
+   * request is on its way): it must be cheap to call again and must not make anything wait.
+   */
+  whileWaiting?(): void;
   /** pi 1.6: the thinking level requested, recorded on each assistant message (`thinkingLevel`). */
   thinkingLevel?: string;
   /** pi 1.6: asked once before agent_end; true when the run will be retried (agent_end.willRetry). */
@@ -182,6 +187,7 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
       // The tool-argument validators load and compile while the model works on the request, not
       // after its tool call arrived.
       if (context.tools?.length) preloadValidator(context.tools);
+      config.whileWaiting?.();
       for await (const ev of stream) {
         if (ev.type === "done" || ev.type === "error") break;
         if (!started) {
