@@ -402,7 +402,7 @@ export class RunController {
           await hooks.after_turn.promise({ type: "after_turn", session: s, message: e.message, signal: this.abortController.signal });
         }
       },
-      whileWaiting: () => precompileHooks(hooks),
+      whileWaiting: (answered) => precompileHooks(hooks, answered),
       toolContext: (scope) => (scope ? Object.assign(Object.create(s.contextFactory()), { toolScope: scope }) : s.contextFactory()),
       takeContinue: () => this.turns.takeContinue(), // (v18: pi 1.6 turn_end continue)
     };

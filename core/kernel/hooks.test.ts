@@ -61,6 +61,23 @@ describe("precompiled dispatchers", () => {
     expect(await hooks.tool_call.promise(ev)).toEqual({ block: true, reason: "b" });
     expect(seen).toEqual(["a", "a"]);
   });
+
+  it("stops once the answer has begun: the rest compile on their first call", async () => {
+    const hooks = createHooks(() => undefined);
+    tapHook(hooks, "tool_call", { name: "a" }, () => ({ block: true, reason: "a" }));
+    const delegate = hooks.tool_call.promise;
+    precompileHooks(hooks, () => true);
+    await nextTurns(4);
+    expect(hooks.tool_call.promise).toBe(delegate);
+    expect(await hooks.tool_call.promise({ type: "tool_call", toolCallId: "1", toolName: "x", input: {} })).toEqual({ block: true, reason: "a" });
+    // a later request compiles it ahead again
+    const hooks2 = createHooks(() => undefined);
+    tapHook(hooks2, "tool_result", { name: "r" }, () => undefined);
+    const before = hooks2.tool_result.promise;
+    precompileHooks(hooks2);
+    await nextTurns(4);
+    expect(hooks2.tool_result.promise).not.toBe(before);
+  });
 });
 
 describe("hook kinds", () => {
