@@ -11,6 +11,7 @@ import { systemMessageUpdate } from "./system-message.js";
 import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, ImageContent, ToolCall } from "../kernel/types.js";
 import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
 import { fileGuardActive } from "../kernel/file-guard.js";
+import { precompileHooks } from "../kernel/hooks.js";
 import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
 import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./run-hooks.js";
 import { routeReason } from "./virtual-route.js"; // (v18)
@@ -401,6 +402,7 @@ export class RunController {
           await hooks.after_turn.promise({ type: "after_turn", session: s, message: e.message, signal: this.abortController.signal });
         }
       },
+      whileWaiting: (answered) => precompileHooks(hooks, answered),
       toolContext: (scope) => (scope ? Object.assign(Object.create(s.contextFactory()), { toolScope: scope }) : s.contextFactory()),
       takeContinue: () => this.turns.takeContinue(), // (v18: pi 1.6 turn_end continue)
     };

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { createHooks, tapHook, EVENT_HOOKS, HOOK_KINDS, HOOK_NAMES, HOOK_SPEC, type HookError } from "./hooks.js";
+import { createHooks, precompileHooks, tapHook, EVENT_HOOKS, HOOK_KINDS, HOOK_NAMES, HOOK_SPEC, type HookError } from "./hooks.js";
 
 describe("tap removal", () => {
   it("removes a tap without recompiling through tapable's private API, and later taps still run", async () => {
@@ -36,6 +36,47 @@ describe("tap removal", () => {
     off();
     const out = await hooks.context.promise({ type: "context", messages: [{ role: "user", content: "x", timestamp: 0 } as never] });
     expect(out.messages.map((m) => (m as { content: string }).content)).toEqual(["x", "b"]);
+  });
+});
+
+describe("precompiled dispatchers", () => {
+  const nextTurns = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  it("compiles the tapped hooks ahead of their first call; they run their taps, and a later tap joins", async () => {
+    const hooks = createHooks(() => undefined);
+    const seen: string[] = [];
+    tapHook(hooks, "tool_call", { name: "a" }, () => void seen.push("a"));
+    tapHook(hooks, "tool_result", { name: "r" }, () => undefined);
+    const before = { call: hooks.tool_call.promise, result: hooks.tool_result.promise, unused: hooks.turn_end.promise };
+    precompileHooks(hooks);
+    await nextTurns(4);
+    expect(hooks.tool_call.promise).not.toBe(before.call);
+    expect(hooks.tool_result.promise).not.toBe(before.result);
+    expect(hooks.turn_end.promise).toBe(before.unused); // no taps: left alone
+    const ev = { type: "tool_call" as const, toolCallId: "1", toolName: "x", input: {} };
+    expect(await hooks.tool_call.promise(ev)).toBeUndefined();
+    tapHook(hooks, "tool_call", { name: "b" }, () => ({ block: true, reason: "b" }));
+    expect(await hooks.tool_call.promise(ev)).toEqual({ block: true, reason: "b" });
+    expect(seen).toEqual(["a", "a"]);
+  });
+
+  it("stops once the answer has begun: the rest compile on their first call", async () => {
+    const hooks = createHooks(() => undefined);
+    tapHook(hooks, "tool_call", { name: "a" }, () => ({ block: true, reason: "a" }));
+    const delegate = hooks.tool_call.promise;
+    precompileHooks(hooks, () => true);
+    await nextTurns(4);
+    expect(hooks.tool_call.promise).toBe(delegate);
+    expect(await hooks.tool_call.promise({ type: "tool_call", toolCallId: "1", toolName: "x", input: {} })).toEqual({ block: true, reason: "a" });
+    // a later request compiles it ahead again
+    const hooks2 = createHooks(() => undefined);
+    tapHook(hooks2, "tool_result", { name: "r" }, () => undefined);
+    const before = hooks2.tool_result.promise;
+    precompileHooks(hooks2);
+    await nextTurns(4);
+    expect(hooks2.tool_result.promise).not.toBe(before);
   });
 });
 

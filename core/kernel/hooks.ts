@@ -167,3 +167,38 @@ export function tapHook<N extends HookName>(hooks: Hooks, name: N, opts: TapOpti
     hook.taps.splice(idx, 1);
   };
 }
+
+/** tapable's view of an async hook: its taps, its dispatcher and the delegate that compiles it. */
+interface CompilableHook {
+  taps: unknown[];
+  promise: unknown;
+  _promise?: unknown;
+  _createCall?: (type: "promise") => unknown;
+}
+
+let precompiling = false;
+
+/**
+ * Compile the dispatchers of the async hooks that have taps but were never called, one hook per
+ * turn of the event loop. tapable builds a hook's dispatcher with `new Function` on its first
+ * call (0.2–0.5 ms each in a fresh process); the agent loop asks for this while a request is on
+ * its way, so the first tool call of a process finds its hooks (tool_call, tool_result,
+ * tool_execution_*, turn_end, …) ready. It stops once `answered()` is true (the answer's own work
+ * comes first; a hook not compiled yet compiles on its first call, as before). A hook tapped
+ * later is compiled again by tapable itself.
+ */
+export function precompileHooks(hooks: Readonly<Hooks>, answered: () => boolean = () => false): void {
+  if (precompiling) return;
+  const pending = (Object.values(hooks) as unknown as CompilableHook[]).filter(
+    (h) => h.taps.length > 0 && h._promise !== undefined && h.promise === h._promise && typeof h._createCall === "function",
+  );
+  if (!pending.length) return;
+  precompiling = true;
+  const next = (): void => {
+    const h = answered() ? undefined : pending.shift();
+    if (h && h.promise === h._promise) h.promise = h._createCall!("promise");
+    if (h && pending.length) setImmediate(next);
+    else precompiling = false;
+  };
+  setImmediate(next);
+}

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { definePlugin, type PluginApi, type ToolCallEvent, type ToolCallResult, type ToolDefinition, dialogDeadline, type EscalationRequest, installCommandWrapper, runUnwrapped, type CommandSpec, installFileGuard, runUnguarded } from "../../core/kernel/index.js";
 import { bwrapArgs, launchArgs, probeBwrap, sandboxRuntime, type Probe } from "./bwrap.js";
 import { sandboxEnv } from "./env.js";
-import { checkWrite, describePolicy, expandUserPath, howToAllow, realish, resolvePolicy, SANDBOX_LEVELS, type SandboxPolicy } from "./policy.js";
+import { checkWrite, describePolicy, expandUserPath, howToAllow, realish, resolveLevel, resolvePolicy, SANDBOX_LEVELS, type LevelInputs, type SandboxLevel, type SandboxPolicy } from "./policy.js";
 
 export { checkWrite, resolvePolicy, describePolicy, SANDBOX_LEVELS, type SandboxLevel, type SandboxPolicy } from "./policy.js";
 export { bwrapArgs, probeBwrap, findBwrap } from "./bwrap.js";
@@ -36,6 +36,8 @@ declare module "../../core/kernel/services.js" {
 export interface SandboxService {
   /** The policy in force now (settings and the flag are read at each call). */
   policy(): SandboxPolicy;
+  /** The level in force now, without the policy's paths (cheap: asked on every tool call). */
+  level(): SandboxLevel;
   /** The command to spawn inside the sandbox (undefined when it is off); throws when it cannot run. */
   wrap(spec: CommandSpec): CommandSpec | undefined;
   /** Words for a failed command's output, when the sandbox is why. */
@@ -55,19 +57,23 @@ export function createSandbox(api: PluginApi): SandboxService {
   const settingsPath = join(kernel.agentDir, "settings.json");
   const probes = new Map<string, Probe>();
 
+  const levelInputs = (): LevelInputs => ({
+    global: kernel.settings.getGlobal() as Obj,
+    project: kernel.settings.getProject() as Obj,
+    projectTrusted: kernel.service("project-trust")?.isTrusted() ?? false,
+    flag: kernel.service("argv")?.flags?.sandbox,
+    globalPath: settingsPath,
+    projectPath: kernel.settings.projectPath() ?? join(kernel.cwd, kernel.app.configDir, "settings.json"),
+  });
+  const level = (): SandboxLevel => resolveLevel(levelInputs()).level;
   const policy = (): SandboxPolicy =>
     resolvePolicy({
+      ...levelInputs(),
       cwd: kernel.cwd,
       agentDir: kernel.agentDir,
       configDir: kernel.app.configDir,
       appName: kernel.app.name,
       codeFiles: loadedExtensionFiles(),
-      global: kernel.settings.getGlobal() as Obj,
-      project: kernel.settings.getProject() as Obj,
-      projectTrusted: kernel.service("project-trust")?.isTrusted() ?? false,
-      flag: kernel.service("argv")?.flags?.sandbox,
-      globalPath: settingsPath,
-      projectPath: kernel.settings.projectPath() ?? join(kernel.cwd, kernel.app.configDir, "settings.json"),
     });
 
   const loadedExtensionFiles = (): string[] => {
@@ -89,7 +95,9 @@ export function createSandbox(api: PluginApi): SandboxService {
     settingsPath,
     uninstall: () => undefined,
     policy,
+    level,
     wrap(spec) {
+      if (level() === "off") return undefined;
       const pol = policy();
       if (pol.level === "off") return undefined;
       const bwrap = usable(pol.level);
@@ -212,6 +220,7 @@ function wrapFileTool() {
 /** The write and edit tools: the same writable folders, checked in-process. */
 async function checkFileTool(api: PluginApi, sandbox: SandboxService, event: ToolCallEvent): Promise<ToolCallResult | undefined> {
   if (event.toolName !== "write" && event.toolName !== "edit") return undefined;
+  if (sandbox.level() === "off") return undefined;
   const pol = sandbox.policy();
   if (pol.level === "off") return undefined;
   const raw = event.input.path ?? event.input.file_path;
@@ -267,7 +276,7 @@ export default definePlugin({
     // moment they write (core/kernel/file-guard.ts); with it active, a message's tool calls run in turn.
     const removeGuard = installFileGuard({
       source: "sandbox",
-      active: () => sandbox.policy().level !== "off",
+      active: () => sandbox.level() !== "off",
       resolve: (abs) => realish(abs),
       refuse: (real) => {
         const pol = sandbox.policy();

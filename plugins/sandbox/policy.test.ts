@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bwrapArgs, probeBwrap, sweepStaleRuntimes } from "./bwrap.js";
 import { seccompDenyUnixSockets } from "./seccomp.js";
-import { checkWrite, resolvePolicy, type PolicyInputs } from "./policy.js";
+import { checkWrite, resolveLevel, resolvePolicy, type PolicyInputs } from "./policy.js";
 
 let root: string;
 let project: string;
@@ -51,6 +51,22 @@ describe("resolvePolicy", () => {
     expect(tighten.network).toBe(false);
     const trusted = resolvePolicy(inputs({ global: g, project: { sandbox: "off" }, projectTrusted: true }));
     expect(trusted.level).toBe("off");
+  });
+
+  it("the level alone (asked on every tool call) is the policy's level, from the same place", () => {
+    const g = { sandbox: { level: "workspace-write" } };
+    for (const inp of [
+      inputs(),
+      inputs({ global: g }),
+      inputs({ global: g, flag: "off" }),
+      inputs({ global: g, project: { sandbox: "read-only" } }),
+      inputs({ global: g, project: { sandbox: "off" } }),
+      inputs({ global: g, project: { sandbox: "off" }, projectTrusted: true }),
+    ]) {
+      const pol = resolvePolicy(inp);
+      expect(resolveLevel(inp)).toEqual({ level: pol.level, from: pol.from });
+    }
+    expect(() => resolveLevel(inputs({ flag: "maybe" }))).toThrow(/--sandbox "maybe" is not a sandbox level/);
   });
 
   it("names a bad level", () => {

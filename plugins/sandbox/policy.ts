@@ -124,8 +124,15 @@ export interface PolicyInputs {
   projectPath: string;
 }
 
-/** Throws an Error naming the bad value when the flag or a settings level is not a level. */
-export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
+/** What the level depends on: the settings layers, the project's trust and the flag. */
+export type LevelInputs = Pick<PolicyInputs, "global" | "project" | "projectTrusted" | "flag" | "globalPath" | "projectPath">;
+
+/**
+ * The level in force and where it comes from, without resolving any path (what "is the sandbox
+ * on?" needs, asked on every tool call). Throws an Error naming the bad value when the flag or a
+ * settings level is not a level.
+ */
+export function resolveLevel(inp: LevelInputs): { level: SandboxLevel; from: string } {
   const g = sandboxSettings(inp.global.sandbox);
   const p = sandboxSettings(inp.project.sandbox);
   if (inp.flag !== undefined && !isLevel(inp.flag)) {
@@ -152,6 +159,14 @@ export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
       from = inp.projectPath;
     }
   }
+  return { level, from };
+}
+
+/** Throws an Error naming the bad value when the flag or a settings level is not a level. */
+export function resolvePolicy(inp: PolicyInputs): SandboxPolicy {
+  const { level, from } = resolveLevel(inp);
+  const g = sandboxSettings(inp.global.sandbox);
+  const p = sandboxSettings(inp.project.sandbox);
 
   const projectTrusted = inp.projectTrusted;
   let network = g.network === true;

@@ -7,12 +7,11 @@
  */
 import { constants } from "node:fs";
 import { guardedWriteFile, type ToolDefinition } from "../../core/kernel/index.js";
-import { access as fsAccess, readFile as fsReadFile, writeFile as fsWriteFile } from "node:fs/promises";
 import { isUtf8 } from "node:buffer";
 import { Type, type Static } from "typebox";
 import { applyEdits, normalizeToLF, generateDiffString, stripBom, type Edit } from "./edit-diff.js";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
-import { assertNotSpecialFile, describeFsError, resolveToCwd } from "./path-utils.js";
+import { assertLocalAccess, describeFsError, readLocalFile, resolveToCwd, writeLocalFile } from "./path-utils.js";
 
 const replaceEditSchema = Type.Object(
   {
@@ -58,15 +57,12 @@ export interface EditToolOptions {
 
 export function createLocalEditOperations(): EditOperations {
   return {
-    readFile: (p) => fsReadFile(p),
+    readFile: (p) => readLocalFile(p),
     // Re-checked where it really lands, and not redirected by a link, with a file guard active (core/kernel/file-guard.ts).
     writeFile: async (p, content) => {
-      if (!guardedWriteFile(p, content)) await fsWriteFile(p, content, "utf8");
+      if (!guardedWriteFile(p, content)) await writeLocalFile(p, content);
     },
-    access: async (p) => {
-      await fsAccess(p, constants.R_OK | constants.W_OK);
-      await assertNotSpecialFile(p);
-    },
+    access: (p) => assertLocalAccess(p, constants.R_OK | constants.W_OK),
   };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeFsError, expandPath, resolveReadPath, resolveToCwd } from "./path-utils.js";
+import { assertLocalAccess, describeFsError, expandPath, readLocalFile, resolveReadPath, resolveToCwd, SYNC_IO_MAX_BYTES, writeLocalFile } from "./path-utils.js";
 
 describe("path-utils", () => {
   it("expands ~ and strips a leading @", () => {
@@ -42,5 +42,24 @@ describe("path-utils", () => {
     expect(describeFsError(err("EACCES"), "a.txt")).toBe("Permission denied: a.txt");
     expect(describeFsError(err("EISDIR"), "d")).toMatch(/is a directory/);
     expect(describeFsError(err("ELOOP"), "l")).toMatch(/symbolic links/);
+  });
+
+  it("reads and writes small and big files alike, and fails with the file-system error's code", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-paths-"));
+    try {
+      const small = join(dir, "small.txt");
+      const big = join(dir, "big.txt");
+      const bigText = "é".repeat(SYNC_IO_MAX_BYTES); // 2 bytes each: over the synchronous limit
+      await writeLocalFile(small, "hello\n");
+      await writeLocalFile(big, bigText);
+      expect((await readLocalFile(small)).toString("utf8")).toBe("hello\n");
+      expect((await readLocalFile(big)).toString("utf8")).toBe(bigText);
+      await expect(readLocalFile(join(dir, "missing.txt"))).rejects.toMatchObject({ code: "ENOENT" });
+      await expect(readLocalFile(dir)).rejects.toMatchObject({ code: "EISDIR" });
+      await expect(assertLocalAccess(join(dir, "missing.txt"), 4)).rejects.toMatchObject({ code: "ENOENT" });
+      await expect(assertLocalAccess(small, 4)).resolves.toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Paths as models write them: "~/x", "@src/a.ts" (an @-mention), relative to the project.
  */
-import { accessSync, constants } from "node:fs";
-import { stat } from "node:fs/promises";
+import { accessSync, constants, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { expandHome, pathSpellings } from "../../core/kernel/index.js";
 
@@ -47,13 +47,39 @@ export function resolveReadPath(filePath: string, cwd: string): string {
 export async function assertNotSpecialFile(absPath: string): Promise<void> {
   let st;
   try {
-    st = await stat(absPath);
+    st = statSync(absPath);
   } catch {
     return; // missing or unreachable: the caller's own access reports it
   }
   if (!st.isFile() && !st.isDirectory()) {
     throw Object.assign(new Error(`${absPath} is not a regular file`), { code: "ENOTREGULAR" });
   }
+}
+
+/**
+ * Files up to this size are read and written in one synchronous call: a tool call on a source
+ * file then costs no round trips through libuv's thread pool (nor, on the first call of a
+ * process, starting that pool and loading node:fs/promises, ~3 ms together), and blocks the
+ * event loop for less than a millisecond. Bigger files go through the thread pool.
+ */
+export const SYNC_IO_MAX_BYTES = 1024 * 1024;
+
+/** The file's bytes: synchronously when it is a regular file of at most SYNC_IO_MAX_BYTES. */
+export async function readLocalFile(absPath: string): Promise<Buffer> {
+  const st = statSync(absPath);
+  return st.isFile() && st.size <= SYNC_IO_MAX_BYTES ? readFileSync(absPath) : readFile(absPath);
+}
+
+/** Write `content` (UTF-8): synchronously when it is at most SYNC_IO_MAX_BYTES long. */
+export async function writeLocalFile(absPath: string, content: string): Promise<void> {
+  if (content.length * 3 <= SYNC_IO_MAX_BYTES) writeFileSync(absPath, content, "utf8");
+  else await writeFile(absPath, content, "utf8");
+}
+
+/** Resolves when the file is there and allows `mode` (fs.constants R_OK, W_OK), and is not special. */
+export async function assertLocalAccess(absPath: string, mode: number): Promise<void> {
+  accessSync(absPath, mode);
+  await assertNotSpecialFile(absPath);
 }
 
 /** A readable message for a file-system error on `displayPath`. */

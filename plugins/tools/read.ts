@@ -2,12 +2,11 @@
  * read: a text file (a window of lines, head-truncated) or an image (PNG, JPEG, GIF, WebP,
  * recognised by their first bytes) as image content.
  */
-import { constants } from "node:fs";
-import { access as fsAccess, readFile as fsReadFile, stat as fsStat } from "node:fs/promises";
+import { constants, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { Type, type Static } from "typebox";
 import type { ImageContent, TextContent, ToolDefinition } from "../../core/kernel/index.js";
-import { assertNotSpecialFile, describeFsError, resolveReadPath } from "./path-utils.js";
+import { assertLocalAccess, describeFsError, readLocalFile, resolveReadPath } from "./path-utils.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, type TruncationResult } from "./truncate.js";
 import { readHead, selectFromFile, windowTruncation } from "./read-stream.js";
 
@@ -62,11 +61,8 @@ export function sniffImageMimeType(head: Uint8Array): string | undefined {
 
 export function createLocalReadOperations(): ReadOperations {
   return {
-    readFile: (p) => fsReadFile(p),
-    access: async (p) => {
-      await fsAccess(p, constants.R_OK);
-      await assertNotSpecialFile(p);
-    },
+    readFile: (p) => readLocalFile(p),
+    access: (p) => assertLocalAccess(p, constants.R_OK),
   };
 }
 
@@ -225,7 +221,7 @@ export function createReadToolDefinition(cwd: string, options: ReadToolOptions =
       if (!options.operations) {
         let size = 0;
         try {
-          size = (await fsStat(abs)).size;
+          size = statSync(abs).size;
         } catch (e) {
           throw new Error(describeFsError(e, path));
         }

@@ -2,12 +2,12 @@
  * write: create or overwrite a file (parent folders are created). Serialised with edits of the
  * same file.
  */
-import { mkdir as fsMkdir, writeFile as fsWriteFile } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
 import { guardedMkdir, guardedWriteFile, type ToolDefinition } from "../../core/kernel/index.js";
 import { dirname } from "node:path";
 import { Type, type Static } from "typebox";
 import { withFileMutationQueue } from "./file-mutation-queue.js";
-import { assertNotSpecialFile, describeFsError, resolveToCwd } from "./path-utils.js";
+import { assertNotSpecialFile, describeFsError, resolveToCwd, writeLocalFile } from "./path-utils.js";
 
 const writeSchema = Type.Object({
   path: Type.String({ description: "File to write, absolute or relative to the working directory" }),
@@ -33,10 +33,10 @@ export function createLocalWriteOperations(): WriteOperations {
     // and cannot be redirected by a link (core/kernel/file-guard.ts).
     writeFile: async (p, content) => {
       await assertNotSpecialFile(p);
-      if (!guardedWriteFile(p, content)) await fsWriteFile(p, content, "utf8");
+      if (!guardedWriteFile(p, content)) await writeLocalFile(p, content);
     },
     mkdir: async (dir) => {
-      if (!guardedMkdir(dir)) await fsMkdir(dir, { recursive: true });
+      if (!guardedMkdir(dir)) mkdirSync(dir, { recursive: true });
     },
   };
 }

@@ -56,6 +56,12 @@ export interface AgentLoopConfig {
   toolExecution: "parallel" | "sequential";
   /** The ctx handed to tool execute(); `scope` lets a tool run other tools through the loop (executeTool). */
   toolContext(scope?: ToolCallScope): unknown;
+  /**
+   * Work the tool-call path needs, done while the model works on a request (called once a
+   * request is on its way): it must be cheap to call again, must not make anything wait, and
+   * should stop once `answered()` is true (the answer has begun to arrive).
+   */
+  whileWaiting?(answered: () => boolean): void;
   /** pi 1.6: the thinking level requested, recorded on each assistant message (`thinkingLevel`). */
   thinkingLevel?: string;
   /** pi 1.6: asked once before agent_end; true when the run will be retried (agent_end.willRetry). */
@@ -180,9 +186,13 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
       requestStart = performance.now();
       const stream = await config.stream(model, context, signal);
       // The tool-argument validators load and compile while the model works on the request, not
-      // after its tool call arrived.
-      if (context.tools?.length) preloadValidator(context.tools);
+      // after its tool call arrived; that background work stops when the answer begins.
+      let answered = false;
+      const isAnswered = () => answered;
+      if (context.tools?.length) preloadValidator(context.tools, isAnswered);
+      config.whileWaiting?.(isAnswered);
       for await (const ev of stream) {
+        answered = true;
         if (ev.type === "done" || ev.type === "error") break;
         if (!started) {
           started = true;

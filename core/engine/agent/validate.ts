@@ -27,14 +27,16 @@ function load(): Promise<ValidateFn> {
  * Start loading the validator without waiting, then compile the validators of `tools`' schemas
  * (one per schema object, kept by the library), one tool per turn of the event loop. The loop
  * calls it once a request with tools is on its way, so this happens while the model works and
- * the first tool call finds its validator ready. A failure is reported by the validation that
- * needs it.
+ * the first tool call finds its validator ready. Compiling stops once `answered()` is true: from
+ * then on the answer's own work comes first, and a tool call compiles the one validator it needs.
+ * A failure is reported by the validation that needs it.
  */
-export function preloadValidator(tools: ReadonlyArray<{ name: string; parameters: unknown }> = []): void {
+export function preloadValidator(tools: ReadonlyArray<{ name: string; parameters: unknown }> = [], answered: () => boolean = () => false): void {
   load()
     .then((fn) => {
       const pending = tools.filter((t) => t.parameters && typeof t.parameters === "object" && !compiled.has(t.parameters as object));
       const next = (): void => {
+        if (answered()) return;
         const tool = pending.shift();
         if (!tool) return;
         compiled.add(tool.parameters as object);
