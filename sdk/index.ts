@@ -157,7 +157,8 @@ export {
   type ExtensionError,
 } from "./sdk.js";
 export { runPrintMode, runRpcMode, runInteractiveMode, runModeByFlag, type PrintModeOptions, type RpcModeOptions, type InteractiveModeOptions, type ModeRunOptions } from "./run-modes.js";
-export { AgentSession, type AgentSessionOptions, type PromptOptions, type Disposition, type SessionMode, type QueueMode, type BashResult } from "../core/engine/agent-session.js";
+export { AgentSession, type AgentSessionOptions, type SessionMode, type BashResult } from "../core/engine/agent-session.js";
+export type { PromptOptions, Disposition, QueueMode } from "../core/engine/run-controller.js";
 export { AgentSessionRuntime, type SessionBuildInput, type SessionFactory, type ReplaceReason, type ForkOptions } from "../core/engine/runtime.js";
 export { SettingsManager, DEFAULT_SETTINGS, type Settings } from "../core/kernel/settings.js";
 export { AuthStorage, type AuthCredential, type ApiKeyCredential, type OAuthCredential } from "../core/stores/models/auth-storage.js";

@@ -24,7 +24,7 @@ import type { CompactionReason, CompactionResult } from "./compaction-service.js
 import { getUserMessagesForForking, navigateTree, type NavigateTreeOptions, type NavigateTreeResult } from "./tree.js";
 import { SessionEvents, type SessionListener } from "./session-events.js";
 import { ProviderGateway } from "./provider-gateway.js";
-import { RunController } from "./run-controller.js";
+import { RunController, type Disposition, type InputSource, type PromptOptions, type QueueMode } from "./run-controller.js";
 import { contextUsage, lastAssistantText, sessionStats, type ContextUsage, type SessionStats } from "./session-stats.js";
 import { clampThinkingLevel, supportedThinkingLevels } from "../stores/models/thinking.js";
 import { modelThinkingLevel } from "../kernel/settings-compat.js"; // (s17: pi 1.6 modelThinkingLevels)
@@ -32,21 +32,8 @@ import { modelThinkingLevel } from "../kernel/settings-compat.js"; // (s17: pi 1
 export type { SessionListener } from "./session-events.js";
 export { isContextOverflow, isRetryableError } from "./provider-errors.js";
 
-export type Disposition = "started" | "queued" | "handled";
-export type QueueMode = "all" | "one-at-a-time";
 /** The name of the mode that runs the session ("print", "json", "rpc", "tui", "sdk", a plugin's own mode). */
 export type SessionMode = string;
-export type InputSource = "interactive" | "rpc" | "extension" | "print" | "sdk";
-
-export interface PromptOptions {
-  images?: ImageContent[];
-  streamingBehavior?: "steer" | "followUp";
-  source?: InputSource;
-  /** Expand /template and /skill:name (default true). */
-  expandPromptTemplates?: boolean;
-  /** Called after preflight, before the run starts (before agent_start) — RPC writes its response here. */
-  onAccepted?: (disposition: Disposition) => void | Promise<void>;
-}
 
 /** Result of a user `!cmd` / RPC `bash` run. */
 export interface BashResult {

@@ -9,11 +9,25 @@ import { runAgentLoop, type AgentLoopConfig } from "./agent/loop.js";
 import { convertToLlm, createCustomMessage, createUserMessage, messageText } from "./agent/messages.js";
 import { systemMessageUpdate } from "./system-message.js";
 import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, ImageContent, ToolCall } from "../kernel/types.js";
-import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
+import type { SessionHandle } from "../kernel/contracts.js";
 import { fileGuardActive } from "../kernel/file-guard.js";
 import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
 import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./run-hooks.js";
 import { routeReason } from "./virtual-route.js"; // (v18)
+
+export type Disposition = "started" | "queued" | "handled";
+export type QueueMode = "all" | "one-at-a-time";
+export type InputSource = "interactive" | "rpc" | "extension" | "print" | "sdk";
+
+export interface PromptOptions {
+  images?: ImageContent[];
+  streamingBehavior?: "steer" | "followUp";
+  source?: InputSource;
+  /** Expand /template and /skill:name (default true). */
+  expandPromptTemplates?: boolean;
+  /** Called after preflight, before the run starts (before agent_start) — RPC writes its response here. */
+  onAccepted?: (disposition: Disposition) => void | Promise<void>;
+}
 
 export class RunController {
   private steeringQueue: AgentMessage[] = [];
@@ -32,7 +46,7 @@ export class RunController {
   /** (v18) pi 1.6 turn boundaries (turn_end's drafts and continue). */
   private readonly turns: TurnBoundaries;
 
-  constructor(private readonly session: AgentSession) {
+  constructor(private readonly session: SessionHandle) {
     this.turns = new TurnBoundaries(session, {
       addMessage: (m) => this.addMessage(m),
       pending: () => [...this.steeringQueue, ...this.followUpQueue],

@@ -7,7 +7,7 @@
 import { createHooks, tapHook, type HookHandler, type HookName, type Hooks } from "./hooks.js";
 import { Registry, type RegisterOptions } from "./registry.js";
 import { ToolRegistry, type ToolWrapper } from "./tool-registry.js";
-import { KERNEL_API_VERSION } from "./plugin.js";
+import { KERNEL_API_VERSION } from "./api-version.js";
 import { redactDiagnostic } from "./redact.js";
 import { PluginTeardowns } from "./plugin-teardown.js";
 import type { AnyModel, Diagnostic, ImageContent, ToolDefinition } from "./types.js";

@@ -5,7 +5,7 @@
  * the TUI draws with the renderers, the MCP plugin connects the servers.
  */
 import type { Kernel } from "../../core/kernel/index.js";
-import type { LoadedExtension } from "./host.js";
+import type { LoadedExtension } from "./loaded-extension.js";
 import { VirtualModels, type VirtualModelDefinition } from "../../core/stores/index.js";
 
 export interface RegisteredMcpServer {

@@ -16,6 +16,9 @@ import type { AgentSession, AgentSessionRuntime } from "../../core/engine/index.
 import { SharedEventBus } from "./event-bus.js";
 import { createCommandContext, createContext, NOT_INITIALIZED, UiSource, type ContextHost } from "./context.js";
 import { createExtensionApi, STALE_MESSAGE } from "./api.js";
+import type { LoadedExtension } from "./loaded-extension.js";
+
+export type { LoadedExtension };
 import type { EventHost } from "./events.js";
 import { askProjectTrust, projectTrustPending } from "./trust-event.js";
 import { toolContext } from "./tool-context.js";
@@ -27,22 +30,6 @@ function untrustedMessage(kernel: Kernel, what: string): string {
     `project ${kernel.cwd} is not trusted, so its ${what} did not load. Trust it with --trust (this run), ` +
     `by answering the trust prompt in the interactive UI, or by adding it to "trustedProjects" in ${join(kernel.agentDir, "settings.json")}`
   );
-}
-
-export interface LoadedExtension {
-  /** Attribution: the module path, or `<inline:n>`. */
-  readonly name: string;
-  readonly path: string;
-  readonly origin: ExtensionOrigin;
-  readonly scope: PluginApi;
-  /** Flags this extension registered, with their defaults. */
-  readonly flags: Map<string, unknown>;
-  /** Undo functions beyond the scope's own (bus subscriptions, OAuth providers). */
-  readonly disposers: Array<() => void>;
-  /** Providers this extension registered → undo. */
-  readonly providers: Map<string, () => void>;
-  stale: boolean;
-  ctx?: ExtensionContext;
 }
 
 export interface ExtensionSummary {

@@ -33,8 +33,6 @@ import { isObj, validateProvider } from "./models-json-check.js";
 
 export type AnyModel = Model<Api>;
 
-export { findInitialModel, defaultModelPerProvider } from "./model-resolver.js";
-
 /** Defaults for custom models (models.json and plugin providers), as the reference documents. */
 export const CUSTOM_MODEL_DEFAULTS = Object.freeze({
   reasoning: false,
