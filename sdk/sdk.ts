@@ -40,8 +40,8 @@ import { builtinPlugins } from "./builtins.js";
 import { setupKernel } from "./kernel-setup.js";
 import { packageInfo } from "./package-info.js";
 import { createSessionFactory, resolveActiveTools, resolveSessionDir, resolveStartModel, watchStore, type ScopedModel } from "./session-setup.js";
-import { sessionSetupForLoader, type ResourceLoader } from "./pi16/resource-loader.js"; // pi 1.6 resourceLoader
-import type { ModelRuntimeSource } from "./pi16/model-runtime.js"; // pi 1.6 modelRuntime
+import { sessionSetupForLoader, type ResourceLoader } from "./pi-package/resource-loader.js"; // pi 1.6 resourceLoader
+import type { ModelRuntimeSource } from "./pi-package/model-runtime.js"; // pi 1.6 modelRuntime
 
 // ---- options ---------------------------------------------------------------------------------------
 

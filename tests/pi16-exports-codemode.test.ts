@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from "@jest/globals";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createCodemodeExtension } from "../sdk/pi16/tools.js";
+import { createCodemodeExtension } from "../sdk/pi-package/tools.js";
 import { createAgentSession, type CreateAgentSessionResult } from "../sdk/sdk.js";
 import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
 import type { PluginManifest } from "../core/kernel/plugin.js";

@@ -25,7 +25,7 @@ import {
   getPowerShellConfig,
   isPowerShellToolResult,
   resizeImage,
-} from "../sdk/pi16/tools.js";
+} from "../sdk/pi-package/tools.js";
 import { createAgentSession, type CreateAgentSessionResult } from "../sdk/sdk.js";
 import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
 import type { PluginManifest } from "../core/kernel/plugin.js";

@@ -8,17 +8,17 @@ import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "../sdk/pi16/cli-args.js";
-import { CredentialSynchronizationError, ModelRuntime, resolveCliModel, resolveModelScopeWithDiagnostics } from "../sdk/pi16/model-runtime.js";
-import { DefaultResourceLoader } from "../sdk/pi16/resource-loader.js";
-import { DefaultPackageManager } from "../sdk/pi16/package-manager.js";
-import { ExtensionRunner, createExtensionRuntime, discoverAndLoadExtensions, wrapRegisteredTool, wrapRegisteredTools, type LoadExtensionsResult } from "../sdk/pi16/extension-runtime.js";
+import { parseArgs } from "../sdk/pi-package/cli-args.js";
+import { CredentialSynchronizationError, ModelRuntime, resolveCliModel, resolveModelScopeWithDiagnostics } from "../sdk/pi-package/model-runtime.js";
+import { DefaultResourceLoader } from "../sdk/pi-package/resource-loader.js";
+import { DefaultPackageManager } from "../sdk/pi-package/package-manager.js";
+import { ExtensionRunner, createExtensionRuntime, discoverAndLoadExtensions, wrapRegisteredTool, wrapRegisteredTools, type LoadExtensionsResult } from "../sdk/pi-package/extension-runtime.js";
 import { SettingsManager } from "../core/kernel/settings.js";
 import { SessionManager } from "../core/stores/session/session-manager.js";
 import type { PluginManifest } from "../core/kernel/plugin.js";
 import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
 import { createAgentSession } from "../sdk/sdk.js";
-import type { ResourceLoader } from "../sdk/pi16/resource-loader.js";
+import type { ResourceLoader } from "../sdk/pi-package/resource-loader.js";
 
 let root: string;
 const write = (path: string, text: string) => {

@@ -23,8 +23,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Type } from "typebox";
-import type { ExtensionAPI, ExtensionFactory } from "../../plugins/extensions/types.js";
-import { searchEntries } from "../../plugins/mcp/search-tool.js";
+import type { ExtensionAPI, ExtensionFactory } from "../extensions/types.js";
+import { searchEntries } from "../mcp/search-tool.js";
 import { codemodeWorkerSource, quickjsPaths, quickjsWasmModule, type WorkerInput, type WorkerMessage } from "./codemode-worker.js";
 
 export interface CodemodeExtensionOptions {

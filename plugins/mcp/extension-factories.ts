@@ -15,8 +15,8 @@
  * See docs/extensions.md ("MCP and tool search factories") for what differs from 1.6.
  */
 import { Type } from "typebox";
-import type { ExtensionAPI, ExtensionContext, ExtensionFactory, ToolInfo } from "../../plugins/extensions/types.js";
-import { searchEntries, type SearchEntry } from "../../plugins/mcp/search-tool.js";
+import type { ExtensionAPI, ExtensionContext, ExtensionFactory, ToolInfo } from "../extensions/types.js";
+import { searchEntries, type SearchEntry } from "./search-tool.js";
 
 // ---- createMcpExtension ----------------------------------------------------------------------------
 

@@ -29,9 +29,9 @@ import { setupKernel } from "../kernel-setup.js";
 import { packageInfo } from "../package-info.js";
 
 /** The kernel an extension runtime (and the extensions described from it) belongs to. */
-export const RUNTIME_KERNEL: unique symbol = Symbol.for("pi-kernel.pi16.runtime-kernel") as never;
+export const RUNTIME_KERNEL: unique symbol = Symbol.for("pi-kernel.pi-package.runtime-kernel") as never;
 /** An inline extension's factory (so a session can load it again). */
-export const EXTENSION_FACTORY: unique symbol = Symbol.for("pi-kernel.pi16.extension-factory") as never;
+export const EXTENSION_FACTORY: unique symbol = Symbol.for("pi-kernel.pi-package.extension-factory") as never;
 
 type AnyFn = (...args: any[]) => any;
 

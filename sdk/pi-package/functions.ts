@@ -3,19 +3,19 @@
  * already has with the same signature, plus the few small helpers 1.6 added around them.
  * Components (DynamicBorder, BorderedLoader, CustomEditor, …) come with the TUI's pi-tui work.
  */
-import type { AgentMessage } from "../core/kernel/types.js";
-import type { SessionEntry } from "../core/stores/session/session-entries.js";
+import type { AgentMessage } from "../../core/kernel/types.js";
+import type { SessionEntry } from "../../core/stores/session/session-entries.js";
 
-export { CURRENT_SESSION_VERSION } from "../core/stores/session/session-entries.js";
-export { buildSessionContext, getLatestCompactionEntry } from "../core/stores/session/session-context.js";
-export { parseSessionEntries, migrateSessionEntries } from "../core/stores/session/session-file.js";
-export { collectEntriesForBranchSummary } from "../core/engine/tree.js";
-export { estimateTokens, findCutPoint, prepareBranchEntries, DEFAULT_COMPACTION_SETTINGS } from "../plugins/compaction/prepare.js";
-export { serializeConversation } from "../plugins/compaction/summarize.js";
-export { parseFrontmatter, stripFrontmatter } from "../plugins/resources/frontmatter.js";
-export { formatSkillsForPrompt } from "../plugins/resources/skills.js";
-export { generateDiffString } from "../plugins/tools/edit-diff.js";
-export { getShellConfig } from "../plugins/tools/bash.js";
+export { CURRENT_SESSION_VERSION } from "../../core/stores/session/session-entries.js";
+export { buildSessionContext, getLatestCompactionEntry } from "../../core/stores/session/session-context.js";
+export { parseSessionEntries, migrateSessionEntries } from "../../core/stores/session/session-file.js";
+export { collectEntriesForBranchSummary } from "../../core/engine/tree.js";
+export { estimateTokens, findCutPoint, prepareBranchEntries, DEFAULT_COMPACTION_SETTINGS } from "../../plugins/compaction/prepare.js";
+export { serializeConversation } from "../../plugins/compaction/summarize.js";
+export { parseFrontmatter, stripFrontmatter } from "../../plugins/resources/frontmatter.js";
+export { formatSkillsForPrompt } from "../../plugins/resources/skills.js";
+export { generateDiffString } from "../../plugins/tools/edit-diff.js";
+export { getShellConfig } from "../../plugins/tools/bash.js";
 
 /** The project config folder name of pi (`.pi`). */
 export const CONFIG_DIR_NAME = ".pi";

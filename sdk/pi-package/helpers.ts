@@ -2,7 +2,7 @@
  * Helpers the pi 1.6 package exports (names and signatures of its dist/index.d.ts), built on
  * this project's own pieces: key hints from the TUI's default keybindings, the TUI's theme and
  * highlighter, the edit tool's line diff, the resources plugin's skill and context-file loaders.
- * Nothing here loads pi-tui (see components.ts for the pi-tui components).
+ * Nothing here loads pi-tui (the pi-tui components are in modes/tui/pi-components/).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -13,38 +13,14 @@ import { loadContextFiles } from "../../plugins/resources/context-files.js";
 import { diffLines } from "../../plugins/tools/edit-diff.js";
 import { detectImageMime } from "../file-args.js";
 import { packageInfo } from "../package-info.js";
-import { DEFAULT_BINDINGS } from "../../modes/tui/keys.js";
 import { Theme, builtinTheme } from "../../modes/tui/theme.js";
 import { highlightCode as highlightWith, languageFromPath } from "../../modes/tui/highlight.js";
 import { getActiveTheme, setActiveTheme } from "../../modes/tui/pi-theme.js";
-import { wrapText } from "../../modes/tui/text.js";
 import type { Diagnostic } from "../../core/kernel/types.js";
+import type { ParsedSkillBlock } from "../../modes/tui/pi-components/hints.js";
 
 export { Theme };
-
-// ---- keys ------------------------------------------------------------------------------------------
-
-/** "ctrl+c" style text for a key or a "/"-separated list of keys (pi writes keys lower-case). */
-function formatKeys(keys: readonly string[]): string {
-  return keys.join("/");
-}
-
-/** The keys of an app or editor action (`"app.interrupt"` → `"escape"`); empty when unbound. */
-export function keyText(keybinding: string): string {
-  return formatKeys(DEFAULT_BINDINGS[keybinding] ?? []);
-}
-
-/** A dim key followed by a muted description, for a component's hint line. */
-export function keyHint(keybinding: string, description: string): string {
-  const t = getActiveTheme();
-  return t.fg("dim", keyText(keybinding)) + t.fg("muted", ` ${description}`);
-}
-
-/** keyHint for a literal key string instead of an action id. */
-export function rawKeyHint(key: string, description: string): string {
-  const t = getActiveTheme();
-  return t.fg("dim", key) + t.fg("muted", ` ${description}`);
-}
+export { copyToClipboard, keyHint, keyText, rawKeyHint, truncateToVisualLines, type ParsedSkillBlock, type VisualTruncateResult } from "../../modes/tui/pi-components/hints.js";
 
 // ---- theme and code ----------------------------------------------------------------------------
 
@@ -149,20 +125,6 @@ export function renderDiff(diffText: string, _options?: RenderDiffOptions): stri
   return out.join("\n");
 }
 
-export interface VisualTruncateResult {
-  visualLines: readonly string[];
-  skippedCount: number;
-}
-
-/** `text` wrapped at `width` (less 2 × paddingX) and cut to `maxVisualLines`, keeping the end (default) or the start. */
-export function truncateToVisualLines(text: string, maxVisualLines: number, width: number, paddingX = 0, keep: "start" | "end" = "end"): VisualTruncateResult {
-  if (!text) return { visualLines: [], skippedCount: 0 };
-  const lines = wrapText(text, Math.max(1, width - 2 * paddingX));
-  if (lines.length <= maxVisualLines) return { visualLines: lines, skippedCount: 0 };
-  const kept = keep === "start" ? lines.slice(0, Math.max(0, maxVisualLines)) : lines.slice(lines.length - Math.max(0, maxVisualLines));
-  return { visualLines: kept, skippedCount: lines.length - kept.length };
-}
-
 /** ":start" or ":start-end" for a read's offset/limit ("" when neither is a positive line number). */
 export function formatReadLineRange(offset: unknown, limit: unknown): string {
   const line = (v: unknown): number | undefined => {
@@ -228,13 +190,6 @@ export async function detectSupportedImageMimeTypeFromFile(filePath: string): Pr
   }
 }
 
-export interface ParsedSkillBlock {
-  name: string;
-  location: string;
-  content: string;
-  userMessage: string | undefined;
-}
-
 /** The parts of an expanded `/skill:name` message (`<skill name=… location=…>…</skill>` + the user's text), or null. */
 export function parseSkillBlock(text: string): ParsedSkillBlock | null {
   const m = /^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n<\/skill>(?:\n\n([\s\S]+))?$/.exec(text);
@@ -249,23 +204,6 @@ export function readStoredCredential(providerId: string, authPath: string = join
     return data[providerId];
   } catch {
     return undefined;
-  }
-}
-
-/** Copy text to the system clipboard (OSC 52 on the terminal; also pbcopy/wl-copy/xclip/xsel when present). */
-export async function copyToClipboard(text: string): Promise<void> {
-  const { spawn } = await import("node:child_process");
-  if (process.stdout.isTTY) process.stdout.write(`\x1b]52;c;${Buffer.from(text).toString("base64")}\x07`);
-  const tools: Array<[string, string[]]> =
-    process.platform === "darwin" ? [["pbcopy", []]] : process.platform === "win32" ? [["clip", []]] : [["wl-copy", []], ["xclip", ["-selection", "clipboard"]], ["xsel", ["--clipboard", "--input"]]];
-  for (const [cmd, args] of tools) {
-    const ok = await new Promise<boolean>((done) => {
-      const child = spawn(cmd, args, { stdio: ["pipe", "ignore", "ignore"] });
-      child.on("error", () => done(false));
-      child.on("close", (code) => done(code === 0));
-      child.stdin.end(text);
-    });
-    if (ok) return;
   }
 }
 

@@ -19,8 +19,8 @@ export {
   type PowerShellToolInput,
   type PowerShellToolOptions,
 } from "../../plugins/tools/powershell.js";
-export { createCodemodeExtension, type CodemodeExtensionOptions } from "./codemode.js";
-export { createMcpExtension, createToolSearchExtension, type McpExtensionOptions, type LoadedMcpConfig, type McpServerEntry } from "./tool-extensions.js";
+export { createCodemodeExtension, type CodemodeExtensionOptions } from "../../plugins/codemode/codemode.js";
+export { createMcpExtension, createToolSearchExtension, type McpExtensionOptions, type LoadedMcpConfig, type McpServerEntry } from "../../plugins/mcp/extension-factories.js";
 
 /** Narrows a tool_result event to the powershell tool's. */
 export const isPowerShellToolResult = (e: ToolResultEvent): e is ToolResultEvent & { toolName: "powershell"; details: PowerShellToolDetails | undefined } =>

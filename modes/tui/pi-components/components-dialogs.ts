@@ -14,10 +14,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Component, Container, EditorOptions, Input, TUI } from "@earendil-works/pi-tui";
-import { Keybindings, keyFromData } from "../../modes/tui/keys.js";
-import { DynamicBorder, getActiveTheme, getEditorTheme } from "../../modes/tui/pi-theme.js";
+import { Keybindings, keyFromData } from "../keys.js";
+import { DynamicBorder, getActiveTheme, getEditorTheme } from "../pi-theme.js";
 import { lazyClass, piTui, type KeybindingsLike } from "./components.js";
-import { copyToClipboard, keyHint, keyText, rawKeyHint } from "./helpers.js";
+import { copyToClipboard, keyHint, keyText, rawKeyHint } from "./hints.js";
 
 let defaults: Keybindings | undefined;
 /** Does raw terminal input `data` trigger action `id` under the default keybindings? */

@@ -9,9 +9,9 @@
  * pi-tui loads on first use (see components.ts, lazyClass).
  */
 import type { Box, Component, Container, MarkdownTheme, TuiMouseEvent } from "@earendil-works/pi-tui";
-import { getActiveTheme, getMarkdownTheme } from "../../modes/tui/pi-theme.js";
+import { getActiveTheme, getMarkdownTheme } from "../pi-theme.js";
 import { lazyClass, piTui } from "./components.js";
-import { keyHint, keyText, type ParsedSkillBlock } from "./helpers.js";
+import { keyHint, keyText, type ParsedSkillBlock } from "./hints.js";
 
 // ---- shared ------------------------------------------------------------------------------------------
 

@@ -9,11 +9,11 @@
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Box, Component, Container, Loader, Text, TUI, TuiMouseEvent } from "@earendil-works/pi-tui";
-import { getActiveTheme, DynamicBorder } from "../../modes/tui/pi-theme.js";
-import { stripAnsi } from "../../modes/tui/text.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sanitizeOutput, truncateTail, type TruncationResult } from "../../plugins/tools/truncate.js";
+import { getActiveTheme, DynamicBorder } from "../pi-theme.js";
+import { stripAnsi } from "../text.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sanitizeOutput, truncateTail, type TruncationResult } from "../../../plugins/tools/truncate.js";
 import { lazyClass, piTui } from "./components.js";
-import { keyHint, keyText, truncateToVisualLines } from "./helpers.js";
+import { keyHint, keyText, truncateToVisualLines } from "./hints.js";
 
 type Theme = ReturnType<typeof getActiveTheme>;
 

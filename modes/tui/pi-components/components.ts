@@ -11,9 +11,9 @@
  */
 import { createRequire } from "node:module";
 import type { CancellableLoader, Component, Editor, EditorOptions, EditorTheme, Loader, TUI } from "@earendil-works/pi-tui";
-import { Keybindings, keyFromData } from "../../modes/tui/keys.js";
-import { DynamicBorder } from "../../modes/tui/pi-theme.js";
-import { keyHint } from "./helpers.js";
+import { Keybindings, keyFromData } from "../keys.js";
+import { DynamicBorder } from "../pi-theme.js";
+import { keyHint } from "./hints.js";
 
 type PiTui = typeof import("@earendil-works/pi-tui");
 let tuiModule: PiTui | undefined;

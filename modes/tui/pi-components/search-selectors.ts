@@ -6,7 +6,7 @@
  * built on first use (see selector-kit.ts).
  */
 import type { Container, Input, TUI } from "@earendil-works/pi-tui";
-import { DynamicBorder } from "../../modes/tui/pi-theme.js";
+import { DynamicBorder } from "../pi-theme.js";
 import { keyIs, keyText, lazyClass, moveSelection, piTui, row, rowsBox, theme, windowOf } from "./selector-kit.js";
 
 type ModelLike = { provider: string; id: string; name?: string };

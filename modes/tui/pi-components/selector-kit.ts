@@ -4,8 +4,8 @@
  * active theme, and the sliding window of a list that shows at most `max` rows.
  */
 import type { Component } from "@earendil-works/pi-tui";
-import { DEFAULT_BINDINGS } from "../../modes/tui/keys.js";
-import { getActiveTheme } from "../../modes/tui/pi-theme.js";
+import { DEFAULT_BINDINGS } from "../keys.js";
+import { getActiveTheme } from "../pi-theme.js";
 import { lazyClass, piTui } from "./components.js";
 
 export { lazyClass, piTui };

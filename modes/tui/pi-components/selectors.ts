@@ -6,9 +6,9 @@
  * class is built on first use (see selector-kit.ts).
  */
 import type { Component, Container, SelectItem, SelectList } from "@earendil-works/pi-tui";
-import { DynamicBorder, getSelectListTheme } from "../../modes/tui/pi-theme.js";
-import { discoverThemes } from "../../modes/tui/theme.js";
-import { getAgentDir } from "../../plugins/extensions/helpers.js";
+import { DynamicBorder, getSelectListTheme } from "../pi-theme.js";
+import { discoverThemes } from "../theme.js";
+import { getAgentDir } from "../../../plugins/extensions/helpers.js";
 import { fit, keyIs, keyText, lazyClass, moveSelection, piTui, row, theme, windowOf } from "./selector-kit.js";
 
 // ---- ThinkingSelectorComponent ----------------------------------------------------------------

@@ -10,8 +10,8 @@
 import { unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
-import type { SessionInfo, SessionListProgress } from "../../core/stores/session/session-entries.js";
-import { DynamicBorder } from "../../modes/tui/pi-theme.js";
+import type { SessionInfo, SessionListProgress } from "../../../core/stores/index.js";
+import { DynamicBorder } from "../pi-theme.js";
 import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
 
 type SessionsLoader = (onProgress?: SessionListProgress, signal?: AbortSignal) => Promise<SessionInfo[]>;

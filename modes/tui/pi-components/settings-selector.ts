@@ -6,7 +6,7 @@
  * what its settings have. The theme opens a list of `availableThemes` (previewed while moving).
  */
 import type { Component, Container, SettingItem, SettingsList } from "@earendil-works/pi-tui";
-import { DynamicBorder, getSelectListTheme, getSettingsListTheme } from "../../modes/tui/pi-theme.js";
+import { DynamicBorder, getSelectListTheme, getSettingsListTheme } from "../pi-theme.js";
 import { lazyClass, piTui } from "./selector-kit.js";
 
 type Kind = "bool" | "int" | "text";

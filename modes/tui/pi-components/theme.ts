@@ -10,7 +10,7 @@
  * themes the TUI hands extensions (ctx.ui.theme, renderer arguments) are `instanceof Theme`.
  * The older pi-kernel form `new Theme(name, paletteColors)` still works.
  */
-import { Theme as TuiTheme, rgbTo256, type ThemeColors, type ThemeToken } from "../../modes/tui/theme.js";
+import { Theme as TuiTheme, rgbTo256, type ThemeColors, type ThemeToken } from "../theme.js";
 
 export type TerminalColorMode = "truecolor" | "256color";
 type ColorValue = string | number;

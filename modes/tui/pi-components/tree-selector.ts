@@ -7,8 +7,8 @@
  * entry (onSelect(entryId)), Escape clears the search, then cancels.
  */
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
-import type { SessionEntry, SessionTreeNode } from "../../core/stores/session/session-entries.js";
-import { DynamicBorder } from "../../modes/tui/pi-theme.js";
+import type { SessionEntry, SessionTreeNode } from "../../../core/stores/index.js";
+import { DynamicBorder } from "../pi-theme.js";
 import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
 
 export type FilterMode = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
