@@ -161,9 +161,9 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   const allFlags = kernel.flags.list().map((e) => ({ ...e.value, source: e.source }));
   const parsed = parseArgs(argv, allFlags);
   kernel.provide("argv", parsed, "cli");
-  // (s17: 1.6 compat) built-in extensions on/off from the `extensions` setting, -ne and -e builtin:<name>.
+  // (1.6 compat) built-in extensions on/off from the `extensions` setting, -ne and -e builtin:<name>.
   applyBuiltinExtensions(kernel, parsed, builtinExt.map((x) => x.slice("builtin:".length)));
-  // (s17: 1.6 compat) --use-theme: the TUI's theme for this run, not saved.
+  // (1.6 compat) --use-theme: the TUI's theme for this run, not saved.
   if (typeof parsed.flags["use-theme"] === "string" && parsed.flags["use-theme"].trim()) kernel.settings.setOverride("theme", chooseTheme(parsed.flags["use-theme"], env));
   // (added for mcp) A subcommand reads its own options (`pi mcp add --env KEY=V -H "K: V" …`): they are
   // not warned about as unknown nor checked against the main flags' services.

@@ -16,7 +16,7 @@ import { addEnvSecrets, addProcessSecrets } from "../core/kernel/redact.js";
 import type { ModelSource } from "../core/engine/model-source.js";
 import { AuthStorage } from "../core/stores/models/auth-storage.js";
 import { ModelRegistry } from "../core/stores/models/model-registry.js";
-import { virtualSelection } from "../core/stores/models/virtual-models.js"; // (v18)
+import { virtualSelection } from "../core/stores/models/virtual-models.js";
 import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelList, parseThinkingLevel, resolveModelScopeFromRegistry } from "../core/stores/models/model-resolver.js";
 import type { AnyModel, ThinkingLevel } from "../core/kernel/types.js";
 import { THINKING_FLAG_LEVELS, type ParsedArgs } from "./args.js";
@@ -320,7 +320,7 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
   const scoped = o.scoped ?? [];
   const restored = o.store.buildSessionContext();
   const continuing = restored.messages.length > 0;
-  const virtual = continuing ? virtualSelection(latestModelChange(o.store), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
+  const virtual = continuing ? virtualSelection(latestModelChange(o.store), (p, id) => registry.find(p, id)) : undefined; // (pi 1.6 resumes a virtual selection)
   if (virtual) restored.model = { provider: virtual.provider, modelId: virtual.id };
   let model: AnyModel | undefined;
   let thinking: ThinkingLevel | undefined;
@@ -413,7 +413,7 @@ export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
     if (previous) sm.onDiagnostic((d) => kernel.diagnostics.report(d));
     const ctx = sm.buildSessionContext();
     const hasMessages = ctx.messages.length > 0;
-    const virtual = previous && hasMessages ? virtualSelection(sm.getBranch(), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
+    const virtual = previous && hasMessages ? virtualSelection(sm.getBranch(), (p, id) => registry.find(p, id)) : undefined; // (pi 1.6 resumes a virtual selection)
     if (virtual) ctx.model = { provider: virtual.provider, modelId: virtual.id };
     let sessionModel = previous ? previous.model : spec.model;
     let sessionThinking = previous ? previous.thinkingLevel : spec.thinkingLevel;

@@ -84,7 +84,7 @@ beforeAll(async () => {
     ExtensionUIContext: membersOf("core/extensions/types.d.ts", "ExtensionUIContext"),
     ExtensionAPI: membersOf("core/extensions/types.d.ts", "ExtensionAPI"),
   };
-  root = mkdtempSync(join(tmpdir(), "pi16-shapes-"));
+  root = mkdtempSync(join(tmpdir(), "api-shapes-"));
   const agentDir = join(root, "agent");
   const cwd = join(root, "project");
   mkdirSync(agentDir, { recursive: true });
@@ -94,7 +94,7 @@ beforeAll(async () => {
   writeFileSync(join(root, "faux.json"), JSON.stringify(["ok"]));
   const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_FAUX_SCRIPT: join(root, "faux.json"), SHAPE_SPEC: join(root, "spec.json"), SHAPE_OUT: join(root, "out.json") };
   for (const k of Object.keys(env)) if (/_API_KEY$/.test(k)) delete env[k];
-  const r = await runCli(["--no-session", "-e", resolve("tests/fixtures/pi16-shapes/shape-probe.ts"), "-p", "hi"], { cwd, env });
+  const r = await runCli(["--no-session", "-e", resolve("tests/fixtures/api-shapes/shape-probe.ts"), "-p", "hi"], { cwd, env });
   if (r.code !== 0) throw new Error(`pi exited ${r.code}: ${r.stderr}`);
   report = JSON.parse(readFileSync(join(root, "out.json"), "utf8"));
 }, 120_000);
@@ -178,7 +178,7 @@ describe("pi 1.6's SDK classes", () => {
     expect(sm.getModelThinkingLevel("faux", "faux-1")).toBe("high");
     sm.removeModelThinkingLevel("faux", "faux-1");
     expect(sm.getAllModelThinkingLevels()).toEqual({});
-    const dir = mkdtempSync(join(tmpdir(), "pi16-settings-"));
+    const dir = mkdtempSync(join(tmpdir(), "shapes-settings-"));
     try {
       mkdirSync(join(dir, "agent"));
       writeFileSync(join(dir, "agent", "settings.json"), JSON.stringify({ theme: "light", steeringMode: "all" }));
@@ -204,7 +204,7 @@ describe("pi 1.6's SDK classes", () => {
   });
 
   it("SessionManager.findById finds a stored session's file by its id", () => {
-    const dir = mkdtempSync(join(tmpdir(), "pi16-sessions-"));
+    const dir = mkdtempSync(join(tmpdir(), "shapes-sessions-"));
     try {
       const sm = SessionManager.create(process.cwd(), dir);
       sm.appendMessage({ role: "user", content: "hi", timestamp: Date.now() } as never);

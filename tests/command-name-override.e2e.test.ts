@@ -25,7 +25,7 @@ afterAll(async () => {
 describe("an extension command named like a built-in one", () => {
   it("is listed by get_commands in place of the built-in and runs", async () => {
     const out = join(e.root, "mcp-cmd.json");
-    const client = new RpcClient({ cliPath: CLI, cwd: e.cwd, env: { ...e.env, MCP_CMD_OUT: out }, inheritEnv: false, args: ["--no-session", "-e", resolve("tests/fixtures/pi16-shapes/mcp-command.ts")] });
+    const client = new RpcClient({ cliPath: CLI, cwd: e.cwd, env: { ...e.env, MCP_CMD_OUT: out }, inheritEnv: false, args: ["--no-session", "-e", resolve("tests/fixtures/api-shapes/mcp-command.ts")] });
     await client.start();
     try {
       const mcp = (await client.getCommands()).filter((c: any) => c.name === "mcp");

@@ -1,6 +1,6 @@
 /**
  * End to end: the rest of pi 1.6's extension API through the real CLI and the loopback LLM
- * server, with tests/fixtures/extensions/pi16-more.ts: project_trust deciding before project code
+ * server, with tests/fixtures/extensions/extension-api-more.ts: project_trust deciding before project code
  * loads, context_with_system owning the request, session_compact_failed, provider_stream_event,
  * turn_end's boundary fields and result, a virtual model, tools calling tools (executeTool),
  * ctx.sessionManager.buildSessionProjection/buildContextEntries.
@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 
-const FIXTURE = resolve("tests/fixtures/extensions/pi16-more.ts");
+const FIXTURE = resolve("tests/fixtures/extensions/extension-api-more.ts");
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -33,14 +33,14 @@ afterEach(() => e.cleanup());
 const records = (kind: string) =>
   (existsSync(outFile) ? readFileSync(outFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []).filter((r) => r.kind === kind);
 const chats = () => server.stats().requests.filter((q) => q.method === "POST");
-const run = (args: string[], env: Record<string, string> = {}) => runCli(args, e, { env: { PI16_FIXTURE_OUT: outFile, ...env } });
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, e, { env: { FIXTURE_OUT: outFile, ...env } });
 
 describe("project_trust", () => {
   const withProjectExtension = () => {
     mkdirSync(join(e.cwd, ".pi", "extensions"), { recursive: true });
     writeFileSync(
       join(e.cwd, ".pi", "extensions", "proj.ts"),
-      `import { appendFileSync } from "node:fs";\nexport default function () { appendFileSync(process.env.PI16_FIXTURE_OUT!, JSON.stringify({ kind: "project-extension" }) + "\\n"); }\n`,
+      `import { appendFileSync } from "node:fs";\nexport default function () { appendFileSync(process.env.FIXTURE_OUT!, JSON.stringify({ kind: "project-extension" }) + "\\n"); }\n`,
     );
   };
 

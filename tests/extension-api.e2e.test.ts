@@ -1,5 +1,5 @@
 /**
- * End to end: an extension written for pi 1.6 (tests/fixtures/extensions/pi16-compat.ts) runs in
+ * End to end: an extension written for pi 1.6 (tests/fixtures/extensions/extension-api.ts) runs in
  * the real CLI against the loopback LLM server: module aliases, 1.6 registration methods and ctx
  * fields, 1.6 events with their payloads, and `terminate: true` ending the run.
  */
@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 
-const FIXTURE = resolve("tests/fixtures/extensions/pi16-compat.ts");
+const FIXTURE = resolve("tests/fixtures/extensions/extension-api.ts");
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -34,7 +34,7 @@ const one = (kind: string) => records().find((r) => r.kind === kind);
 describe("a pi 1.6 extension through the CLI", () => {
   it("loads with the 1.6 module names, registers with the 1.6 methods and sees the 1.6 ctx and events", async () => {
     server.setScript({ default: { text: "hello there" } });
-    const r = await runCli(["--no-session", "-p", "-e", FIXTURE, "say hi"], e, { env: { PI16_FIXTURE_OUT: outFile } });
+    const r = await runCli(["--no-session", "-p", "-e", FIXTURE, "say hi"], e, { env: { FIXTURE_OUT: outFile } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("hello there\n");
@@ -70,7 +70,7 @@ describe("a pi 1.6 extension through the CLI", () => {
 
   it("a tool result with terminate: true ends the run without another model turn (json mode)", async () => {
     server.setScript({ turns: [{ toolCalls: [{ name: "finish", arguments: { answer: "42" } }] }, { text: "SHOULD NOT BE ASKED" }] });
-    const r = await runCli(["--no-session", "--mode", "json", "-e", FIXTURE, "finish it"], e, { env: { PI16_FIXTURE_OUT: outFile } });
+    const r = await runCli(["--no-session", "--mode", "json", "-e", FIXTURE, "finish it"], e, { env: { FIXTURE_OUT: outFile } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const chat = server.stats().requests.filter((q) => q.method === "POST");
@@ -81,12 +81,12 @@ describe("a pi 1.6 extension through the CLI", () => {
   });
 });
 
-const RUN_FIXTURE = resolve("tests/fixtures/extensions/pi16-run.ts");
+const RUN_FIXTURE = resolve("tests/fixtures/extensions/run-hooks.ts");
 
 describe("pi 1.6 run hooks through the CLI", () => {
   it("agent_before_settle appends a custom message and asks for one more request", async () => {
     server.setScript({ turns: [{ text: "first answer" }, { text: "second answer" }], turnBy: "request" });
-    const r = await runCli(["--no-session", "-p", "-e", RUN_FIXTURE, "go"], e, { env: { PI16_FIXTURE_OUT: outFile, PI16_SETTLE_CONTINUE: "1" } });
+    const r = await runCli(["--no-session", "-p", "-e", RUN_FIXTURE, "go"], e, { env: { FIXTURE_OUT: outFile, PI16_SETTLE_CONTINUE: "1" } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const chat = server.stats().requests.filter((q) => q.method === "POST");
@@ -97,7 +97,7 @@ describe("pi 1.6 run hooks through the CLI", () => {
 
   it("a run started by an extension's custom message fires before_agent_start with messageType custom", async () => {
     server.setScript({ default: { text: "kicked" } });
-    const r = await runCli(["--no-session", "--mode", "json", "-e", RUN_FIXTURE, "/kick"], e, { env: { PI16_FIXTURE_OUT: outFile } });
+    const r = await runCli(["--no-session", "--mode", "json", "-e", RUN_FIXTURE, "/kick"], e, { env: { FIXTURE_OUT: outFile } });
     expect(r.code).toBe(0);
     const starts = records().filter((x) => x.kind === "before_agent_start");
     expect(starts).toEqual([{ kind: "before_agent_start", messageType: "custom", customType: "kick" }]);
@@ -109,7 +109,7 @@ describe("pi 1.6 run hooks through the CLI", () => {
 
   it("tool_result handlers see structuredContent (replacing the content drops it); prompt sections reach the model", async () => {
     server.setScript({ turns: [{ toolCalls: [{ name: "measure", arguments: {} }] }, { text: "done" }] });
-    const r = await runCli(["--no-session", "--mode", "json", "-e", RUN_FIXTURE, "measure"], e, { env: { PI16_FIXTURE_OUT: outFile } });
+    const r = await runCli(["--no-session", "--mode", "json", "-e", RUN_FIXTURE, "measure"], e, { env: { FIXTURE_OUT: outFile } });
     expect(r.code).toBe(0);
     expect(one("tool_result").structuredContent).toEqual({ length: 3 });
     const end = jsonLines(r.stdout).find((x) => x.type === "tool_execution_end");

@@ -9,8 +9,8 @@ import { resolve } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 
-const NEW = resolve("tests/fixtures/extensions/pi16-ui-components.ts");
-const OLD = resolve("tests/fixtures/extensions/pi073-ui-components.ts");
+const NEW = resolve("tests/fixtures/extensions/ui-components.ts");
+const OLD = resolve("tests/fixtures/extensions/old-scope-ui-components.ts");
 
 let server: LlmServer;
 let e: E2eEnv;

@@ -1,6 +1,6 @@
 /**
  * End to end: `@earendil-works/pi-ai` and `@mariozechner/pi-ai` are both the real pi-ai 1.6 for
- * extensions, the library the host streams with too. A 1.6 extension (tests/fixtures/extensions/pi16-ai.ts)
+ * extensions, the library the host streams with too. A 1.6 extension (tests/fixtures/extensions/uses-pi-ai.ts)
  * registers tools with a pi-schema schema and a TypeBox/StringEnum schema, and calls pi-ai 1.6's
  * complete() and stream() on ctx.model; a 0.73.1 extension (old-scope.ts) calls complete() from
  * its old-scope import on ctx.model. Both in `pi -p` against the scripted server.
@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 
-const PI16 = resolve("tests/fixtures/extensions/pi16-ai.ts");
+const PI16 = resolve("tests/fixtures/extensions/uses-pi-ai.ts");
 const OLD = resolve("tests/fixtures/extensions/old-scope.ts");
 
 let server: LlmServer;
@@ -51,7 +51,7 @@ describe("pi-ai for extensions", () => {
       ],
       default: { text: "all done" },
     });
-    const r = await runCli(["--no-session", "--mode", "json", "-e", PI16, "go"], e, { env: { PI16_AI_OUT: outFile } });
+    const r = await runCli(["--no-session", "--mode", "json", "-e", PI16, "go"], e, { env: { PI_AI_OUT: outFile } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
 

@@ -1,8 +1,8 @@
 /**
- * pi 1.6's interactive-mode components from the host package (issue 18, point 2): the message
+ * pi 1.6's interactive-mode components from the host package: the message
  * components, ToolExecutionComponent, BashExecutionComponent, FooterComponent, the extension
  * dialogs, LoginDialogComponent and ArminComponent. A child process builds them from the bundle
- * (tests/fixtures/pi16-components-probe.mjs: pi-tui loads through require there), renders them
+ * (tests/fixtures/components-probe.mjs: pi-tui loads through require there), renders them
  * to lines at several widths and drives their input; this file checks what it saw.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
@@ -17,9 +17,9 @@ let probe: any;
 let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "pi16-components-"));
+  dir = mkdtempSync(join(tmpdir(), "package-components-"));
   const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((res, rej) => {
-    const child = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "pi16-components-probe.mjs"), ENTRY], { cwd: ROOT, env: { ...process.env, PROBE_DIR: dir, HOME: dir }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "components-probe.mjs"), ENTRY], { cwd: ROOT, env: { ...process.env, PROBE_DIR: dir, HOME: dir }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "", stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));

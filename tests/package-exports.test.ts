@@ -3,7 +3,7 @@
  * dist/index.d.ts): every value name they export that this project provides, and a behaviour
  * check per group (helpers, session and compaction functions, pi-tui components). The checks run
  * in a child process on the bundle an extension gets for the host package
- * (tests/fixtures/pi16-exports-probe.mjs). Last, the start-up trace: pi-tui is loaded only when
+ * (tests/fixtures/exports-probe.mjs). Last, the start-up trace: pi-tui is loaded only when
  * a component is built.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
@@ -42,8 +42,8 @@ function run(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ cod
 
 beforeAll(async () => {
   llm = await startLlmServer({ script: { default: { text: "SUMMARY TEXT", usage: { input: 10, output: 7 } } } });
-  dir = mkdtempSync(join(tmpdir(), "pi16-exports-"));
-  const r = await run([join(ROOT, "tests", "fixtures", "pi16-exports-probe.mjs"), ENTRY], { ...process.env, PROBE_DIR: dir, PROBE_LLM: llm.url }, ROOT);
+  dir = mkdtempSync(join(tmpdir(), "package-exports-"));
+  const r = await run([join(ROOT, "tests", "fixtures", "exports-probe.mjs"), ENTRY], { ...process.env, PROBE_DIR: dir, PROBE_LLM: llm.url }, ROOT);
   if (r.code !== 0) throw new Error(`probe failed (${r.code}): ${r.stderr}`);
   probe = JSON.parse(r.stdout);
   probeStderr = r.stderr;
@@ -171,7 +171,7 @@ describe("pi-tui loads only when a component is built", () => {
     const modules = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
     return { ...r, tui: modules.filter((m) => /node_modules\/@(earendil-works|mariozechner)\/pi-tui\//.test(m)) };
   }
-  const EXT = join(ROOT, "tests", "fixtures", "extensions", "pi16-components.ts");
+  const EXT = join(ROOT, "tests", "fixtures", "extensions", "components.ts");
 
   it("--version loads no pi-tui", async () => {
     const r = await traced(["--version"]);
@@ -188,7 +188,7 @@ describe("pi-tui loads only when a component is built", () => {
     expect(plain.tui).toEqual([]);
 
     llm.reset();
-    const built = await traced(["--no-session", "--mode", "json", "-e", EXT, "go"], { PI16_BUILD_EDITOR: "1" });
+    const built = await traced(["--no-session", "--mode", "json", "-e", EXT, "go"], { BUILD_EDITOR: "1" });
     expect(built.code).toBe(0);
     // the editor is an Editor of the very pi-tui the extension imports, and renders three lines
     expect(built.stdout).toContain("hint=escape stop built=true:3");

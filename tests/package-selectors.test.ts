@@ -1,6 +1,6 @@
 /**
  * pi 1.6's selector components and Theme from the host package, checked on the bundle an
- * extension gets (a child process, tests/fixtures/pi16-selectors-probe.mjs, because pi-tui loads
+ * extension gets (a child process, tests/fixtures/selectors-probe.mjs, because pi-tui loads
  * through require there): each selector is built on this project's data (model registry, session
  * files, session tree, settings, theme files, auth storage), rendered to lines (items listed,
  * current one marked, never wider than the width) and driven through handleInput (up/down/enter/
@@ -18,13 +18,13 @@ let dir: string;
 let p: any;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "pi16-selectors-"));
+  dir = mkdtempSync(join(tmpdir(), "package-selectors-"));
   mkdirSync(join(dir, "agent"), { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, PROBE_DIR: dir, PI_CODING_AGENT_DIR: join(dir, "agent") };
   // provider keys of the machine would change the auth statuses shown
   for (const k of Object.keys(env)) if (/_API_KEY$|_OAUTH_TOKEN$/.test(k)) delete env[k];
   const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((res, rej) => {
-    const child = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "pi16-selectors-probe.mjs"), join(ROOT, "dist", "bundle", "index.js")], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "selectors-probe.mjs"), join(ROOT, "dist", "bundle", "index.js")], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "", stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));

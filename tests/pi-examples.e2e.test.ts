@@ -28,7 +28,7 @@ let cwd: string;
 const results = new Map<string, { code: number | null; stderr: string; stdout: string }>();
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "pi16-examples-"));
+  root = mkdtempSync(join(tmpdir(), "pi-examples-"));
   const agentDir = join(root, "agent");
   cwd = join(root, "project");
   mkdirSync(agentDir, { recursive: true });

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { CLI, runCli } from "./helpers/e2e.js";
 import { RpcClient } from "../sdk/rpc-client.js";
 
-const EXT = resolve("tests/fixtures/pi16-shapes/trust-recorder.ts");
+const EXT = resolve("tests/fixtures/api-shapes/trust-recorder.ts");
 let root: string;
 let agentDir: string;
 let cwd: string;
@@ -23,7 +23,7 @@ function setup(settings: Record<string, unknown> = {}) {
 }
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "pi16-trust-"));
+  root = mkdtempSync(join(tmpdir(), "trust-modes-"));
   agentDir = join(root, "agent");
   cwd = join(root, "project");
   mkdirSync(agentDir, { recursive: true });

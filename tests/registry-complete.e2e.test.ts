@@ -27,7 +27,7 @@ afterAll(async () => {
 describe("ctx.modelRegistry requests", () => {
   it("complete() and stream() reach a built-in model overridden in models.json", async () => {
     const out = join(e.root, "complete.json");
-    const r = await runCli(["--no-session", "-e", resolve("tests/fixtures/pi16-shapes/registry-complete.ts"), "-p", "hi"], e, { env: { COMPLETE_MODEL: "openai/gpt-4o-mini", COMPLETE_OUT: out } });
+    const r = await runCli(["--no-session", "-e", resolve("tests/fixtures/api-shapes/registry-complete.ts"), "-p", "hi"], e, { env: { COMPLETE_MODEL: "openai/gpt-4o-mini", COMPLETE_OUT: out } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ baseUrl: `${server.url}/v1`, completed: "a summary", stopReason: "stop", streamed: "a summary" });

@@ -20,7 +20,7 @@ const SLOW = { text: "slow ", repeat: 200, gate: "mid" };
 beforeAll(async () => {
   server = await startLlmServer({ script: { default: SLOW } });
   e = makeE2eEnv(server.url);
-  client = new RpcClient({ cliPath: CLI, cwd: e.cwd, env: { ...e.env, INPUT_LOG: join(e.root, "input.jsonl") }, inheritEnv: false, args: ["--no-session", "-e", resolve("tests/fixtures/pi16-shapes/input-recorder.ts")] });
+  client = new RpcClient({ cliPath: CLI, cwd: e.cwd, env: { ...e.env, INPUT_LOG: join(e.root, "input.jsonl") }, inheritEnv: false, args: ["--no-session", "-e", resolve("tests/fixtures/api-shapes/input-recorder.ts")] });
   await client.start();
 });
 afterAll(async () => {

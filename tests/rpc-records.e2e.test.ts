@@ -67,9 +67,9 @@ describe("pi 1.6 RPC records", () => {
     const c = new RpcClient({
       cliPath: CLI,
       cwd: e.cwd,
-      env: { ...e.env, PI16_FIXTURE_OUT: out },
+      env: { ...e.env, FIXTURE_OUT: out },
       inheritEnv: false,
-      args: ["--no-session", "-e", resolve("tests/fixtures/extensions/pi16-compat.ts")],
+      args: ["--no-session", "-e", resolve("tests/fixtures/extensions/extension-api.ts")],
       onExtensionUiRequest: () => true,
     });
     try {

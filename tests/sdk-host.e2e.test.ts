@@ -1,5 +1,5 @@
 /**
- * A Node host written against pi 1.6's SDK names (tests/fixtures/pi16-sdk-host/host.mjs) imports
+ * A Node host written against pi 1.6's SDK names (tests/fixtures/sdk-host/host.mjs) imports
  * the built package (dist/bundle/index.js) and runs one prompt against the scripted LLM server
  * with a throwaway agent dir: DefaultResourceLoader finds the project's and agent dir's resources
  * and extensions, ModelRuntime holds a runtime key (models.json has none), resolveCliModel picks
@@ -13,7 +13,7 @@ import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { ROOT, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 
 const ENTRY = join(ROOT, "dist", "bundle", "index.js");
-const HOST = join(ROOT, "tests", "fixtures", "pi16-sdk-host", "host.mjs");
+const HOST = join(ROOT, "tests", "fixtures", "sdk-host", "host.mjs");
 
 let llm: LlmServer;
 let e: E2eEnv;

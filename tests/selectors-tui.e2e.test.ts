@@ -1,5 +1,5 @@
 /**
- * End to end in a terminal (tmux): a pi 1.6 extension (tests/fixtures/extensions/pi16-selectors.ts)
+ * End to end in a terminal (tmux): a pi 1.6 extension (tests/fixtures/extensions/selectors.ts)
  * opens the package's selector components with ctx.ui.custom() in the real CLI's interactive
  * mode, on the session's own data (its model registry and model, its session tree); keys typed
  * in the terminal reach the selectors and their callbacks answer the extension.
@@ -13,7 +13,7 @@ import { tmuxDriver } from "./helpers/tmux.js";
 jest.setTimeout(240_000);
 
 const SOCKET = `pi-sel-tui-${process.pid}`;
-const EXTENSION = join(ROOT, "tests", "fixtures", "extensions", "pi16-selectors.ts");
+const EXTENSION = join(ROOT, "tests", "fixtures", "extensions", "selectors.ts");
 let server: LlmServer;
 let e: E2eEnv;
 const { tmux, send, typeText, waitFor, kill } = tmuxDriver(SOCKET, () => e.env, () => join(e.root, "err.log"));

@@ -1,5 +1,5 @@
 /**
- * End to end: pi 1.6's settings keys with behaviour (issue 17, settings part) against the real
+ * End to end: pi 1.6's settings keys with behaviour against the real
  * CLI (dist/bundle/cli.js), the loopback LLM server and throwaway agent dirs.
  * docs/pi-1.6-compat.md is the table these check.
  */

@@ -14,7 +14,7 @@ import { tuiShell } from "./helpers/tui-shell.js";
 
 let server: LlmServer;
 let e: E2eEnv;
-const sh = tuiShell("pi-tui-pi16-keys", () => e);
+const sh = tuiShell("pi-tui-clipboard-keys", () => e);
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 
 function editorText(screen: string): string {

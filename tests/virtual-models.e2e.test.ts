@@ -1,6 +1,6 @@
 /**
  * End to end: pi 1.6 virtual models through the real CLI and the loopback LLM server, with
- * tests/fixtures/extensions/pi16-virtual.ts ("vroute/sticky"):
+ * tests/fixtures/extensions/virtual-models.ts ("vroute/sticky"):
  * - a retryable provider error is followed by a request routed with reason "retry", carrying the
  *   failed response (not in `messages`) and its physical model; the retry may switch models;
  * - `--continue` / `--session` / RPC switch_session of a session that used the virtual model
@@ -15,7 +15,7 @@ import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { jsonLines, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
 import { RawRpc } from "./helpers/rpc.js";
 
-const FIXTURE = resolve("tests/fixtures/extensions/pi16-virtual.ts");
+const FIXTURE = resolve("tests/fixtures/extensions/virtual-models.ts");
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -40,7 +40,7 @@ afterEach(async () => {
 
 const routes = () => (existsSync(outFile) ? readFileSync(outFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []).filter((r) => r.kind === "route");
 const chats = () => server.stats().requests.filter((q) => q.method === "POST");
-const ENV = () => ({ PI16_VIRTUAL_OUT: outFile });
+const ENV = () => ({ VIRTUAL_OUT: outFile });
 const run = (args: string[]) => runCli(args, e, { env: ENV() });
 const sessionFile = () => {
   const dir = join(e.agentDir, "sessions");

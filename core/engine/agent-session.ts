@@ -27,7 +27,7 @@ import { ProviderGateway } from "./provider-gateway.js";
 import { RunController, type Disposition, type InputSource, type PromptOptions, type QueueMode } from "./run-controller.js";
 import { contextUsage, lastAssistantText, sessionStats, type ContextUsage, type SessionStats } from "./session-stats.js";
 import { clampThinkingLevel, supportedThinkingLevels } from "../stores/models/thinking.js";
-import { modelThinkingLevel } from "../kernel/settings-compat.js"; // (s17: pi 1.6 modelThinkingLevels)
+import { modelThinkingLevel } from "../kernel/settings-compat.js"; // (pi 1.6 modelThinkingLevels)
 
 export type { SessionListener } from "./session-events.js";
 export { isContextOverflow, isRetryableError } from "./provider-errors.js";

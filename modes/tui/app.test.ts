@@ -595,7 +595,7 @@ describe("interactive mode", () => {
     s = await h.waitFor((x) => !/Session tree/.test(x) && !/second answer/.test(x));
     expect(s).toContain("first answer");
     expect(h.app.editor.getText()).toBe("second question");
-    expect(h.app.session.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant"]); // (r18: pi 1.6 system message entry)
+    expect(h.app.session.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant"]); // (pi 1.6 system message entry)
   });
 
   it("labels a tree entry with Shift+L", async () => {

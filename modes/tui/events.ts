@@ -223,7 +223,7 @@ export class EventProjector {
     if (this.app.headerComponent) return new ComponentBlock(this.app.headerComponent);
     const k = this.app.keys;
     const app = this.app.kernel.app;
-    const quiet = this.app.kernel.settings.get().quietStartup === true; // (s17) 1.6's "header" keeps the header
+    const quiet = this.app.kernel.settings.get().quietStartup === true; // 1.6's "header" keeps the header
     return new LinesBlock((width, ctx) => {
       const t = ctx.theme;
       const lines = [t.bold(t.fg("accent", app.name)) + t.fg("dim", ` v${app.version}`)];

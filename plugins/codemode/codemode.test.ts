@@ -1,5 +1,5 @@
 /**
- * createCodemodeExtension (sdk/pi16/codemode.ts) in SDK sessions on the faux model: the model's
+ * createCodemodeExtension (plugins/codemode/codemode.ts) in SDK sessions on the faux model: the model's
  * script runs in the QuickJS sandbox and calls the session's tools through the loop's nested
  * calls (hooks apply); scripts that try to reach Node get nothing; deadlines, promises that can
  * never settle and misplaced options lines fail the script; MCP tools behind the `mcp` search
@@ -9,13 +9,13 @@ import { afterAll, afterEach, describe, expect, it } from "@jest/globals";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createCodemodeExtension } from "../sdk/pi-package/tools.js";
-import { createAgentSession, type CreateAgentSessionResult } from "../sdk/sdk.js";
-import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
-import type { PluginManifest } from "../core/kernel/plugin.js";
-import { SessionManager } from "../core/stores/session/session-manager.js";
-import type { ExtensionAPI } from "../plugins/extensions/types.js";
-import { waitUntil } from "./helpers/system.js";
+import { createCodemodeExtension } from "../../sdk/pi-package/tools.js";
+import { createAgentSession, type CreateAgentSessionResult } from "../../sdk/sdk.js";
+import { FauxModel, createFauxPlugin } from "../faux/index.js";
+import type { PluginManifest } from "../../core/kernel/plugin.js";
+import { SessionManager } from "../../core/stores/session/session-manager.js";
+import type { ExtensionAPI } from "../extensions/types.js";
+import { waitUntil } from "../../tests/helpers/system.js";
 
 const roots: string[] = [];
 const live: CreateAgentSessionResult[] = [];

@@ -11,7 +11,7 @@ import type { EventHost } from "./events.js";
 import { tapExtensionEvent } from "./events.js";
 import { isolateExtensionFailures, withTimeLimit } from "./isolation.js";
 import { execCommand } from "./exec.js";
-import { createApi16 } from "./api-16.js";
+import { createRegistrationApi } from "./api-registrations.js";
 import { NOT_INITIALIZED } from "./context.js";
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext, ProviderConfig, SlashCommandInfo, ToolDefinition, ToolInfo } from "./types.js";
 
@@ -158,7 +158,7 @@ export function createExtensionApi(host: ApiHost, ext: LoadedExtension): Extensi
       const sm = s.sessionManager as unknown as { appendCustomEntry?(t: string, d?: unknown): string };
       if (typeof sm.appendCustomEntry !== "function") throw new Error("appendEntry: this session store cannot hold custom entries");
       const id = sm.appendCustomEntry(customType, data);
-      const entry = (sm as { getEntry?(id: string): unknown }).getEntry?.(id); // (r18: pi 1.6 entry_appended)
+      const entry = (sm as { getEntry?(id: string): unknown }).getEntry?.(id); // (pi 1.6 entry_appended)
       if (entry) void s.emit({ type: "entry_appended", entry: entry as never }).catch(fail("appendEntry"));
     },
 
@@ -219,7 +219,7 @@ export function createExtensionApi(host: ApiHost, ext: LoadedExtension): Extensi
     },
 
     events: host.bus.view(ext.name, (off) => ext.disposers.push(off)),
-    ...createApi16(kernel, ext, alive, () => host.context(ext)),
+    ...createRegistrationApi(kernel, ext, alive, () => host.context(ext)),
   };
   return api;
 }

@@ -503,7 +503,7 @@ export class ExtensionHost implements ContextHost {
       if (pre) add(discoverInFolder(join(k.agentDir, "extensions")), "global");
 
       // 4. the extensions setting: global layer relative to the agent dir, project layer to .pi/
-      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim() && !/^[+!-]?builtin:/.test(x.trim())) : []); // (s17) builtin:<name> entries: core/kernel/builtin-extensions.ts
+      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim() && !/^[+!-]?builtin:/.test(x.trim())) : []); // builtin:<name> entries: core/kernel/builtin-extensions.ts
       if (pre) for (const spec of list(k.settings.getGlobal().extensions)) await addSpec(spec, k.agentDir, "settings", `setting "extensions" in ${join(k.agentDir, "settings.json")}`);
       const projectSpecs = post ? list(k.settings.getProject().extensions) : [];
       if (trusted) for (const spec of projectSpecs) await addSpec(spec, projectDir, "project-settings", `setting "extensions" in ${k.settings.projectPath() ?? projectDir}`);
@@ -540,7 +540,7 @@ export class ExtensionHost implements ContextHost {
 
   async loadAll(reloading = false): Promise<void> {
     if (!this.baseToolSources.size) for (const d of this.kernel.tools.describe()) this.baseToolSources.set(d.name, d.source);
-    // (v18) pi 1.6 project_trust: the extensions that do not come with the project load first and decide
+    // pi 1.6 project_trust: the extensions that do not come with the project load first and decide
     if (!reloading && projectTrustPending(this.kernel)) {
       const first = await this.discover(false, "pre");
       for (const c of first) await this.loadOne(c);

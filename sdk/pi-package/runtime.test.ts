@@ -1,24 +1,34 @@
 /**
- * pi 1.6's SDK runtime exports over this project's machinery, name by name: parseArgs,
- * ModelRuntime / CredentialSynchronizationError / resolveCliModel / resolveModelScopeWithDiagnostics,
+ * The SDK runtime exports of the pi package, imported from the package entry, over this
+ * project's machinery, name by name: parseArgs, ModelRuntime / CredentialSynchronizationError / resolveCliModel / resolveModelScopeWithDiagnostics,
  * DefaultResourceLoader, DefaultPackageManager, discoverAndLoadExtensions, createExtensionRuntime,
- * ExtensionRunner, wrapRegisteredTool(s). (The e2e host script is in pi16-sdk-host.e2e.test.ts.)
+ * ExtensionRunner, wrapRegisteredTool(s). (The e2e host script is in tests/sdk-host.e2e.test.ts.)
  */
+import {
+  parseArgs,
+  CredentialSynchronizationError,
+  ModelRuntime,
+  resolveCliModel,
+  resolveModelScopeWithDiagnostics,
+  DefaultResourceLoader,
+  DefaultPackageManager,
+  ExtensionRunner,
+  createExtensionRuntime,
+  discoverAndLoadExtensions,
+  wrapRegisteredTool,
+  wrapRegisteredTools,
+  createAgentSession,
+  type LoadExtensionsResult,
+  type ResourceLoader,
+} from "../index.js";
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "../sdk/pi-package/cli-args.js";
-import { CredentialSynchronizationError, ModelRuntime, resolveCliModel, resolveModelScopeWithDiagnostics } from "../sdk/pi-package/model-runtime.js";
-import { DefaultResourceLoader } from "../sdk/pi-package/resource-loader.js";
-import { DefaultPackageManager } from "../sdk/pi-package/package-manager.js";
-import { ExtensionRunner, createExtensionRuntime, discoverAndLoadExtensions, wrapRegisteredTool, wrapRegisteredTools, type LoadExtensionsResult } from "../sdk/pi-package/extension-runtime.js";
-import { SettingsManager } from "../core/kernel/settings.js";
-import { SessionManager } from "../core/stores/session/session-manager.js";
-import type { PluginManifest } from "../core/kernel/plugin.js";
-import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
-import { createAgentSession } from "../sdk/sdk.js";
-import type { ResourceLoader } from "../sdk/pi-package/resource-loader.js";
+import { SettingsManager } from "../../core/kernel/settings.js";
+import { SessionManager } from "../../core/stores/session/session-manager.js";
+import type { PluginManifest } from "../../core/kernel/plugin.js";
+import { FauxModel, createFauxPlugin } from "../../plugins/faux/index.js";
 
 let root: string;
 const write = (path: string, text: string) => {
@@ -27,7 +37,7 @@ const write = (path: string, text: string) => {
 };
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "pi16-sdk-runtime-"));
+  root = mkdtempSync(join(tmpdir(), "sdk-runtime-"));
 });
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
@@ -127,7 +137,7 @@ describe("ModelRuntime and model resolution", () => {
   });
 });
 
-const TRACE = join(tmpdir(), `pi16-sdk-runtime-trace-${process.pid}.txt`);
+const TRACE = join(tmpdir(), `sdk-runtime-trace-${process.pid}.txt`);
 const GOOD_EXT = `import { appendFileSync } from "node:fs";
 export default function (pi: any) {
   pi.registerTool({ name: "shout", label: "Shout", description: "Upper-cases", parameters: { type: "object", properties: { text: { type: "string" } } },

@@ -1,5 +1,5 @@
 /**
- * pi 1.6 package exports for tools (sdk/pi16/tools.ts), in process:
+ * The package exports for tools (sdk/pi-package/tools.ts), imported from the package entry, in process:
  * - images: resizeImage / formatDimensionNote / convertToPng on PNG, JPEG, GIF and WebP made
  *   here, dimensions read back from the encoded bytes (PNG IHDR, JPEG SOF) by this test;
  * - PowerShell: pwsh is not installable from Debian's archive, so a stand-in `pwsh` (a bash
@@ -25,12 +25,13 @@ import {
   getPowerShellConfig,
   isPowerShellToolResult,
   resizeImage,
-} from "../sdk/pi-package/tools.js";
-import { createAgentSession, type CreateAgentSessionResult } from "../sdk/sdk.js";
-import { FauxModel, createFauxPlugin } from "../plugins/faux/index.js";
-import type { PluginManifest } from "../core/kernel/plugin.js";
-import { SessionManager } from "../core/stores/session/session-manager.js";
-import { waitUntil } from "./helpers/system.js";
+  createAgentSession,
+  type CreateAgentSessionResult,
+} from "../index.js";
+import { FauxModel, createFauxPlugin } from "../../plugins/faux/index.js";
+import type { PluginManifest } from "../../core/kernel/plugin.js";
+import { SessionManager } from "../../core/stores/session/session-manager.js";
+import { waitUntil } from "../../tests/helpers/system.js";
 
 const photon = createRequire(import.meta.url)("@silvia-odwyer/photon-node") as typeof import("@silvia-odwyer/photon-node");
 

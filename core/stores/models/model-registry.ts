@@ -413,7 +413,7 @@ export class ModelRegistry {
     return withVirtualModels(this.build(), this.virtual());
   }
 
-  /** (v18) pi 1.6 virtual models of this kernel (service "virtual-models"). */
+  /** pi 1.6 virtual models of this kernel (service "virtual-models"). */
   virtual: () => AnyModel[] = () => [];
 
   /** pi 1.6: a model of a non-chat type (classifier, …). This host has chat models only. */
@@ -524,7 +524,7 @@ export class ModelRegistry {
 
   /** Is a key configured for this model's provider (no command is run)? */
   async hasConfiguredAuth(model: AnyModel): Promise<boolean> {
-    if (isVirtualModel(model) && !this.build().some((x) => x.provider === model.provider)) return true; // (v18) a provider of virtual models only needs no key
+    if (isVirtualModel(model) && !this.build().some((x) => x.provider === model.provider)) return true; // a provider of virtual models only needs no key
     return this.providerHasAuth(model.provider);
   }
 

@@ -34,7 +34,7 @@ export interface ExtensionMcpServers {
   list(): RegisteredMcpServer[];
 }
 
-export interface Api16 {
+export interface RegistrationApi {
   registerToolRenderer(resolver: (...a: any[]) => unknown): void;
   registerEntryRenderer(customType: string, renderer: (...a: any[]) => unknown): void;
   registerMarkdownTransformer(transformer: (...a: any[]) => unknown, options?: unknown): void;
@@ -69,7 +69,7 @@ function removeFrom<T>(list: T[], item: T): void {
   if (i >= 0) list.splice(i, 1);
 }
 
-export function createApi16(kernel: Kernel, ext: LoadedExtension, alive: () => void, ctx: () => unknown): Api16 {
+export function createRegistrationApi(kernel: Kernel, ext: LoadedExtension, alive: () => void, ctx: () => unknown): RegistrationApi {
   const fn = (what: string, v: unknown) => {
     if (typeof v !== "function") throw new TypeError(`${what}: expected a function`);
   };
