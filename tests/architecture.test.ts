@@ -33,22 +33,9 @@ const known = new Set(files.map((f) => f.rel));
  * refers (mostly for a type) to a file above it. Removing an edge's reason removes it here;
  * nothing may be added.
  */
-export const ALLOWED_BACK_EDGES: readonly string[] = [
-  // TUI parts naming the app that owns them
-  "modes/tui/custom-editor.ts -> modes/tui/app.ts",
-  "modes/tui/dialogs.ts -> modes/tui/app.ts",
-  "modes/tui/events.ts -> modes/tui/app.ts",
-  "modes/tui/exit-output.ts -> modes/tui/app.ts",
-  "modes/tui/extension-ui.ts -> modes/tui/app.ts",
-  "modes/tui/input.ts -> modes/tui/app.ts",
-  "modes/tui/render.ts -> modes/tui/app.ts",
-  "modes/tui/renderers.ts -> modes/tui/app.ts",
-  "modes/tui/scrollback.ts -> modes/tui/app.ts",
-  "modes/tui/search.ts -> modes/tui/app.ts",
-  "modes/tui/viewport.ts -> modes/tui/app.ts",
-];
+export const ALLOWED_BACK_EDGES: readonly string[] = [];
 /** Import edges that lie on some cycle today (the allowed back edges and the edges they close cycles with). */
-const EDGES_ON_CYCLES = 26;
+const EDGES_ON_CYCLES = 0;
 
 /** Explicit `any` type nodes per folder in non-test source; a count may go down, never up. */
 const ANY_BUDGET: Record<string, number> = {
@@ -63,7 +50,7 @@ const ANY_BUDGET: Record<string, number> = {
   "plugins/providers": 5,
   "plugins/tools": 2,
   "modes/print": 2,
-  "modes/tui": 108,
+  "modes/tui": 105,
   sdk: 5,
   "sdk/pi-package": 7,
 };

@@ -5,7 +5,7 @@
 import { startupResourceLines } from "./startup-resources.js";
 import { messageText } from "../../core/engine/index.js";
 import type { AgentMessage, AgentSessionEvent } from "../../core/kernel/index.js";
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
 import { findGitBranch } from "./footer.js";
 import { truncate, wrapText } from "./text.js";
@@ -14,7 +14,7 @@ import { CustomEntryBlock, EntryTracker, type CustomEntry } from "./renderers.js
 export class EventProjector {
   /** Custom session entries (pi.appendEntry) drawn by extensions' entry renderers. */
   readonly entries: EntryTracker;
-  constructor(private readonly app: TuiApp) {
+  constructor(private readonly app: AppView) {
     this.entries = new EntryTracker(app);
   }
 
