@@ -244,16 +244,10 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       return 0;
     }
 
-    // (added for sandbox) plugins check their flags and settings before a session starts: service
-    // "startup-checks", one function or a list; a throw ends the run with its message (exit 1).
-    const checks = kernel.service("startup-checks");
-    for (const check of Array.isArray(checks) ? checks : checks ? [checks] : []) {
-      try {
-        await check(parsed.flags);
-      } catch (e) {
-        throw new UsageError(e instanceof Error ? e.message : String(e));
-      }
-    }
+    // Plugins check their flags and settings before a session starts (hook startup_check);
+    // an answer `{ error }` ends the run with its message (exit 1).
+    const refused = await kernel.hooks.startup_check.promise({ type: "startup_check", flags: parsed.flags });
+    if (refused?.error) throw new UsageError(refused.error);
 
     const stdinIsTTY = !!(io.stdin ?? process.stdin).isTTY;
     const stdoutIsTTY = !!(stdout as { isTTY?: boolean }).isTTY;

@@ -45,7 +45,7 @@ const ANY_BUDGET: Record<string, number> = {
   "plugins/extensions": 69,
   "plugins/codemode": 1,
   "plugins/faux": 1,
-  "plugins/mcp": 4,
+  "plugins/mcp": 3,
   "plugins/permission-gate": 1,
   "plugins/providers": 5,
   "plugins/tools": 2,

@@ -243,7 +243,7 @@ export class Kernel {
   readonly settings: SettingsManager;
 
   private readonly services = new Map<string, { value: unknown; source: string }>();
-  private binding: unknown;
+  private binding: RuntimeHandle | undefined;
   /** Plugins' teardown steps (manifest `teardown`, `api.onClose`), run by dispose(). */
   readonly teardowns: PluginTeardowns;
 
@@ -304,18 +304,18 @@ export class Kernel {
 
   // ---- binding: the live session runtime ----
 
-  bind(binding: unknown): void {
-    this.binding = binding;
+  bind(runtime: RuntimeHandle): void {
+    this.binding = runtime;
   }
   get isBound(): boolean {
     return this.binding !== undefined;
   }
-  /** The bound runtime; throws a clear error before binding. */
-  bound<T>(action: string): T {
+  /** The bound session runtime; throws an error naming `action` before binding. */
+  bound(action: string): RuntimeHandle {
     if (this.binding === undefined) {
       throw new Error(`${action} needs a live session; it cannot run during setup (the kernel is not bound yet)`);
     }
-    return this.binding as T;
+    return this.binding;
   }
 }
 

@@ -242,7 +242,7 @@ export default definePlugin({
       description: "Summarise older messages to free context (optional: what the summary should focus on)",
       source: "builtin",
       async handler(args, ctx) {
-        const session: AgentSession = ctx?.session ?? api.kernel.bound<{ session: AgentSession }>("/compact").session;
+        const session: AgentSession = ctx?.session ?? api.kernel.bound("/compact").session;
         const r = await session.compact(args.trim() || undefined);
         ctx?.ui?.notify?.(`Compacted: ${r.tokensBefore} tokens summarised`, "info");
       },

@@ -107,7 +107,7 @@ export class ExtensionHost implements ContextHost {
 
   runtime(): AgentSessionRuntime | undefined {
     if (!this.kernel.isBound) return undefined;
-    return this.kernel.bound<AgentSessionRuntime>("extensions");
+    return this.kernel.bound("extensions");
   }
 
   session(): AgentSession | undefined {

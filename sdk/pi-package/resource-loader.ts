@@ -398,7 +398,7 @@ export function loaderResourcesPlugin(loader: ResourceLoader, withBase: boolean)
         if (base) return; // the discovery underneath registers them
         commands?.dispose();
         commands = kernel.scope(api.name);
-        const submit = async (text: string) => void (await kernel.bound<{ session: { prompt(t: string): Promise<unknown> } }>(text.split(" ")[0]!).session.prompt(text));
+        const submit = async (text: string) => void (await kernel.bound(text.split(" ")[0]!).session.prompt(text));
         for (const t of prompts()) commands.registerCommand({ name: t.name, description: t.description, source: "prompt", path: t.filePath, handler: (args: string) => submit(args ? `/${t.name} ${args}` : `/${t.name}`) });
         for (const s of skills()) commands.registerCommand({ name: `skill:${s.name}`, description: s.description, source: "skill", path: s.filePath, handler: (args: string) => submit(args ? `/skill:${s.name} ${args}` : `/skill:${s.name}`) });
       };
