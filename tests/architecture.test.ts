@@ -39,7 +39,7 @@ const EDGES_ON_CYCLES = 0;
 
 /** Explicit `any` type nodes per folder in non-test source; a count may go down, never up. */
 const ANY_BUDGET: Record<string, number> = {
-  "core/kernel": 16,
+  "core/kernel": 14,
   "core/stores": 6,
   "core/engine": 1,
   "plugins/extensions": 69,

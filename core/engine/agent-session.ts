@@ -13,6 +13,7 @@
  */
 import { notifySessionInfo, notifyThinkingLevel } from "./setter-hooks.js";
 import type { Kernel } from "../kernel/kernel.js";
+import type { ToolContext } from "../kernel/contracts.js";
 import { createCustomMessage } from "./agent/messages.js";
 import type { AgentMessage, AgentSessionEvent, AnyModel, AssistantMessage, CustomMessage, ImageContent, Message, ThinkingLevel, ToolDefinition } from "../kernel/types.js";
 import { buildDefaultSystemPrompt } from "./system-prompt.js";
@@ -109,7 +110,7 @@ export class AgentSession {
   appendSystemPrompt?: string;
   scopedModels: Array<{ model: AnyModel; thinkingLevel?: ThinkingLevel }>;
   /** The ctx handed to tools and commands; the extensions plugin replaces it. */
-  contextFactory: () => Record<string, unknown>;
+  contextFactory: () => ToolContext;
 
   constructor(opts: AgentSessionOptions) {
     this.kernel = opts.kernel;

@@ -15,7 +15,7 @@ import type { AssistantMessage, AssistantMessageEvent, Context, SimpleStreamOpti
 import type { SettingsManager } from "./settings.js";
 import type { AppConfig } from "./config.js";
 import type { KernelServices, ServiceName } from "./services.js";
-import type { RuntimeHandle } from "./contracts.js";
+import type { CommandContext, RuntimeHandle } from "./contracts.js";
 
 // ---- registry value types ---------------------------------------------------------------------
 
@@ -72,7 +72,7 @@ export interface SlashCommand {
   source?: "builtin" | "extension" | "prompt" | "skill" | "plugin";
   location?: "user" | "project" | "path";
   path?: string;
-  handler(args: string, ctx: any): unknown | Promise<unknown>;
+  handler(args: string, ctx: CommandContext): unknown | Promise<unknown>;
   getArgumentCompletions?(prefix: string): unknown;
 }
 
@@ -176,7 +176,7 @@ export interface MessageRenderer {
 export interface Shortcut {
   key: string;
   description?: string;
-  handler: (ctx: any) => unknown;
+  handler: (ctx: CommandContext) => unknown;
 }
 
 // ---- diagnostics ------------------------------------------------------------------------------

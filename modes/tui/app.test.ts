@@ -121,7 +121,7 @@ describe("interactive mode", () => {
     expect(entry?.source).toBe("builtin");
     expect(entry?.description).toMatch(/shortcuts/i);
     // A /hotkeys sent through the session (as an extension would) runs the TUI's own command.
-    await entry!.handler("", {});
+    await entry!.handler("", h.app.session.contextFactory());
     await h.waitFor(/Complete a file name/);
     await h.app.quit(0);
     expect(h.tk.kernel.commands.get("hotkeys")).toBeUndefined();

@@ -254,7 +254,7 @@ export class InputRouter {
     for (const e of this.app.kernel.shortcuts.list()) {
       if (canonicalKey(e.value.key) === k.id) {
         Promise.resolve()
-          .then(() => e.value.handler(this.app.session.contextFactory?.() ?? {}))
+          .then(() => e.value.handler(this.app.session.contextFactory()))
           .catch((err: unknown) => this.app.kernel.diagnostics.report({ level: "error", source: e.source, hook: `shortcut ${e.value.key}`, message: "shortcut failed", error: err }));
         return;
       }

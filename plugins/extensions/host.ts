@@ -122,7 +122,7 @@ export class ExtensionHost implements ContextHost {
         this.switching = undefined;
         const s = this.session();
         if (!s) return;
-        s.contextFactory = () => this.context(undefined) as unknown as Record<string, unknown>;
+        s.contextFactory = () => this.context(undefined);
         this.flushOAuth();
         try {
           this.prompts.set(s, await s.getSystemPrompt());

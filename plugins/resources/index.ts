@@ -270,7 +270,7 @@ export default definePlugin({
             name: "reload",
             description: "Reload skills, prompt templates, themes and context files",
             source: "builtin",
-            handler: async (_args: string, ctx: { ui?: { notify?: (m: string, level?: string) => void } }) => {
+            handler: async (_args, ctx) => {
               await res.reload();
               const n = `${res.skills().length} skills, ${res.promptTemplates().length} prompt templates`;
               ctx?.ui?.notify?.(`Reloaded resources (${n})`, "info");

@@ -15,6 +15,7 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineApp } from "../../core/kernel/config.js";
 import type { Kernel } from "../../core/kernel/kernel.js";
+import type { CommandContext } from "../../core/kernel/contracts.js";
 import type { PluginManifest } from "../../core/kernel/plugin.js";
 import type { ToolCallScope } from "../../core/engine/agent/loop.js";
 import type { Diagnostic } from "../../core/kernel/types.js";
@@ -204,7 +205,7 @@ export function describeExtensions(kernel: Kernel): Extension[] {
           sourceInfo,
           description: c.value.description,
           getArgumentCompletions: c.value.getArgumentCompletions as AnyFn | undefined,
-          handler: async (args: string, ctx?: unknown) => void (await c.value.handler(args, ctx)),
+          handler: async (args: string, ctx?: unknown) => void (await c.value.handler(args, ctx as CommandContext)),
         });
       }
       const flags = new Map<string, ExtensionFlag>();
