@@ -184,7 +184,7 @@ export { CustomEditor, BorderedLoader, type CustomEditorOptions, type Keybinding
 export * from "../modes/tui/pi-components/interactive-components.js";
 export * from "./pi-package/selector-exports.js";
 // ---- end pi 1.6 package exports
-// pi-tui theme helpers for extensions (#19, TUI):
+// pi-tui theme helpers for extensions:
 export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";
 export * from "./pi-package/runtime.js"; // pi 1.6 SDK runtimes: DefaultResourceLoader, DefaultPackageManager, ModelRuntime, parseArgs, ExtensionRunner, …
 // pi 1.6 exports: PowerShell tool, image helpers, MCP / tool-search extension factories

@@ -27,7 +27,7 @@ import { sessionTraitsOf } from "../core/kernel/modes.js";
 
 export class SessionSetupError extends Error {}
 
-// (added for sessions) The kernel service "session-picker" (the TUI provides it): shows the
+// The kernel service "session-picker" (the TUI provides it): shows the
 // sessions and resolves with the chosen file, or undefined when cancelled. For -r the
 // interactive mode opens it at start-up and switches to the choice (runtime.switchSession);
 // here -r is only checked.
@@ -106,7 +106,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   // The initial session store.
   let store: SessionManager;
   const noSession = !!f["no-session"];
-  // (added for sessions) --fork starts from a given session: it cannot be combined with another choice.
+  // --fork starts from a given session: it cannot be combined with another choice.
   if (f.fork !== undefined) {
     const clash = [f.session !== undefined && "--session", f.continue && "--continue", f.resume && "--resume", noSession && "--no-session"].filter(Boolean);
     if (clash.length) throw new SessionSetupError(`--fork cannot be combined with ${clash.join(", ")}`);
@@ -114,7 +114,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   if (f.resume && (f.session !== undefined || f.continue)) {
     throw new SessionSetupError(`--resume cannot be combined with ${f.session !== undefined ? "--session" : "--continue"}`);
   }
-  // (added for 1.6 compat) --session-id: this folder's session with that id, else a new one with it.
+  // --session-id: this folder's session with that id, else a new one with it.
   const sessionId = f["session-id"] !== undefined ? String(f["session-id"]) : undefined;
   if (sessionId !== undefined) {
     if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(sessionId)) {
@@ -155,7 +155,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   else if (f.continue) store = SessionManager.continueRecent(cwd, sessionDir);
   else store = SessionManager.create(cwd, sessionDir);
   watchStore(kernel, store);
-  // (added for 1.6 compat) --name / -n: the session's display name.
+  // --name / -n: the session's display name.
   if (f.name !== undefined && String(f.name).trim()) store.appendSessionInfo(String(f.name));
 
   // Scoped models (--models or enabledModels).
@@ -242,7 +242,7 @@ function appendPrompts(v: unknown, cwd: string): string | undefined {
   return parts.length ? parts.join("\n\n") : undefined;
 }
 
-// ---- (added for sdk) the steps the CLI and the SDK (sdk/sdk.ts) share -----------------------------
+// ---- the steps the CLI and the SDK (sdk/sdk.ts) share -----------------------------
 
 export type ScopedModel = { model: AnyModel; thinkingLevel?: ThinkingLevel };
 
@@ -457,7 +457,7 @@ export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
   };
 }
 
-/** -r: the interactive mode shows the picker the TUI provides; anywhere else a clear error. (added for sessions) */
+/** -r: the interactive mode shows the picker the TUI provides; anywhere else a clear error. */
 function checkResume(kernel: Kernel, mode: ModeDefinition): void {
   const alternatives = "pass --session <path|id> to open a session, or -c to continue the latest one";
   if (!mode.hasUI) {

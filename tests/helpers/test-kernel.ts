@@ -31,7 +31,7 @@ export interface TestKernelOptions {
   /**
    * Build the session through an AgentSessionRuntime (bound to the kernel; `runtime` in the
    * result; `events` then follows every session the runtime switches to). A function wraps the
-   * default factory (to make a build fail, for instance). (added for sessions)
+   * default factory (to make a build fail, for instance).
    */
   runtime?: boolean | ((input: SessionBuildInput, build: SessionFactory) => Promise<AgentSession>);
 }
