@@ -11,9 +11,9 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
-import { CLI, ROOT, makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
-import { referenceValueExports } from "./helpers/pi-exports.js";
+import { startLlmServer, type LlmServer } from "../../tests/fixtures/llm-server.mjs";
+import { CLI, ROOT, makeE2eEnv, type E2eEnv } from "../../tests/helpers/e2e.js";
+import { referenceValueExports } from "../../tests/helpers/pi-exports.js";
 
 /**
  * The reference lists: the value names of each package's dist/index.d.ts, recorded in
