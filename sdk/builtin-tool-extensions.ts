@@ -12,11 +12,11 @@ export const BUILTIN_EXTENSION_TOOLS: Readonly<Record<string, string>> = { codem
 export function builtinToolExtensions(): Array<(pi: ExtensionAPI) => Promise<void>> {
   return [
     async (pi) => {
-      const { createCodemodeExtension } = await import("./pi16/codemode.js");
+      const { createCodemodeExtension } = await import("../plugins/codemode/codemode.js");
       await createCodemodeExtension()(pi);
     },
     async (pi) => {
-      const { createToolSearchExtension } = await import("./pi16/tool-extensions.js");
+      const { createToolSearchExtension } = await import("../plugins/mcp/extension-factories.js");
       await createToolSearchExtension()(pi);
     },
   ];

@@ -157,7 +157,8 @@ export {
   type ExtensionError,
 } from "./sdk.js";
 export { runPrintMode, runRpcMode, runInteractiveMode, runModeByFlag, type PrintModeOptions, type RpcModeOptions, type InteractiveModeOptions, type ModeRunOptions } from "./run-modes.js";
-export { AgentSession, type AgentSessionOptions, type PromptOptions, type Disposition, type SessionMode, type QueueMode, type BashResult } from "../core/engine/agent-session.js";
+export { AgentSession, type AgentSessionOptions, type SessionMode, type BashResult } from "../core/engine/agent-session.js";
+export type { PromptOptions, Disposition, QueueMode } from "../core/engine/run-controller.js";
 export { AgentSessionRuntime, type SessionBuildInput, type SessionFactory, type ReplaceReason, type ForkOptions } from "../core/engine/runtime.js";
 export { SettingsManager, DEFAULT_SETTINGS, type Settings } from "../core/kernel/settings.js";
 export { AuthStorage, type AuthCredential, type ApiKeyCredential, type OAuthCredential } from "../core/stores/models/auth-storage.js";
@@ -173,18 +174,18 @@ export { defineApp, resolveAgentDir, type AppConfig } from "../core/kernel/confi
 export { createExtensionHarness, type ExtensionHarness, type ExtensionHarnessOptions } from "./extension-harness.js";
 export { FauxModel, createFauxPlugin, setFauxScript, type FauxStep, type FauxResponse } from "../plugins/faux/index.js";
 export { RpcClient, RpcCommandError, type RpcClientOptions } from "./rpc-client.js";
-export * from "./pi16-exports.js";
+export * from "./pi-package/functions.js";
 // ---- pi 1.6 package exports: helpers, session/compaction functions, pi-tui components (loaded on first use)
-export * from "./pi16/helpers.js";
-export * from "./pi16/session.js";
-export { Theme } from "./pi16/theme.js";
-export * from "./pi16/stores.js";
-export { CustomEditor, BorderedLoader, type CustomEditorOptions, type KeybindingsLike } from "./pi16/components.js";
-export * from "./pi16/interactive-components.js";
-export * from "./pi16/selector-exports.js";
+export * from "./pi-package/helpers.js";
+export * from "./pi-package/session.js";
+export { Theme } from "../modes/tui/pi-components/theme.js";
+export * from "./pi-package/stores.js";
+export { CustomEditor, BorderedLoader, type CustomEditorOptions, type KeybindingsLike } from "../modes/tui/pi-components/components.js";
+export * from "../modes/tui/pi-components/interactive-components.js";
+export * from "./pi-package/selector-exports.js";
 // ---- end pi 1.6 package exports
-// pi-tui theme helpers for extensions (#19, TUI):
+// pi-tui theme helpers for extensions:
 export { DynamicBorder, getEditorTheme, getMarkdownTheme, getSelectListTheme, getSettingsListTheme } from "../modes/tui/pi-theme.js";
-export * from "./pi16/runtime.js"; // pi 1.6 SDK runtimes: DefaultResourceLoader, DefaultPackageManager, ModelRuntime, parseArgs, ExtensionRunner, …
+export * from "./pi-package/runtime.js"; // pi 1.6 SDK runtimes: DefaultResourceLoader, DefaultPackageManager, ModelRuntime, parseArgs, ExtensionRunner, …
 // pi 1.6 exports: PowerShell tool, image helpers, MCP / tool-search extension factories
-export * from "./pi16/tools.js";
+export * from "./pi-package/tools.js";

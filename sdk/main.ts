@@ -102,7 +102,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
     out(app.version + "\n");
     return 0;
   }
-  // (added for 1.6 compat) `-e builtin:<name>`: 1.6's built-in extensions are built-in plugins here.
+  // `-e builtin:<name>`: 1.6's built-in extensions are built-in plugins here.
   const builtinExt = ([] as unknown[]).concat(pass1.flags.extension ?? []).map(String).filter((x) => x.startsWith("builtin:"));
   if (builtinExt.length) {
     const unknownBuiltin = builtinExt.find((x) => !BUILTIN_EXTENSIONS.has(x.slice("builtin:".length)));
@@ -161,11 +161,11 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   const allFlags = kernel.flags.list().map((e) => ({ ...e.value, source: e.source }));
   const parsed = parseArgs(argv, allFlags);
   kernel.provide("argv", parsed, "cli");
-  // (s17: 1.6 compat) built-in extensions on/off from the `extensions` setting, -ne and -e builtin:<name>.
+  // (1.6 compat) built-in extensions on/off from the `extensions` setting, -ne and -e builtin:<name>.
   applyBuiltinExtensions(kernel, parsed, builtinExt.map((x) => x.slice("builtin:".length)));
-  // (s17: 1.6 compat) --use-theme: the TUI's theme for this run, not saved.
+  // (1.6 compat) --use-theme: the TUI's theme for this run, not saved.
   if (typeof parsed.flags["use-theme"] === "string" && parsed.flags["use-theme"].trim()) kernel.settings.setOverride("theme", chooseTheme(parsed.flags["use-theme"], env));
-  // (added for mcp) A subcommand reads its own options (`pi mcp add --env KEY=V -H "K: V" …`): they are
+  // A subcommand reads its own options (`pi mcp add --env KEY=V -H "K: V" …`): they are
   // not warned about as unknown nor checked against the main flags' services.
   // The first word is a subcommand only before any `--`; an unknown
   // option is an error (exit 2) naming the closest known one, and a first word that is a near
@@ -190,7 +190,7 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
   }
 
   try {
-    // (added for 1.6 compat) `pi <subcommand> --help`: the subcommand's own help.
+    // `pi <subcommand> --help`: the subcommand's own help.
     if (isSubcommand && argv.slice(firstWordIndex + 1).some((a) => a === "--help" || a === "-h")) {
       const sub = kernel.subcommands.get(subcommandWord!)!;
       const text = typeof sub.help === "function" ? sub.help() : sub.help;
@@ -244,16 +244,10 @@ async function runCli(app: AppConfig, opts: CliOptions, argv: string[], io: CliI
       return 0;
     }
 
-    // (added for sandbox) plugins check their flags and settings before a session starts: service
-    // "startup-checks", one function or a list; a throw ends the run with its message (exit 1).
-    const checks = kernel.service("startup-checks");
-    for (const check of Array.isArray(checks) ? checks : checks ? [checks] : []) {
-      try {
-        await check(parsed.flags);
-      } catch (e) {
-        throw new UsageError(e instanceof Error ? e.message : String(e));
-      }
-    }
+    // Plugins check their flags and settings before a session starts (hook startup_check);
+    // an answer `{ error }` ends the run with its message (exit 1).
+    const refused = await kernel.hooks.startup_check.promise({ type: "startup_check", flags: parsed.flags });
+    if (refused?.error) throw new UsageError(refused.error);
 
     const stdinIsTTY = !!(io.stdin ?? process.stdin).isTTY;
     const stdoutIsTTY = !!(stdout as { isTTY?: boolean }).isTTY;

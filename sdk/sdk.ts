@@ -22,7 +22,8 @@ import { defineApp, expandHome, resolveAgentDir, type AppConfig } from "../core/
 import type { Kernel } from "../core/kernel/kernel.js";
 import type { PluginManifest } from "../core/kernel/plugin.js";
 import { SettingsManager, type Settings } from "../core/kernel/settings.js";
-import { AgentSession, type AgentSessionOptions, type InputSource, type SessionMode } from "../core/engine/agent-session.js";
+import { AgentSession, type AgentSessionOptions, type SessionMode } from "../core/engine/agent-session.js";
+import type { InputSource } from "../core/engine/run-controller.js";
 import type { SessionListener } from "../core/engine/session-events.js";
 import { AgentSessionRuntime, type SessionFactory } from "../core/engine/runtime.js";
 import { SessionManager } from "../core/stores/session/session-manager.js";
@@ -39,8 +40,8 @@ import { builtinPlugins } from "./builtins.js";
 import { setupKernel } from "./kernel-setup.js";
 import { packageInfo } from "./package-info.js";
 import { createSessionFactory, resolveActiveTools, resolveSessionDir, resolveStartModel, watchStore, type ScopedModel } from "./session-setup.js";
-import { sessionSetupForLoader, type ResourceLoader } from "./pi16/resource-loader.js"; // pi 1.6 resourceLoader
-import type { ModelRuntimeSource } from "./pi16/model-runtime.js"; // pi 1.6 modelRuntime
+import { sessionSetupForLoader, type ResourceLoader } from "./pi-package/resource-loader.js"; // pi 1.6 resourceLoader
+import type { ModelRuntimeSource } from "./pi-package/model-runtime.js"; // pi 1.6 modelRuntime
 
 // ---- options ---------------------------------------------------------------------------------------
 

@@ -56,7 +56,7 @@ describe("createSessionRuntime", () => {
     await rt.switchSession(first);
     expect(rt.session.model?.id).toBe("faux-think");
     expect(rt.session.thinkingLevel).toBe("high");
-    expect(rt.session.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant"]); // (r18: pi 1.6 system message entry)
+    expect(rt.session.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant"]); // (pi 1.6 system message entry)
   });
 
   it("--resume: a clear error outside the interactive mode or without a picker; with one, the mode starts on a new session and picks", async () => {

@@ -16,7 +16,7 @@ import { addEnvSecrets, addProcessSecrets } from "../core/kernel/redact.js";
 import type { ModelSource } from "../core/engine/model-source.js";
 import { AuthStorage } from "../core/stores/models/auth-storage.js";
 import { ModelRegistry } from "../core/stores/models/model-registry.js";
-import { virtualSelection } from "../core/stores/models/virtual-models.js"; // (v18)
+import { virtualSelection } from "../core/stores/models/virtual-models.js";
 import { DEFAULT_THINKING_LEVEL, findInitialModel, isThinkingLevel, parseModelList, parseThinkingLevel, resolveModelScopeFromRegistry } from "../core/stores/models/model-resolver.js";
 import type { AnyModel, ThinkingLevel } from "../core/kernel/types.js";
 import { THINKING_FLAG_LEVELS, type ParsedArgs } from "./args.js";
@@ -27,7 +27,7 @@ import { sessionTraitsOf } from "../core/kernel/modes.js";
 
 export class SessionSetupError extends Error {}
 
-// (added for sessions) The kernel service "session-picker" (the TUI provides it): shows the
+// The kernel service "session-picker" (the TUI provides it): shows the
 // sessions and resolves with the chosen file, or undefined when cancelled. For -r the
 // interactive mode opens it at start-up and switches to the choice (runtime.switchSession);
 // here -r is only checked.
@@ -106,7 +106,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   // The initial session store.
   let store: SessionManager;
   const noSession = !!f["no-session"];
-  // (added for sessions) --fork starts from a given session: it cannot be combined with another choice.
+  // --fork starts from a given session: it cannot be combined with another choice.
   if (f.fork !== undefined) {
     const clash = [f.session !== undefined && "--session", f.continue && "--continue", f.resume && "--resume", noSession && "--no-session"].filter(Boolean);
     if (clash.length) throw new SessionSetupError(`--fork cannot be combined with ${clash.join(", ")}`);
@@ -114,7 +114,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   if (f.resume && (f.session !== undefined || f.continue)) {
     throw new SessionSetupError(`--resume cannot be combined with ${f.session !== undefined ? "--session" : "--continue"}`);
   }
-  // (added for 1.6 compat) --session-id: this folder's session with that id, else a new one with it.
+  // --session-id: this folder's session with that id, else a new one with it.
   const sessionId = f["session-id"] !== undefined ? String(f["session-id"]) : undefined;
   if (sessionId !== undefined) {
     if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(sessionId)) {
@@ -155,7 +155,7 @@ export async function createSessionRuntime(opts: SessionSetupOptions): Promise<A
   else if (f.continue) store = SessionManager.continueRecent(cwd, sessionDir);
   else store = SessionManager.create(cwd, sessionDir);
   watchStore(kernel, store);
-  // (added for 1.6 compat) --name / -n: the session's display name.
+  // --name / -n: the session's display name.
   if (f.name !== undefined && String(f.name).trim()) store.appendSessionInfo(String(f.name));
 
   // Scoped models (--models or enabledModels).
@@ -242,7 +242,7 @@ function appendPrompts(v: unknown, cwd: string): string | undefined {
   return parts.length ? parts.join("\n\n") : undefined;
 }
 
-// ---- (added for sdk) the steps the CLI and the SDK (sdk/sdk.ts) share -----------------------------
+// ---- the steps the CLI and the SDK (sdk/sdk.ts) share -----------------------------
 
 export type ScopedModel = { model: AnyModel; thinkingLevel?: ThinkingLevel };
 
@@ -320,7 +320,7 @@ export async function resolveStartModel(o: StartModelOptions): Promise<StartMode
   const scoped = o.scoped ?? [];
   const restored = o.store.buildSessionContext();
   const continuing = restored.messages.length > 0;
-  const virtual = continuing ? virtualSelection(latestEntry(o.store, "model_change"), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
+  const virtual = continuing ? virtualSelection(latestEntry(o.store, "model_change"), (p, id) => registry.find(p, id)) : undefined; // (pi 1.6 resumes a virtual selection)
   if (virtual) restored.model = { provider: virtual.provider, modelId: virtual.id };
   let model: AnyModel | undefined;
   let thinking: ThinkingLevel | undefined;
@@ -416,7 +416,7 @@ export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
     if (previous) sm.onDiagnostic((d) => kernel.diagnostics.report(d));
     const ctx = sm.buildSessionContext();
     const hasMessages = ctx.messages.length > 0;
-    const virtual = previous && hasMessages ? virtualSelection(sm.getBranch(), (p, id) => registry.find(p, id)) : undefined; // (v18: pi 1.6 resumes a virtual selection)
+    const virtual = previous && hasMessages ? virtualSelection(sm.getBranch(), (p, id) => registry.find(p, id)) : undefined; // (pi 1.6 resumes a virtual selection)
     if (virtual) ctx.model = { provider: virtual.provider, modelId: virtual.id };
     let sessionModel = previous ? previous.model : spec.model;
     let sessionThinking = previous ? previous.thinkingLevel : spec.thinkingLevel;
@@ -460,7 +460,7 @@ export function createSessionFactory(spec: SessionFactorySpec): SessionFactory {
   };
 }
 
-/** -r: the interactive mode shows the picker the TUI provides; anywhere else a clear error. (added for sessions) */
+/** -r: the interactive mode shows the picker the TUI provides; anywhere else a clear error. */
 function checkResume(kernel: Kernel, mode: ModeDefinition): void {
   const alternatives = "pass --session <path|id> to open a session, or -c to continue the latest one";
   if (!mode.hasUI) {

@@ -33,50 +33,26 @@ const known = new Set(files.map((f) => f.rel));
  * refers (mostly for a type) to a file above it. Removing an edge's reason removes it here;
  * nothing may be added.
  */
-export const ALLOWED_BACK_EDGES: readonly string[] = [
-  // the kernel's plugin contract names the kernel that hands it over
-  "core/kernel/plugin.ts -> core/kernel/kernel.ts",
-  // engine and store parts naming the session or the registry that uses them
-  "core/stores/models/model-resolver.ts -> core/stores/models/model-registry.ts",
-  "core/engine/compaction-service.ts -> core/engine/agent-session.ts",
-  "core/engine/run-controller.ts -> core/engine/agent-session.ts",
-  "core/engine/tree.ts -> core/engine/agent-session.ts",
-  "core/engine/turn-boundary.ts -> core/engine/agent-session.ts",
-  // TUI parts naming the app that owns them
-  "modes/tui/custom-editor.ts -> modes/tui/app.ts",
-  "modes/tui/dialogs.ts -> modes/tui/app.ts",
-  "modes/tui/events.ts -> modes/tui/app.ts",
-  "modes/tui/exit-output.ts -> modes/tui/app.ts",
-  "modes/tui/extension-ui.ts -> modes/tui/app.ts",
-  "modes/tui/input.ts -> modes/tui/app.ts",
-  "modes/tui/render.ts -> modes/tui/app.ts",
-  "modes/tui/renderers.ts -> modes/tui/app.ts",
-  "modes/tui/scrollback.ts -> modes/tui/app.ts",
-  "modes/tui/search.ts -> modes/tui/app.ts",
-  "modes/tui/viewport.ts -> modes/tui/app.ts",
-  "modes/tui/tree.ts -> modes/tui/commands.ts",
-  // the extension API naming its host
-  "plugins/extensions/api-16.ts -> plugins/extensions/host.ts",
-  "plugins/extensions/api.ts -> plugins/extensions/host.ts",
-];
+export const ALLOWED_BACK_EDGES: readonly string[] = [];
 /** Import edges that lie on some cycle today (the allowed back edges and the edges they close cycles with). */
-const EDGES_ON_CYCLES = 44;
+const EDGES_ON_CYCLES = 0;
 
 /** Explicit `any` type nodes per folder in non-test source; a count may go down, never up. */
 const ANY_BUDGET: Record<string, number> = {
-  "core/kernel": 16,
+  "core/kernel": 14,
   "core/stores": 6,
   "core/engine": 1,
   "plugins/extensions": 69,
+  "plugins/codemode": 1,
   "plugins/faux": 1,
-  "plugins/mcp": 4,
+  "plugins/mcp": 3,
   "plugins/permission-gate": 1,
   "plugins/providers": 5,
   "plugins/tools": 2,
   "modes/print": 2,
-  "modes/tui": 77,
+  "modes/tui": 105,
   sdk: 5,
-  "sdk/pi16": 39,
+  "sdk/pi-package": 7,
 };
 /** The folder an `any` is counted in: a unit folder (core/kernel, plugins/mcp), or the area for its top-level files. */
 const folderOf = (rel: string) => {
@@ -245,14 +221,24 @@ describe("import cycles", () => {
     const planted = copy();
     planted.get("core/kernel/registry.ts")!.add("core/kernel/kernel.ts");
     expect(cycleViolations(planted, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES).join("\n")).toMatch(/import cycle through \d+ files: .*core\/kernel\/registry\.ts -> core\/kernel\/kernel\.ts/);
-    // a second edge closing an existing cycle
-    const inside = copy();
-    inside.get("core/engine/tree.ts")!.add("core/engine/run-controller.ts");
-    expect(cycleViolations(inside, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES)).toEqual([expect.stringMatching(/^1 more import edge\(s\) lie on a cycle/)]);
+    // the rules on a graph of their own, whose one cycle is closed by an allowed back edge:
+    // kernel.ts -> registry.ts -> tool-registry.ts -> kernel.ts (allowed)
+    const back = "core/kernel/tool-registry.ts -> core/kernel/kernel.ts";
+    const small = () =>
+      new Map([
+        ["core/kernel/kernel.ts", new Set(["core/kernel/registry.ts"])],
+        ["core/kernel/registry.ts", new Set(["core/kernel/tool-registry.ts"])],
+        ["core/kernel/tool-registry.ts", new Set(["core/kernel/kernel.ts"])],
+      ]);
+    expect(cycleViolations(small(), [back], 3)).toEqual([]);
+    // a second edge closing the known cycle
+    const inside = small();
+    inside.get("core/kernel/kernel.ts")!.add("core/kernel/tool-registry.ts");
+    expect(cycleViolations(inside, [back], 3)).toEqual([expect.stringMatching(/^1 more import edge\(s\) lie on a cycle/)]);
     // an allowed edge that is gone
-    const gone = copy();
-    gone.get("core/kernel/plugin.ts")!.delete("core/kernel/kernel.ts");
-    expect(cycleViolations(gone, ALLOWED_BACK_EDGES, EDGES_ON_CYCLES)).toContain("allowed back edge no longer exists (remove it from ALLOWED_BACK_EDGES): core/kernel/plugin.ts -> core/kernel/kernel.ts");
+    const gone = small();
+    gone.get("core/kernel/tool-registry.ts")!.delete("core/kernel/kernel.ts");
+    expect(cycleViolations(gone, [back], 0)).toContain(`allowed back edge no longer exists (remove it from ALLOWED_BACK_EDGES): ${back}`);
   });
 });
 

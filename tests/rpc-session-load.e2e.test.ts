@@ -1,5 +1,5 @@
 /**
- * End to end (issue 20): RPC get_messages on a session loaded from its file writes the loaded
+ * End to end: RPC get_messages on a session loaded from its file writes the loaded
  * messages from the file's bytes. The record must stay the one JSON line it was: byte for byte
  * JSON.stringify's when the file was written by JSON.stringify, the same values when it was not,
  * and correct around messages that have no file bytes (a context edit's copy, a CRLF line,

@@ -96,7 +96,7 @@ describe("session flags", () => {
     expect(userTexts(req)).toEqual(["first question", "second question"]);
     expect(JSON.stringify(req.body.messages)).toContain("answer one");
     const msgs = fileLines(files[0]!).filter((l) => l.type === "message");
-    expect(msgs.map((l) => l.message.role)).toEqual(["system", "user", "assistant", "user", "assistant"]); // (r18: the first run records its prompt and tools)
+    expect(msgs.map((l) => l.message.role)).toEqual(["system", "user", "assistant", "user", "assistant"]); // (the first run records its prompt and tools)
 
     // Manual compaction from the command line (json mode shows the events).
     mkdirSync(join(e.cwd, ".pi"), { recursive: true });
@@ -110,7 +110,7 @@ describe("session flags", () => {
     ]);
     const compactionEntry = fileLines(files[0]!).find((l) => l.type === "compaction");
     expect(compactionEntry.summary).toMatch(/^SESSION SUMMARY/);
-    expect(fileLines(files[0]!).filter((l) => l.type === "message")).toHaveLength(5); // (r18) with the first run's system message
+    expect(fileLines(files[0]!).filter((l) => l.type === "message")).toHaveLength(5); // with the first run's system message
   });
 
   it("--session by id prefix or path; --fork makes a new file from it and leaves it unchanged", async () => {

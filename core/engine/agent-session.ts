@@ -13,6 +13,7 @@
  */
 import { notifySessionInfo, notifyThinkingLevel } from "./setter-hooks.js";
 import type { Kernel } from "../kernel/kernel.js";
+import type { ToolContext } from "../kernel/contracts.js";
 import { createCustomMessage } from "./agent/messages.js";
 import type { AgentMessage, AgentSessionEvent, AnyModel, AssistantMessage, CustomMessage, ImageContent, Message, ThinkingLevel, ToolDefinition } from "../kernel/types.js";
 import { buildDefaultSystemPrompt } from "./system-prompt.js";
@@ -24,29 +25,16 @@ import type { CompactionReason, CompactionResult } from "./compaction-service.js
 import { getUserMessagesForForking, navigateTree, type NavigateTreeOptions, type NavigateTreeResult } from "./tree.js";
 import { SessionEvents, type SessionListener } from "./session-events.js";
 import { ProviderGateway } from "./provider-gateway.js";
-import { RunController } from "./run-controller.js";
+import { RunController, type Disposition, type InputSource, type PromptOptions, type QueueMode } from "./run-controller.js";
 import { contextUsage, lastAssistantText, sessionStats, type ContextUsage, type SessionStats } from "./session-stats.js";
 import { clampThinkingLevel, supportedThinkingLevels } from "../stores/models/thinking.js";
-import { modelThinkingLevel } from "../kernel/settings-compat.js"; // (s17: pi 1.6 modelThinkingLevels)
+import { modelThinkingLevel } from "../kernel/settings-compat.js"; // (pi 1.6 modelThinkingLevels)
 
 export type { SessionListener } from "./session-events.js";
 export { isContextOverflow, isRetryableError } from "./provider-errors.js";
 
-export type Disposition = "started" | "queued" | "handled";
-export type QueueMode = "all" | "one-at-a-time";
 /** The name of the mode that runs the session ("print", "json", "rpc", "tui", "sdk", a plugin's own mode). */
 export type SessionMode = string;
-export type InputSource = "interactive" | "rpc" | "extension" | "print" | "sdk";
-
-export interface PromptOptions {
-  images?: ImageContent[];
-  streamingBehavior?: "steer" | "followUp";
-  source?: InputSource;
-  /** Expand /template and /skill:name (default true). */
-  expandPromptTemplates?: boolean;
-  /** Called after preflight, before the run starts (before agent_start) — RPC writes its response here. */
-  onAccepted?: (disposition: Disposition) => void | Promise<void>;
-}
 
 /** Result of a user `!cmd` / RPC `bash` run. */
 export interface BashResult {
@@ -122,7 +110,7 @@ export class AgentSession {
   appendSystemPrompt?: string;
   scopedModels: Array<{ model: AnyModel; thinkingLevel?: ThinkingLevel }>;
   /** The ctx handed to tools and commands; the extensions plugin replaces it. */
-  contextFactory: () => Record<string, unknown>;
+  contextFactory: () => ToolContext;
 
   constructor(opts: AgentSessionOptions) {
     this.kernel = opts.kernel;

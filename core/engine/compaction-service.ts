@@ -1,10 +1,10 @@
 /**
- * The contract between AgentSession and the compaction plugin (kernel service "compactor").
+ * The contract between the session (AgentSession) and the compaction plugin (kernel service "compactor").
  * The session decides *when* (manual call, after each turn, on a context overflow); the
  * plugin decides *whether* the threshold is crossed and *how* to summarise, and emits
  * compaction_start / compaction_end through session.emit.
  */
-import type { AgentSession } from "./agent-session.js";
+import type { SessionHandle } from "../kernel/contracts.js";
 import type { AssistantMessage, Usage } from "../kernel/types.js";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
@@ -28,9 +28,9 @@ export interface Compactor {
    * the summary request failed); compaction_end has been emitted then too.
    */
   compact(
-    session: AgentSession,
+    session: SessionHandle,
     opts: { reason: CompactionReason; customInstructions?: string; willRetry?: boolean; signal: AbortSignal },
   ): Promise<CompactionResult>;
   /** Whether the context after `message` is over the threshold (contextWindow - reserveTokens). */
-  needsCompaction(session: AgentSession, message: AssistantMessage): boolean;
+  needsCompaction(session: SessionHandle, message: AssistantMessage): boolean;
 }

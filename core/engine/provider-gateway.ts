@@ -34,7 +34,7 @@ export class ProviderGateway {
   async requireModelAndKey(): Promise<AnyModel> {
     const model = this.host.model;
     if (!model) throw new Error(this.noModelMessage());
-    if (isVirtualModel(model)) return model; // (v18) the routed model's key is checked per request
+    if (isVirtualModel(model)) return model; // the routed model's key is checked per request
     const apiKey = await this.host.models.getApiKey(model);
     if (apiKey === undefined && !this.host.models.isKeyless(model)) throw new Error(await this.noKeyMessage(model));
     this.host.secrets.add(apiKey);
@@ -46,7 +46,7 @@ export class ProviderGateway {
     const { kernel, models, secrets } = this.host;
     let level = this.host.thinkingLevel;
     if (isVirtualModel(model)) {
-      // (v18) pi 1.6 virtual model: route this request to a physical model
+      // pi 1.6 virtual model: route this request to a physical model
       const routed = await routeVirtual(kernel, model, context, level, this.host.sessionManager as never, reason ?? routeReason(context.messages), signal, failed);
       model = routed.model;
       level = routed.thinkingLevel;

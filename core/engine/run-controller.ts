@@ -9,12 +9,26 @@ import { runAgentLoop, type AgentLoopConfig } from "./agent/loop.js";
 import { convertToLlm, createCustomMessage, createUserMessage, messageText } from "./agent/messages.js";
 import { systemMessageUpdate } from "./system-message.js";
 import type { AgentMessage, AgentToolResult, AssistantMessage, CustomMessage, ImageContent, ToolCall } from "../kernel/types.js";
-import type { AgentSession, Disposition, PromptOptions, QueueMode } from "./agent-session.js";
+import type { SessionHandle } from "../kernel/contracts.js";
 import { fileGuardActive } from "../kernel/file-guard.js";
 import { precompileHooks } from "../kernel/hooks.js";
-import { TurnBoundaries } from "./turn-boundary.js"; // (v18)
+import { TurnBoundaries } from "./turn-boundary.js";
 import { beforeCustomRun, beforeSettle, contextWithSystem, withSections } from "./run-hooks.js";
-import { routeReason } from "./virtual-route.js"; // (v18)
+import { routeReason } from "./virtual-route.js";
+
+export type Disposition = "started" | "queued" | "handled";
+export type QueueMode = "all" | "one-at-a-time";
+export type InputSource = "interactive" | "rpc" | "extension" | "print" | "sdk";
+
+export interface PromptOptions {
+  images?: ImageContent[];
+  streamingBehavior?: "steer" | "followUp";
+  source?: InputSource;
+  /** Expand /template and /skill:name (default true). */
+  expandPromptTemplates?: boolean;
+  /** Called after preflight, before the run starts (before agent_start) — RPC writes its response here. */
+  onAccepted?: (disposition: Disposition) => void | Promise<void>;
+}
 
 export class RunController {
   private steeringQueue: AgentMessage[] = [];
@@ -27,13 +41,13 @@ export class RunController {
   private pendingBash: AgentMessage[] = [];
   /** A per-prompt system prompt from before_agent_start. */
   turnSystemPrompt: string | undefined;
-  /** (v18) pi 1.6: the failed response an automatic retry follows; its next request is routed with reason "retry". */
+  /** pi 1.6: the failed response an automatic retry follows; its next request is routed with reason "retry". */
   private failedResponse: AssistantMessage | undefined;
 
-  /** (v18) pi 1.6 turn boundaries (turn_end's drafts and continue). */
+  /** pi 1.6 turn boundaries (turn_end's drafts and continue). */
   private readonly turns: TurnBoundaries;
 
-  constructor(private readonly session: AgentSession) {
+  constructor(private readonly session: SessionHandle) {
     this.turns = new TurnBoundaries(session, {
       addMessage: (m) => this.addMessage(m),
       pending: () => [...this.steeringQueue, ...this.followUpQueue],
@@ -163,7 +177,7 @@ export class RunController {
     let retryEnded = false;
     let pendingPrompts = prompts;
     let compacted = false;
-    this.failedResponse = undefined; // (v18)
+    this.failedResponse = undefined;
     for (;;) {
       const ac = new AbortController();
       this.abortController = ac;
@@ -177,7 +191,7 @@ export class RunController {
       let asked: { answer: Awaited<ReturnType<typeof askRecovery>> } | undefined;
       try {
         const config = await this.loopConfig();
-        // (r18) pi 1.6: a run that sends new input first records the prompt and tools if they changed.
+        // pi 1.6: a run that sends new input first records the prompt and tools if they changed.
         if (pendingPrompts.length) {
           const sys = systemMessageUpdate(s.transcript, config.systemPrompt, config.tools);
           if (sys) pendingPrompts = [sys, ...pendingPrompts];
@@ -214,7 +228,7 @@ export class RunController {
         compacted = true;
         const next = await this.compactAfterOverflow(last!);
         if (next === "retry") {
-          this.failedResponse = last; // (v18)
+          this.failedResponse = last;
           pendingPrompts = [];
           continue;
         }
@@ -231,7 +245,7 @@ export class RunController {
           await s.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
           return true;
         }
-        this.failedResponse = last; // (v18)
+        this.failedResponse = last;
         pendingPrompts = [];
         continue;
       }
@@ -351,7 +365,7 @@ export class RunController {
     return {
       model,
       systemPrompt,
-      thinkingLevel: s.thinkingLevel, // (r18: pi 1.6 assistant thinkingLevel)
+      thinkingLevel: s.thinkingLevel, // (pi 1.6 assistant thinkingLevel)
       // read per model call: a tool activated during the run (1.6's tool_search,
       // pi.setActiveTools from a handler) is declared and callable from the next call of the same run.
       get tools() {
@@ -368,7 +382,7 @@ export class RunController {
         return fileGuardActive() ? ("sequential" as const) : ("parallel" as const);
       },
       stream: (m, ctx, signal) => {
-        const failed = this.failedResponse; // (v18: pi 1.6 routes the request after a failed one with reason "retry")
+        const failed = this.failedResponse; // (pi 1.6 routes the request after a failed one with reason "retry")
         this.failedResponse = undefined;
         return s.gateway.openStream(m, ctx, signal, undefined, failed ? "retry" : routeReason(s.transcript), failed);
       },
@@ -378,7 +392,7 @@ export class RunController {
           const ev = await hooks.context.promise({ type: "context", messages: structuredClone(messages) });
           if (ev?.messages) msgs = ev.messages;
         }
-        const whole = await contextWithSystem(this.kernel, base, msgs); // (v18: pi 1.6 context_with_system)
+        const whole = await contextWithSystem(this.kernel, base, msgs); // (pi 1.6 context_with_system)
         if (whole) msgs = whole.messages;
         if (this.kernel.settings.get().images?.blockImages) msgs = stripImages(msgs);
         return whole ? { systemPrompt: whole.systemPrompt, tools: whole.tools, messages: convertToLlm(msgs) } : convertToLlm(msgs);
@@ -396,7 +410,7 @@ export class RunController {
       getSteeringMessages: () => this.dequeue(this.steeringQueue, s.steeringMode),
       getFollowUpMessages: () => this.dequeue(this.followUpQueue, s.followUpMode),
       emit: async (e) => {
-        if (e.type === "turn_end") await this.turns.emit(e); // (v18: pi 1.6 turn boundary)
+        if (e.type === "turn_end") await this.turns.emit(e); // (pi 1.6 turn boundary)
         else await s.emit(e);
         if (e.type === "turn_end" && hooks.after_turn.isUsed() && this.abortController) {
           await hooks.after_turn.promise({ type: "after_turn", session: s, message: e.message, signal: this.abortController.signal });
@@ -404,7 +418,7 @@ export class RunController {
       },
       whileWaiting: (answered) => precompileHooks(hooks, answered),
       toolContext: (scope) => (scope ? Object.assign(Object.create(s.contextFactory()), { toolScope: scope }) : s.contextFactory()),
-      takeContinue: () => this.turns.takeContinue(), // (v18: pi 1.6 turn_end continue)
+      takeContinue: () => this.turns.takeContinue(), // (pi 1.6 turn_end continue)
     };
   }
 
@@ -527,7 +541,7 @@ export class RunController {
   }
 }
 
-/** (v18) A nested call's parent (pi 1.6 executeTool). */
+/** A nested call's parent (pi 1.6 executeTool). */
 function parentOf(call: ToolCall): { parentToolCallId?: string } {
   const p = (call as { parentToolCallId?: unknown }).parentToolCallId;
   return typeof p === "string" ? { parentToolCallId: p } : {};

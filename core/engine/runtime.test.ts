@@ -9,7 +9,6 @@ import { basename, dirname, join } from "node:path";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
 import { SessionManager } from "../stores/session/session-manager.js";
 import type { AgentSession } from "./agent-session.js";
-import type { AgentSessionRuntime } from "./runtime.js";
 
 type TK = Awaited<ReturnType<typeof createTestKernel>>;
 let tk: TK | undefined;
@@ -72,7 +71,7 @@ describe("AgentSessionRuntime", () => {
     expect(startEvent).toEqual({ type: "session_start", reason: "new", previousSessionFile: oldFile });
     expect(old.isDisposed).toBe(true);
     await expect(old.prompt("x")).rejects.toThrow(/disposed/);
-    expect(tk.kernel.bound<AgentSessionRuntime>("test")).toBe(rt);
+    expect(tk.kernel.bound("test")).toBe(rt);
   });
 
   it("new session with a parent session and a setup callback", async () => {

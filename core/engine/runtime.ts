@@ -56,7 +56,7 @@ export class AgentSessionRuntime {
   private disposed = false;
 
   /**
-   * (added for sdk) Set while a runtime made with `deferStart` has not been started: the kernel is
+   * Set while a runtime made with `deferStart` has not been started: the kernel is
    * not bound to it and session_start has not been emitted; holds what start() will announce.
    */
   private pendingStart: { reason: SessionStartReason; previousSessionFile?: string } | undefined;
@@ -65,7 +65,7 @@ export class AgentSessionRuntime {
     readonly kernel: Kernel,
     private readonly factory: SessionFactory,
     initial: AgentSession,
-    opts: { deferStart?: boolean; reason?: SessionStartReason } = {}, // (added for sdk)
+    opts: { deferStart?: boolean; reason?: SessionStartReason } = {},
   ) {
     this.current = initial;
     if (opts.deferStart) this.pendingStart = { reason: opts.reason ?? "startup" };
@@ -74,7 +74,7 @@ export class AgentSessionRuntime {
 
   /**
    * Build the first session and announce it (session_start, reason "startup" by default).
-   * With `deferStart` (added for sdk) the kernel is bound and session_start emitted only by start().
+   * With `deferStart` the kernel is bound and session_start emitted only by start().
    */
   static async create(
     kernel: Kernel,
@@ -89,13 +89,13 @@ export class AgentSessionRuntime {
     return rt;
   }
 
-  /** (added for sdk) Whether the kernel is bound to this runtime (always, unless made with `deferStart` and not started yet). */
+  /** Whether the kernel is bound to this runtime (always, unless made with `deferStart` and not started yet). */
   get isStarted(): boolean {
     return this.pendingStart === undefined;
   }
 
   /**
-   * (added for sdk) Start a runtime made with `deferStart`: bind the kernel to it and emit
+   * Start a runtime made with `deferStart`: bind the kernel to it and emit
    * session_start for the current session. Returns false (and does nothing) when already started.
    */
   async start(): Promise<boolean> {
@@ -161,7 +161,7 @@ export class AgentSessionRuntime {
     await old.dispose("switch", { targetSessionFile: next.sessionFile });
     this.current = next;
     if (this.pendingStart) {
-      // (added for sdk) not started yet: start() announces the session the runtime holds then.
+      // not started yet: start() announces the session the runtime holds then.
       this.pendingStart = { reason, previousSessionFile };
     } else {
       this.kernel.bind(this);

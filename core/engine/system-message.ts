@@ -1,5 +1,5 @@
 /**
- * pi 1.6's system message entries (r18). A session records its system prompt and tool
+ * pi 1.6's system message entries. A session records its system prompt and tool
  * declarations as `system` messages: the first request declares them all, later runs append a
  * patch only when something changed (sections by name, null removing one; toolsAdded with the
  * full definition, toolsRemoved by name). Replaying them in context order gives the prompt and

@@ -4,7 +4,7 @@
  * store. AgentSession exposes them (navigateTree, getUserMessagesForForking); the runtime uses
  * the copy for forks and clones of sessions that have no file.
  */
-import type { AgentSession } from "./agent-session.js";
+import type { SessionHandle } from "../kernel/contracts.js";
 import type { BranchSummaryEntry, SessionEntry } from "../stores/session/session-entries.js";
 import type { SessionManager } from "../stores/session/session-manager.js";
 import { asTreeStore, type TreeSessionStore } from "../stores/session/store.js";
@@ -43,7 +43,7 @@ export interface TreePreparation {
 
 /** The kernel service "branch-summarizer". */
 export type BranchSummarizer = (
-  session: AgentSession,
+  session: SessionHandle,
   entries: SessionEntry[],
   opts: { customInstructions?: string; replaceInstructions?: boolean; signal: AbortSignal },
 ) => Promise<{ summary: string; details?: unknown } | { aborted: true }>;
@@ -115,7 +115,7 @@ export function leafForTarget(entry: SessionEntry): { leafId: string | null; edi
  * session_tree reports the move.
  */
 export async function navigateTree(
-  session: AgentSession,
+  session: SessionHandle,
   targetId: string,
   opts: NavigateTreeOptions,
   signal: AbortSignal,

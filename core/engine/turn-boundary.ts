@@ -8,7 +8,7 @@
 import { convertToLlm, createCustomMessage } from "./agent/messages.js";
 import { openTurnBoundary, type TurnBoundary } from "../kernel/turn-boundary-state.js";
 import type { AgentMessage, AgentSessionEvent, CustomMessage } from "../kernel/types.js";
-import type { AgentSession } from "./agent-session.js";
+import type { SessionHandle } from "../kernel/contracts.js";
 import { buildSessionProjection } from "../stores/session/projection.js";
 import type { SessionEntry } from "../stores/session/session-entries.js";
 
@@ -25,7 +25,7 @@ type Loose = Record<string, any>;
 export class TurnBoundaries {
   private continueAsked = false;
   constructor(
-    private readonly session: AgentSession,
+    private readonly session: SessionHandle,
     private readonly io: BoundaryIo,
   ) {}
 

@@ -8,7 +8,8 @@
  * so code compiled with the engine in view — built-in plugins, modes, the SDK, a third-party
  * plugin importing the package — sees the whole session; the kernel itself needs only this.
  */
-import type { AgentMessage, AgentSessionEvent } from "./types.js";
+import type { AgentMessage, AgentSessionEvent, AnyModel } from "./types.js";
+import type { ExtensionUI } from "./ui.js";
 
 /** One live session: the conversation, its file, its event stream. */
 export interface SessionHandle {
@@ -29,4 +30,31 @@ export interface RuntimeHandle {
   readonly session: SessionHandle;
   /** Called with the new session after each switch; returns the unsubscribe function. */
   onRebind(fn: (session: SessionHandle) => void | Promise<void>): () => void;
+}
+
+/**
+ * What a slash command's handler, a shortcut's handler and a tool's `execute()` receive: the
+ * session's context (AgentSession.contextFactory builds it). The engine gives these fields; the
+ * extensions plugin gives pi's ExtensionContext instead (these fields and `ui`, `abort()`,
+ * `compact()`, …), which a handler written for it reads through that type.
+ */
+export interface CommandContext {
+  readonly cwd: string;
+  /** A person answers dialogs (the interactive mode). */
+  readonly hasUI: boolean;
+  /** The mode that runs the session ("print", "json", "rpc", "tui", "sdk", a plugin's own). */
+  readonly mode: string;
+  readonly session?: SessionHandle;
+  /** The session's model when the context was made. */
+  readonly model?: AnyModel;
+  /** The session's store (a core/stores SessionStore; the kernel does not name the stores). */
+  readonly sessionManager?: unknown;
+  /** The dialogs and notices of the mode's UI, when the context has one. */
+  readonly ui?: ExtensionUI;
+}
+
+/** The context of a tool call: the command context, and for a call another tool made, its scope. */
+export interface ToolContext extends CommandContext {
+  /** The running call a nested call belongs to (codemode scripts, executeTool). */
+  readonly toolScope?: unknown;
 }

@@ -302,3 +302,16 @@ export interface KernelReadyEvent {
   type: "kernel_ready";
 }
 
+/**
+ * The CLI has parsed its flags and no flag answered and exited: plugins check their flags and
+ * settings before a session starts. A tap answering `{ error }` ends the run with that message
+ * (exit 1, no stack trace); the taps after it do not run.
+ */
+export interface StartupCheckEvent {
+  type: "startup_check";
+  flags: Readonly<Record<string, unknown>>;
+}
+export interface StartupCheckResult {
+  error: string;
+}
+

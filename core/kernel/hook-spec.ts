@@ -48,6 +48,8 @@ import type {
   SessionStartEvent,
   SessionSwitchEvent,
   SessionTreeEvent,
+  StartupCheckEvent,
+  StartupCheckResult,
   ThinkingLevelSelectEvent,
   ToolCallEvent,
   ToolCallResult,
@@ -149,6 +151,7 @@ export const HOOK_SPEC = {
   provider_error: bail<ProviderErrorEvent, ProviderErrorResult>(),
   after_turn: observer<AfterTurnEvent>(),
   kernel_ready: observer<KernelReadyEvent>(),
+  startup_check: bail<StartupCheckEvent, StartupCheckResult>(),
 } as const satisfies Record<string, HookSpec>;
 
 type Spec = typeof HOOK_SPEC;

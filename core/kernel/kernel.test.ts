@@ -2,6 +2,7 @@ import { describe, it, expect } from "@jest/globals";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { RuntimeHandle } from "./contracts.js";
 import { Kernel } from "./kernel.js";
 import { PluginHost } from "./plugin-host.js";
 import { definePlugin, checkManifest, KERNEL_API_VERSION } from "./plugin.js";
@@ -199,8 +200,9 @@ describe("plugin contract", () => {
       },
     ]);
     expect((error as Error).message).toMatch(/sendMessage needs a live session/);
-    kernel.bind({ live: true });
-    expect(kernel.bound<{ live: boolean }>("sendMessage").live).toBe(true);
+    const runtime = { cwd: "/x" } as unknown as RuntimeHandle;
+    kernel.bind(runtime);
+    expect(kernel.bound("sendMessage")).toBe(runtime);
     cleanup();
   });
 });

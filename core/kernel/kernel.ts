@@ -7,7 +7,7 @@
 import { createHooks, tapHook, type HookHandler, type HookName, type Hooks } from "./hooks.js";
 import { Registry, type RegisterOptions } from "./registry.js";
 import { ToolRegistry, type ToolWrapper } from "./tool-registry.js";
-import { KERNEL_API_VERSION } from "./plugin.js";
+import { KERNEL_API_VERSION } from "./api-version.js";
 import { redactDiagnostic } from "./redact.js";
 import { PluginTeardowns } from "./plugin-teardown.js";
 import type { AnyModel, Diagnostic, ImageContent, ToolDefinition } from "./types.js";
@@ -15,7 +15,7 @@ import type { AssistantMessage, AssistantMessageEvent, Context, SimpleStreamOpti
 import type { SettingsManager } from "./settings.js";
 import type { AppConfig } from "./config.js";
 import type { KernelServices, ServiceName } from "./services.js";
-import type { RuntimeHandle } from "./contracts.js";
+import type { CommandContext, RuntimeHandle } from "./contracts.js";
 
 // ---- registry value types ---------------------------------------------------------------------
 
@@ -72,7 +72,7 @@ export interface SlashCommand {
   source?: "builtin" | "extension" | "prompt" | "skill" | "plugin";
   location?: "user" | "project" | "path";
   path?: string;
-  handler(args: string, ctx: any): unknown | Promise<unknown>;
+  handler(args: string, ctx: CommandContext): unknown | Promise<unknown>;
   getArgumentCompletions?(prefix: string): unknown;
 }
 
@@ -176,7 +176,7 @@ export interface MessageRenderer {
 export interface Shortcut {
   key: string;
   description?: string;
-  handler: (ctx: any) => unknown;
+  handler: (ctx: CommandContext) => unknown;
 }
 
 // ---- diagnostics ------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ export class Kernel {
   readonly settings: SettingsManager;
 
   private readonly services = new Map<string, { value: unknown; source: string }>();
-  private binding: unknown;
+  private binding: RuntimeHandle | undefined;
   /** Plugins' teardown steps (manifest `teardown`, `api.onClose`), run by dispose(). */
   readonly teardowns: PluginTeardowns;
 
@@ -304,18 +304,18 @@ export class Kernel {
 
   // ---- binding: the live session runtime ----
 
-  bind(binding: unknown): void {
-    this.binding = binding;
+  bind(runtime: RuntimeHandle): void {
+    this.binding = runtime;
   }
   get isBound(): boolean {
     return this.binding !== undefined;
   }
-  /** The bound runtime; throws a clear error before binding. */
-  bound<T>(action: string): T {
+  /** The bound session runtime; throws an error naming `action` before binding. */
+  bound(action: string): RuntimeHandle {
     if (this.binding === undefined) {
       throw new Error(`${action} needs a live session; it cannot run during setup (the kernel is not bound yet)`);
     }
-    return this.binding as T;
+    return this.binding;
   }
 }
 

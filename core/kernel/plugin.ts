@@ -9,9 +9,9 @@
 import { createRequire } from "node:module";
 import type { PluginApi } from "./kernel.js";
 import type { ServiceName } from "./services.js";
+import { KERNEL_API_VERSION } from "./api-version.js";
 
-/** The version of the kernel API that plugins declare a range against. */
-export const KERNEL_API_VERSION = "1.0.0";
+export { KERNEL_API_VERSION };
 
 export interface PluginManifest {
   name: string;

@@ -117,8 +117,6 @@ export interface KernelServices {
   "theme-paths": () => string[];
   /** Theme support is installed (the --theme flag works). */
   themes: () => string[];
-  /** Checks a plugin needs before any mode runs (the sandbox); a throw ends the run (exit 1). */
-  "startup-checks": Array<(flags: Record<string, unknown>) => void | Promise<void>> | ((flags: Record<string, unknown>) => void | Promise<void>);
   /** MCP servers a run mode adds for this process (an ACP client's session/new mcpServers), settings format. */
   "mcp-extra-servers": () => Record<string, unknown> | undefined;
 }

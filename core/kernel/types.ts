@@ -79,7 +79,7 @@ export interface CompactionSummaryMessage {
 }
 
 /**
- * pi 1.6's system message (r18): the prompt sections and tool declarations at a point of the
+ * pi 1.6's system message: the prompt sections and tool declarations at a point of the
  * conversation. The first request of a session records every section and tool; later ones patch
  * `sections` by name (null removes one) and list toolsAdded/toolsRemoved. Kept in the session and
  * the context; never sent as a message (the system prompt is sent on its own).
@@ -197,7 +197,7 @@ export type SessionEvent =
   | { type: "summarization_retry_attempt_start"; source: "branchSummary" }
   | { type: "summarization_retry_finished" }
   | { type: "model_select"; model: AnyModel; previousModel: AnyModel | undefined; source: "set" | "cycle" | "restore" }
-  /** pi 1.6 (r18): an extension appended a custom entry (pi.appendEntry); `entry` is the stored entry. */
+  /** pi 1.6: an extension appended a custom entry (pi.appendEntry); `entry` is the stored entry. */
   | { type: "entry_appended"; entry: { type: string; id: string; parentId: string | null; timestamp: string } & Record<string, unknown> };
 
 export type AgentSessionEvent = AgentEvent | SessionEvent;

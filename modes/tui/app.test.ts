@@ -121,7 +121,7 @@ describe("interactive mode", () => {
     expect(entry?.source).toBe("builtin");
     expect(entry?.description).toMatch(/shortcuts/i);
     // A /hotkeys sent through the session (as an extension would) runs the TUI's own command.
-    await entry!.handler("", {});
+    await entry!.handler("", h.app.session.contextFactory());
     await h.waitFor(/Complete a file name/);
     await h.app.quit(0);
     expect(h.tk.kernel.commands.get("hotkeys")).toBeUndefined();
@@ -595,7 +595,7 @@ describe("interactive mode", () => {
     s = await h.waitFor((x) => !/Session tree/.test(x) && !/second answer/.test(x));
     expect(s).toContain("first answer");
     expect(h.app.editor.getText()).toBe("second question");
-    expect(h.app.session.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant"]); // (r18: pi 1.6 system message entry)
+    expect(h.app.session.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant"]); // (pi 1.6 system message entry)
   });
 
   it("labels a tree entry with Shift+L", async () => {

@@ -41,6 +41,9 @@ import { onDiagramsReady } from "./diagrams.js";
 import { TerminalModes } from "./terminal.js";
 import { ChatViewport } from "./viewport.js";
 import { resumeHint, transcriptText } from "./exit-output.js";
+import type { AppView, Widget } from "./app-view.js";
+
+export type { Widget };
 
 export interface TuiOptions {
   kernel: Kernel;
@@ -57,16 +60,11 @@ export interface TuiOptions {
   processHooks?: boolean;
 }
 
-export interface Widget {
-  placement: "aboveEditor" | "belowEditor";
-  content: string[] | unknown;
-}
-
 /**
  * The state below is shared by the parts (they live in this folder and read it directly);
  * outside modes/tui only the methods are used.
  */
-export class TuiApp {
+export class TuiApp implements AppView {
   readonly kernel: Kernel;
   readonly runtime: any;
   screen!: Screen;
@@ -122,11 +120,11 @@ export class TuiApp {
   /** An extension's editor in place of ours (setEditorComponent). */
   readonly customEditor: CustomEditorSlot;
   /** Regular tuiMode: finished turns printed into the terminal's scrollback. */
-  readonly scrollback = new ScrollbackWriter(this);
+  readonly scrollback: ScrollbackWriter = new ScrollbackWriter(this);
   /** Keyboard protocols, bracketed paste and mouse reports: on at start, off on every way out. */
   terminal!: TerminalModes;
   /** Fullscreen: wheel, Ctrl+Home/End, scrollbar, jump hint, selection and copy. */
-  readonly viewport = new ChatViewport(this);
+  readonly viewport: ChatViewport = new ChatViewport(this);
   readonly ui: ExtensionUI;
   /** Set while something other than the agent run can be cancelled with Esc (a branch summary). */
   cancelBusy: (() => void) | undefined;

@@ -5,7 +5,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ThinkingLevel, Kernel } from "../../core/kernel/index.js";
-import type { CommandHost, TreeHost } from "./host.js";
+import type { CommandHost } from "./host.js";
+import { forkAt } from "./fork.js";
 import { BINDING_DESCRIPTIONS, DIALOG_BINDINGS, formatKey, Keybindings } from "./keys.js";
 import { SelectLayer } from "./layers.js";
 import { findThemes } from "./theme.js";
@@ -160,19 +161,6 @@ export function userMessagesOnBranch(app: CommandHost): Array<{ id: string; text
 }
 
 /** Fork into a new session that ends before `entryId` (a user message), with its text in the editor. */
-export async function forkAt(app: TreeHost, entryId: string, text: string): Promise<void> {
-  const file = app.session.sessionFile as string | undefined;
-  if (!file || !existsSync(file)) return notice(app, "The session has not been saved yet (it is saved after the first answer); nothing to fork", "warning");
-  const { chooseFiles, applyFiles } = await import("./restore-files.js");
-  const files = await chooseFiles(app, entryId);
-  if (!files) return;
-  const r = await app.runtime.fork(file, entryId);
-  if (r?.cancelled) return notice(app, "An extension cancelled the fork", "warning");
-  app.editor.setText(text);
-  notice(app, "Forked into a new session; edit the message and send it", "success");
-  await applyFiles(app, files);
-}
-
 async function forkSession(app: CommandHost): Promise<void> {
   const msgs = userMessagesOnBranch(app);
   if (!msgs.length) return notice(app, "No user message to fork from yet", "info");

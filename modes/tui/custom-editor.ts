@@ -7,39 +7,22 @@
  * actions and handles every key itself, as in pi; a plain EditorComponent gets the keys the
  * app's own actions (interrupt, clear, quit, follow-up, model, …) do not take.
  */
-import type { TuiApp } from "./app.js";
+import type { AppView, EditorComponentLike, EditorFactory } from "./app-view.js";
 import { disposeComponent, renderComponent, setFocused } from "./component-host.js";
 import { APP_ACTIONS } from "./input.js";
 import type { KeyPress } from "./keys.js";
-
-export interface EditorComponentLike {
-  render(width: number): readonly string[];
-  getText(): string;
-  setText(text: string): void;
-  handleInput(data: string): void;
-  onSubmit?: (text: string) => void;
-  onChange?: (text: string) => void;
-  addToHistory?(text: string): void;
-  getExpandedText?(): string;
-  invalidate?(): void;
-  dispose?(): void;
-  focused?: boolean;
-  actionHandlers?: Map<string, () => void>;
-  onEscape?: () => void;
-  onCtrlD?: () => void;
-}
 
 /** Keys that belong to editing even when the app has an action for them. */
 const EDITING = new Set(["tui.input.submit", "tui.input.tab"]);
 
 export class CustomEditorSlot {
   component: EditorComponentLike | undefined;
-  factory: ((...a: any[]) => unknown) | undefined;
+  factory: EditorFactory | undefined;
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
   /** Put `factory`'s editor in place of ours (undefined restores ours); the text moves over. */
-  set(factory: ((...a: any[]) => unknown) | undefined, make: () => unknown[]): void {
+  set(factory: EditorFactory | undefined, make: () => unknown[]): void {
     const current = this.component ? (this.component.getExpandedText?.() ?? this.component.getText()) : this.app.editor.getText();
     const old = this.component;
     this.component = undefined;

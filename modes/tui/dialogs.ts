@@ -4,7 +4,7 @@
  * dialog resolves once — answered, timed out, aborted, or with its default when the app quits.
  */
 import { dialogDeadline, type UiDialogOptions } from "../../core/kernel/index.js";
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import { ConfirmLayer, InputLayer, SelectLayer, type Layer, type SelectItem } from "./layers.js";
 
 export class DialogHost {
@@ -13,7 +13,7 @@ export class DialogHost {
   readonly open = new Set<() => void>();
   private countdownTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
   get top(): Layer | undefined {
     return this.layers[this.layers.length - 1];

@@ -5,7 +5,7 @@
 import { startupResourceLines } from "./startup-resources.js";
 import { messageText } from "../../core/engine/index.js";
 import type { AgentMessage, AgentSessionEvent } from "../../core/kernel/index.js";
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
 import { findGitBranch } from "./footer.js";
 import { truncate, wrapText } from "./text.js";
@@ -14,7 +14,7 @@ import { CustomEntryBlock, EntryTracker, type CustomEntry } from "./renderers.js
 export class EventProjector {
   /** Custom session entries (pi.appendEntry) drawn by extensions' entry renderers. */
   readonly entries: EntryTracker;
-  constructor(private readonly app: TuiApp) {
+  constructor(private readonly app: AppView) {
     this.entries = new EntryTracker(app);
   }
 
@@ -223,7 +223,7 @@ export class EventProjector {
     if (this.app.headerComponent) return new ComponentBlock(this.app.headerComponent);
     const k = this.app.keys;
     const app = this.app.kernel.app;
-    const quiet = this.app.kernel.settings.get().quietStartup === true; // (s17) 1.6's "header" keeps the header
+    const quiet = this.app.kernel.settings.get().quietStartup === true; // 1.6's "header" keeps the header
     return new LinesBlock((width, ctx) => {
       const t = ctx.theme;
       const lines = [t.bold(t.fg("accent", app.name)) + t.fg("dim", ` v${app.version}`)];

@@ -14,11 +14,11 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { getDefaultSessionDir } from "../../core/stores/index.js";
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import { CURSOR_MARK } from "./text.js";
 
 /** The command that resumes the app's session, or undefined when there is nothing to resume. */
-export function resumeCommand(app: TuiApp): string | undefined {
+export function resumeCommand(app: AppView): string | undefined {
   const sm = app.runtime?.sessionManager as
     | { isPersisted(): boolean; getSessionFile(): string | undefined; getSessionId(): string; getSessionDir(): string; getCwd(): string }
     | undefined;
@@ -40,7 +40,7 @@ function quote(s: string): string {
  * The last frame for the normal screen after fullscreen mode, as pi 1.6 leaves it: the whole
  * conversation, then the editor (its text, no cursor) and the footer; ends with a blank line.
  */
-export function transcriptText(app: TuiApp, width: number): string {
+export function transcriptText(app: AppView, width: number): string {
   const W = Math.max(10, width);
   const lines = app.chat.allLines(W, app.chatContext());
   while (lines.length && lines.at(-1) === "") lines.pop();
@@ -50,14 +50,14 @@ export function transcriptText(app: TuiApp, width: number): string {
 }
 
 /** The editor (its text, no cursor) between its rules, then the footer: the bottom of the last frame. */
-export function editorAndFooter(app: TuiApp, width: number): string[] {
+export function editorAndFooter(app: AppView, width: number): string[] {
   const rule = app.theme.fg("border", "─".repeat(width));
   const editor = app.editor.render(width, 12, false).lines;
   return [rule, ...editor, rule, ...app.renderer.footerLines(width)].map((l) => l.replaceAll(CURSOR_MARK, ""));
 }
 
 /** The resume hint's two lines (dim label, plain command), or "". */
-export function resumeHint(app: TuiApp, isTTY: boolean): string {
+export function resumeHint(app: AppView, isTTY: boolean): string {
   if (!isTTY) return "";
   const cmd = resumeCommand(app);
   return cmd ? `\x1b[2mTo resume this session:\x1b[22m\n${cmd}\n` : "";

@@ -4,7 +4,7 @@
  * kept on the app and drawn by the renderer.
  */
 import type { ExtensionUI } from "../../core/kernel/index.js";
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import { ComponentLayer } from "./layers.js";
 import { keyFromData } from "./keys.js";
 import { Theme } from "./theme.js";
@@ -13,7 +13,7 @@ import { getEditorTheme } from "./pi-theme.js";
 export class ExtensionUiBridge {
   private readonly warnedUnsupported = new Set<string>();
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
   /** What pi-tui components get as their `tui` (requestRender, terminal size, focus). */
   tuiHandle() {

@@ -4,7 +4,7 @@
  * terminal-input handlers extensions registered, then the top dialog layer, then the completion
  * list, then the keybinding → action table below, then extension shortcuts, then the editor.
  */
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import { BUILTIN_COMMANDS } from "./commands.js";
 import { commonPrefix, completePath, computeCompletion, type CompletionItem } from "./completion.js";
 import { canonicalKey, type KeyPress } from "./keys.js";
@@ -15,10 +15,10 @@ import { TranscriptSearch } from "./search.js";
 /** What the app does for a keybinding id when no dialog has focus. `false` = not handled, keep looking. */
 export interface KeyAction {
   binding: string;
-  run(app: TuiApp, k: KeyPress): boolean | void;
+  run(app: AppView, k: KeyPress): boolean | void;
 }
 
-const pageRows = (app: TuiApp) => Math.max(1, ((app.chatBox.height as number) || 10) - 2);
+const pageRows = (app: AppView) => Math.max(1, ((app.chatBox.height as number) || 10) - 2);
 
 /** The keybinding → action table (the ids and their default keys are in keys.ts). Order matters: first match wins. */
 export const APP_ACTIONS: readonly KeyAction[] = [
@@ -95,7 +95,7 @@ export class InputRouter {
   private inPaste = false;
   private pasteBuf = "";
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
   /** A read from the terminal (`late`: a held fragment no reply completed, read as keys now). */
   onInputData(data: string, late = false): void {
@@ -254,7 +254,7 @@ export class InputRouter {
     for (const e of this.app.kernel.shortcuts.list()) {
       if (canonicalKey(e.value.key) === k.id) {
         Promise.resolve()
-          .then(() => e.value.handler(this.app.session.contextFactory?.() ?? {}))
+          .then(() => e.value.handler(this.app.session.contextFactory()))
           .catch((err: unknown) => this.app.kernel.diagnostics.report({ level: "error", source: e.source, hook: `shortcut ${e.value.key}`, message: "shortcut failed", error: err }));
         return;
       }

@@ -3,7 +3,7 @@
  * widgets, the editor or a dialog, the footer) and the overlay box, written into blessed's three
  * boxes. Frames are coalesced: requestRender() schedules at most one per `frameMs`.
  */
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import { screenText } from "./blessed-setup.js";
 import { componentLines, type ChatContext } from "./chat.js";
 import { renderFooter } from "./footer.js";
@@ -21,7 +21,7 @@ export class Renderer {
   /** Frames drawn and time spent drawing them (for measurements). */
   readonly stats = { frames: 0, renderMs: 0, lastFrameMs: 0 };
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
   /** Stop the pending frame (teardown). */
   cancel(): void {

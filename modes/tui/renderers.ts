@@ -10,7 +10,8 @@
  * last entry seen (a few entries per frame at most); an `entry_appended` session event, where the
  * session emits one, adds them at once.
  */
-import type { TuiApp } from "./app.js";
+import type { TreeSessionStore } from "../../core/stores/index.js";
+import type { AppView } from "./app-view.js";
 import { Block, componentLines, type ChatContext } from "./chat.js";
 
 export interface ToolRenderers {
@@ -24,12 +25,12 @@ interface RendererService {
   entryRenderers: Map<string, { owner: string; render: (...a: any[]) => unknown }>;
 }
 
-function service(app: TuiApp): RendererService | undefined {
+function service(app: AppView): RendererService | undefined {
   return (app.kernel as unknown as { service(n: string): unknown }).service("extension-renderers") as RendererService | undefined;
 }
 
 /** The renderers for calls to `name`: the extensions' resolvers in load order, then the tool's own. */
-export function resolveToolRenderers(app: TuiApp, name: string): ToolRenderers | undefined {
+export function resolveToolRenderers(app: AppView, name: string): ToolRenderers | undefined {
   const base = (): ToolRenderers | undefined => {
     const def = app.kernel.tools.get(name) as ToolRenderers | undefined;
     return def && (def.renderCall || def.renderResult || def.renderShell) ? { renderShell: def.renderShell, renderCall: def.renderCall, renderResult: def.renderResult } : undefined;
@@ -50,8 +51,8 @@ export function resolveToolRenderers(app: TuiApp, name: string): ToolRenderers |
   return resolve(0);
 }
 
-const reported = new WeakMap<TuiApp, Set<string>>();
-function reportOnce(app: TuiApp, key: string, message: string, error: unknown): void {
+const reported = new WeakMap<AppView, Set<string>>();
+function reportOnce(app: AppView, key: string, message: string, error: unknown): void {
   let s = reported.get(app);
   if (!s) reported.set(app, (s = new Set()));
   if (s.has(key)) return;
@@ -59,7 +60,7 @@ function reportOnce(app: TuiApp, key: string, message: string, error: unknown): 
   app.kernel.diagnostics.report({ level: "warning", source: "tui", message, error });
 }
 
-export function entryRenderer(app: TuiApp, customType: string): ((...a: any[]) => unknown) | undefined {
+export function entryRenderer(app: AppView, customType: string): ((...a: any[]) => unknown) | undefined {
   return service(app)?.entryRenderers.get(customType)?.render;
 }
 
@@ -98,9 +99,9 @@ export class EntryTracker {
   private lastLeaf: string | null | undefined;
   private readonly shown = new Set<string>();
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
-  private manager(): { getLeafId?(): string | null; getEntry?(id: string): any; getBranch?(): any[] } | undefined {
+  private manager(): Partial<TreeSessionStore> | undefined {
     try {
       return this.app.session?.sessionManager;
     } catch {

@@ -11,7 +11,7 @@
  * history holds every finished turn once, in order. On exit what was not printed yet is written
  * in place with the editor and the footer below it, and the shell's prompt follows.
  */
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import type { Block } from "./chat.js";
 import { program } from "./blessed-setup.js";
 import { editorAndFooter } from "./exit-output.js";
@@ -19,7 +19,7 @@ import { editorAndFooter } from "./exit-output.js";
 export class ScrollbackWriter {
   private readonly printed = new WeakSet<Block>();
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
   get enabled(): boolean {
     return this.app.tuiMode === "regular";

@@ -9,7 +9,7 @@
  *
  * Matches are found within one rendered line (a phrase broken across a wrapped line is not found).
  */
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import type { KeyPress } from "./keys.js";
 import type { Layer, LayerEnv } from "./layers.js";
 import type { OverlayOptions } from "./component-host.js";
@@ -69,9 +69,9 @@ export class TranscriptSearch implements Layer {
   private anchorRow = 0;
   private linesKey: readonly string[] | undefined;
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
-  static open(app: TuiApp): void {
+  static open(app: AppView): void {
     const open = app.layers.find((l) => l instanceof TranscriptSearch);
     if (open) app.popLayer(open);
     else app.pushLayer(new TranscriptSearch(app));

@@ -10,7 +10,7 @@
  */
 import type { SessionEntry, SessionTreeNode } from "../../core/stores/index.js";
 import type { TreeHost } from "./host.js";
-import { forkAt } from "./commands.js";
+import { forkAt } from "./fork.js";
 import { applyFiles, chooseFiles } from "./restore-files.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
 import { branchStep, canFold, labelTime, listShape, unfoldedRows } from "./tree-nav.js";

@@ -10,7 +10,7 @@
  * available with Shift held while dragging (terminals keep Shift+drag for themselves while an
  * application takes mouse reports).
  */
-import type { TuiApp } from "./app.js";
+import type { AppView } from "./app-view.js";
 import type { MouseEvent } from "./key-parser.js";
 import { codePoints, charWidth, padToWidth, stripAnsi, truncate, visibleWidth } from "./text.js";
 
@@ -65,7 +65,7 @@ export class ChatViewport {
   private scrollbarTimer: NodeJS.Timeout | undefined;
   private hintRect: { row: number; col: number; width: number } | undefined;
 
-  constructor(private readonly app: TuiApp) {}
+  constructor(private readonly app: AppView) {}
 
   private readonly wheelSpeed = new WheelSpeed();
 

@@ -87,7 +87,7 @@ export class HookEngine {
 
   session(): SessionLike | undefined {
     try {
-      return this.kernel.bound<{ session?: SessionLike }>(SOURCE).session;
+      return this.kernel.bound(SOURCE).session as unknown as SessionLike;
     } catch {
       return undefined;
     }

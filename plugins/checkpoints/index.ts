@@ -10,7 +10,6 @@
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import { definePlugin } from "../../core/kernel/index.js";
-import type { AgentSession } from "../../core/engine/index.js";
 import { createCheckpointsService, type CheckpointsService, type SessionLike } from "./service.js";
 import { runRewind } from "./rewind.js";
 import { notAProject } from "./store.js";
@@ -55,7 +54,7 @@ export default definePlugin({
 
     const currentSession = (): SessionLike | undefined => {
       try {
-        return api.kernel.bound<{ session?: AgentSession }>("checkpoints").session as unknown as SessionLike | undefined;
+        return api.kernel.bound("checkpoints").session as unknown as SessionLike | undefined;
       } catch {
         return undefined;
       }

@@ -107,7 +107,7 @@ export function createCompactor(kernel: Kernel): Compactor {
         result = { ...result, summary: session.redactSecrets(result.summary), details: session.redactSecrets(result.details) };
         const id = store.appendCompaction(result.summary, result.firstKeptEntryId, result.tokensBefore, result.details, fromHook, result.usage);
         session.reloadFromStore();
-        // (r18: pi 1.6) The compacted context, estimated from its text (its last usage predates the compaction).
+        // (pi 1.6) The compacted context, estimated from its text (its last usage predates the compaction).
         result = { ...result, estimatedTokensAfter: session.messages.reduce((n, m) => n + estimateTokens(m), 0) };
         if (hooks.session_compact.isUsed()) {
           await hooks.session_compact.promise({ type: "session_compact", compactionEntry: store.getEntry(id), fromExtension: fromHook, reason, willRetry: !!willRetry });
@@ -242,7 +242,7 @@ export default definePlugin({
       description: "Summarise older messages to free context (optional: what the summary should focus on)",
       source: "builtin",
       async handler(args, ctx) {
-        const session: AgentSession = ctx?.session ?? api.kernel.bound<{ session: AgentSession }>("/compact").session;
+        const session: AgentSession = ctx?.session ?? api.kernel.bound("/compact").session;
         const r = await session.compact(args.trim() || undefined);
         ctx?.ui?.notify?.(`Compacted: ${r.tokensBefore} tokens summarised`, "info");
       },

@@ -103,7 +103,7 @@ export default definePlugin({
       description: "Export the session to an HTML file (optional: the file name)",
       source: "builtin",
       async handler(args, ctx) {
-        const session: AgentSession = ctx?.session ?? api.kernel.bound<{ session: AgentSession }>("/export").session;
+        const session: AgentSession = ctx?.session ?? api.kernel.bound("/export").session;
         const path = await exportSession(session, args.trim() || undefined);
         if (ctx?.ui?.notify) ctx.ui.notify(`Exported to ${path}`, "info");
         else api.report("info", `session exported to ${path}`);

@@ -3,19 +3,40 @@
  * registries through the extension's own PluginApi scope (so /reload undoes it); actions go to
  * the bound session and throw "Extension runtime not initialized" before it exists.
  */
-import type { ToolDefinition as KernelTool } from "../../core/kernel/index.js";
-import type { ExtensionHost, LoadedExtension } from "./host.js";
+import type { Kernel, ToolDefinition as KernelTool } from "../../core/kernel/index.js";
+import type { AgentSession } from "../../core/engine/index.js";
+import type { LoadedExtension } from "./loaded-extension.js";
+import type { SharedEventBus } from "./event-bus.js";
+import type { EventHost } from "./events.js";
 import { tapExtensionEvent } from "./events.js";
 import { isolateExtensionFailures, withTimeLimit } from "./isolation.js";
 import { execCommand } from "./exec.js";
-import { createApi16 } from "./api-16.js";
+import { createRegistrationApi } from "./api-registrations.js";
 import { NOT_INITIALIZED } from "./context.js";
-import type { ExtensionAPI, ProviderConfig, ToolDefinition } from "./types.js";
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext, ProviderConfig, SlashCommandInfo, ToolDefinition, ToolInfo } from "./types.js";
+
+/** What an extension's `pi` object needs of the extension host (ExtensionHost is one). */
+export interface ApiHost {
+  readonly kernel: Kernel;
+  readonly extensions: readonly LoadedExtension[];
+  readonly bus: SharedEventBus;
+  session(): AgentSession | undefined;
+  context(ext: LoadedExtension | undefined): ExtensionContext;
+  eventHost(ext: LoadedExtension): EventHost;
+  runCommand(ext: LoadedExtension, handler: (args: string, ctx: ExtensionCommandContext) => unknown, args: string): Promise<void>;
+  registerTool(ext: LoadedExtension, tool: Parameters<ExtensionAPI["registerTool"]>[0]): void;
+  registerProvider(ext: LoadedExtension, name: string, config: ProviderConfig): void;
+  sendMessage(...args: Parameters<ExtensionAPI["sendMessage"]>): Promise<void>;
+  sendUserMessage(...args: Parameters<ExtensionAPI["sendUserMessage"]>): Promise<void>;
+  allTools(): ToolInfo[];
+  commandInfos(): SlashCommandInfo[];
+  refreshSystemPrompt(): void;
+}
 
 export const STALE_MESSAGE =
   "This extension instance was unloaded (by /reload or ctx.reload()); its pi object can no longer be used. The reloaded instance has a new one.";
 
-export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): ExtensionAPI {
+export function createExtensionApi(host: ApiHost, ext: LoadedExtension): ExtensionAPI {
   const kernel = host.kernel;
   isolateExtensionFailures(kernel, () => host.extensions.filter((e) => !e.stale)); // failures stay with the extension
   const alive = () => {
@@ -137,7 +158,7 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
       const sm = s.sessionManager as unknown as { appendCustomEntry?(t: string, d?: unknown): string };
       if (typeof sm.appendCustomEntry !== "function") throw new Error("appendEntry: this session store cannot hold custom entries");
       const id = sm.appendCustomEntry(customType, data);
-      const entry = (sm as { getEntry?(id: string): unknown }).getEntry?.(id); // (r18: pi 1.6 entry_appended)
+      const entry = (sm as { getEntry?(id: string): unknown }).getEntry?.(id); // (pi 1.6 entry_appended)
       if (entry) void s.emit({ type: "entry_appended", entry: entry as never }).catch(fail("appendEntry"));
     },
 
@@ -198,7 +219,7 @@ export function createExtensionApi(host: ExtensionHost, ext: LoadedExtension): E
     },
 
     events: host.bus.view(ext.name, (off) => ext.disposers.push(off)),
-    ...createApi16(kernel, ext, alive, () => host.context(ext)),
+    ...createRegistrationApi(kernel, ext, alive, () => host.context(ext)),
   };
   return api;
 }

@@ -61,7 +61,7 @@ export function readonlySessionManager(current: () => unknown): ExtensionContext
       return (fn as (...a: unknown[]) => unknown).apply(sm, args);
     };
   }
-  // pi 1.6: the branch's context entries and its projection, built from getBranch() (v18)
+  // pi 1.6: the branch's context entries and its projection, built from getBranch()
   const branch = (): SessionEntry[] => (view.getBranch as () => SessionEntry[])();
   view.buildContextEntries = () => buildContextEntries(branch());
   view.buildSessionProjection = () => buildSessionProjection(branch());

@@ -20,7 +20,7 @@ export function execCommand(command: string, args: string[], cwd: string, option
     let graceTimer: NodeJS.Timeout | undefined;
     let child: ReturnType<typeof spawn>;
     try {
-      // (added for sandbox) through the kernel's command wrapper (core/kernel/command-wrapper.ts); a refusal is caught below.
+      // through the kernel's command wrapper (core/kernel/command-wrapper.ts); a refusal is caught below.
       const spec = wrapCommand({ file: command, args: Array.isArray(args) ? args.map(String) : [], cwd: options.cwd ?? cwd, env: process.env }, "exec");
       child = spawn(spec.file, spec.args, {
         cwd: spec.cwd,

@@ -16,6 +16,9 @@ import type { AgentSession, AgentSessionRuntime } from "../../core/engine/index.
 import { SharedEventBus } from "./event-bus.js";
 import { createCommandContext, createContext, NOT_INITIALIZED, UiSource, type ContextHost } from "./context.js";
 import { createExtensionApi, STALE_MESSAGE } from "./api.js";
+import type { LoadedExtension } from "./loaded-extension.js";
+
+export type { LoadedExtension };
 import type { EventHost } from "./events.js";
 import { askProjectTrust, projectTrustPending } from "./trust-event.js";
 import { toolContext } from "./tool-context.js";
@@ -27,22 +30,6 @@ function untrustedMessage(kernel: Kernel, what: string): string {
     `project ${kernel.cwd} is not trusted, so its ${what} did not load. Trust it with --trust (this run), ` +
     `by answering the trust prompt in the interactive UI, or by adding it to "trustedProjects" in ${join(kernel.agentDir, "settings.json")}`
   );
-}
-
-export interface LoadedExtension {
-  /** Attribution: the module path, or `<inline:n>`. */
-  readonly name: string;
-  readonly path: string;
-  readonly origin: ExtensionOrigin;
-  readonly scope: PluginApi;
-  /** Flags this extension registered, with their defaults. */
-  readonly flags: Map<string, unknown>;
-  /** Undo functions beyond the scope's own (bus subscriptions, OAuth providers). */
-  readonly disposers: Array<() => void>;
-  /** Providers this extension registered → undo. */
-  readonly providers: Map<string, () => void>;
-  stale: boolean;
-  ctx?: ExtensionContext;
 }
 
 export interface ExtensionSummary {
@@ -120,7 +107,7 @@ export class ExtensionHost implements ContextHost {
 
   runtime(): AgentSessionRuntime | undefined {
     if (!this.kernel.isBound) return undefined;
-    return this.kernel.bound<AgentSessionRuntime>("extensions");
+    return this.kernel.bound("extensions");
   }
 
   session(): AgentSession | undefined {
@@ -135,7 +122,7 @@ export class ExtensionHost implements ContextHost {
         this.switching = undefined;
         const s = this.session();
         if (!s) return;
-        s.contextFactory = () => this.context(undefined) as unknown as Record<string, unknown>;
+        s.contextFactory = () => this.context(undefined);
         this.flushOAuth();
         try {
           this.prompts.set(s, await s.getSystemPrompt());
@@ -516,7 +503,7 @@ export class ExtensionHost implements ContextHost {
       if (pre) add(discoverInFolder(join(k.agentDir, "extensions")), "global");
 
       // 4. the extensions setting: global layer relative to the agent dir, project layer to .pi/
-      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim() && !/^[+!-]?builtin:/.test(x.trim())) : []); // (s17) builtin:<name> entries: core/kernel/builtin-extensions.ts
+      const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && !!x.trim() && !/^[+!-]?builtin:/.test(x.trim())) : []); // builtin:<name> entries: core/kernel/builtin-extensions.ts
       if (pre) for (const spec of list(k.settings.getGlobal().extensions)) await addSpec(spec, k.agentDir, "settings", `setting "extensions" in ${join(k.agentDir, "settings.json")}`);
       const projectSpecs = post ? list(k.settings.getProject().extensions) : [];
       if (trusted) for (const spec of projectSpecs) await addSpec(spec, projectDir, "project-settings", `setting "extensions" in ${k.settings.projectPath() ?? projectDir}`);
@@ -553,7 +540,7 @@ export class ExtensionHost implements ContextHost {
 
   async loadAll(reloading = false): Promise<void> {
     if (!this.baseToolSources.size) for (const d of this.kernel.tools.describe()) this.baseToolSources.set(d.name, d.source);
-    // (v18) pi 1.6 project_trust: the extensions that do not come with the project load first and decide
+    // pi 1.6 project_trust: the extensions that do not come with the project load first and decide
     if (!reloading && projectTrustPending(this.kernel)) {
       const first = await this.discover(false, "pre");
       for (const c of first) await this.loadOne(c);

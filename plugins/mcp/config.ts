@@ -460,7 +460,7 @@ interface KernelLike {
 }
 
 /**
- * (added for acp) Servers a run mode adds for this process — an ACP client's session/new
+ * Servers a run mode adds for this process — an ACP client's session/new
  * `mcpServers` — through the service "mcp-extra-servers" (settings format, user scope; they win
  * over a settings server of the same name).
  */

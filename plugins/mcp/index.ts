@@ -58,7 +58,7 @@ export default definePlugin({
       return hasAnyServer(kernelSources(kernel));
     };
 
-    // (added for 1.6 compat) --no-mcp: no server connects this run, no MCP tools.
+    // --no-mcp: no server connects this run, no MCP tools.
     api.registerFlag({ name: "no-mcp", type: "boolean", description: "No MCP servers this run (no connections, no MCP tools)", group: "Extensions and resources" });
     const disabled = () => !!kernel.service("argv")?.flags?.["no-mcp"];
 

@@ -437,7 +437,7 @@ export class McpManager {
 
   private session(): { getActiveToolNames(): string[]; setActiveTools(names: string[]): void; invalidateSystemPrompt?(): void } | undefined {
     if (!this.kernel.isBound) return undefined;
-    return this.kernel.bound<{ session?: any }>("mcp").session;
+    return this.kernel.bound("mcp").session;
   }
 
   /** Active tools = the non-MCP ones kept + `wanted`, limited by `--tools` / `--no-tools`. */

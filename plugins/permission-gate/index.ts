@@ -88,7 +88,7 @@ export interface PermissionGate {
   check(toolName: string, input: Record<string, unknown>): Evaluation & { yolo: boolean };
   /** The tool_call tap itself. */
   onToolCall(event: ToolCallEvent): Promise<ToolCallResult | undefined>;
-  // (added for cc-hooks #24) another policy source (a hook) answered for one call
+  // another policy source (a hook) answered for one call
   /** Skip the ask for this call (deny rules still apply when the gate's tap runs). */
   approve(toolCallId: string): void;
   /** Ask the person about this call through the gate's ask path (fails closed with no UI); deny rules win. */
@@ -112,7 +112,7 @@ export function createPermissionGate(kernel: Kernel): PermissionGate {
     return s;
   };
 
-  const approved = new Set<string>(); // (added for cc-hooks #24)
+  const approved = new Set<string>();
   const askListeners = new Set<(message: string) => void>();
 
   const askUser = async (s: GateState, ev: { reason?: string }, what: string): Promise<ToolCallResult | undefined> => {

@@ -153,7 +153,7 @@ export function createResources(
     const scope = kernel.scope(api.name);
     commandScope = scope;
     const submit = async (text: string) => {
-      const rt = kernel.bound<{ session: { prompt(t: string): Promise<unknown> } }>(text.split(" ")[0]!);
+      const rt = kernel.bound(text.split(" ")[0]!);
       await rt.session.prompt(text);
     };
     for (const t of state.prompts) {
@@ -183,7 +183,7 @@ export function createResources(
   function invalidateSessionPrompt() {
     if (!kernel.isBound) return;
     try {
-      const rt = kernel.bound<{ session?: { invalidateSystemPrompt?: () => void } }>("reload");
+      const rt = kernel.bound("reload");
       rt.session?.invalidateSystemPrompt?.();
     } catch {
       /* not bound to a runtime with a session */
@@ -270,7 +270,7 @@ export default definePlugin({
             name: "reload",
             description: "Reload skills, prompt templates, themes and context files",
             source: "builtin",
-            handler: async (_args: string, ctx: { ui?: { notify?: (m: string, level?: string) => void } }) => {
+            handler: async (_args, ctx) => {
               await res.reload();
               const n = `${res.skills().length} skills, ${res.promptTemplates().length} prompt templates`;
               ctx?.ui?.notify?.(`Reloaded resources (${n})`, "info");

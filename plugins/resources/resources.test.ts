@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context } from "@mariozechner/pi-ai";
 import { createTestKernel } from "../../tests/helpers/test-kernel.js";
+import type { ExtensionUI } from "../../core/kernel/index.js";
 import type { Settings, ToolDefinition } from "../../core/kernel/index.js";
 import resources from "./index.js";
 
@@ -244,7 +245,7 @@ describe("commands and expansion", () => {
     const before = await e.session.getSystemPrompt();
     expect(before).not.toContain("LATE-CONTEXT");
     const notes: string[] = [];
-    await e.kernel.commands.get("reload")!.handler("", { ui: { notify: (m: string) => notes.push(m) } });
+    await e.kernel.commands.get("reload")!.handler("", { ...e.session.contextFactory(), ui: { notify: (m: string) => notes.push(m) } as unknown as ExtensionUI });
     expect(e.kernel.commands.get("later")?.source).toBe("prompt");
     expect(await e.session.getSystemPrompt()).toContain("LATE-CONTEXT");
     expect(notes[0]).toContain("Reloaded");

@@ -260,14 +260,15 @@ export default definePlugin({
     api.provide("sandbox", sandbox);
 
     // Start-up: a bad level or an unusable bubblewrap ends the run with the reason.
-    const check = () => {
-      sandbox.check();
-      wrapBashOnce(sandbox.policy());
-    };
-    const current = api.kernel.service("startup-checks");
-    if (Array.isArray(current)) current.push(check);
-    else if (typeof current === "function") api.provide("startup-checks", [current, check]);
-    else api.provide("startup-checks", [check]);
+    api.on("startup_check", () => {
+      try {
+        sandbox.check();
+        wrapBashOnce(sandbox.policy());
+      } catch (e) {
+        return { error: e instanceof Error ? e.message : String(e) };
+      }
+      return undefined;
+    });
 
     // Process-wide and never removed behind the person's back: with the level "off" it leaves commands alone.
     sandbox.uninstall = installCommandWrapper({ source: api.name, wrap: (spec) => sandbox.wrap(spec), explain: (out) => sandbox.explain(out) });

@@ -183,7 +183,7 @@ export function extensionScaffold(kernel: Kernel): Scaffold {
   });
 }
 
-/** (added for sdk) `new cli <dir>`: a team's own CLI (createCli) with an inline extension. */
+/** `new cli <dir>`: a team's own CLI (createCli) with an inline extension. */
 export function cliScaffold(kernel: Kernel): Scaffold {
   return templateScaffold(kernel, {
     name: "cli",
@@ -194,7 +194,7 @@ export function cliScaffold(kernel: Kernel): Scaffold {
   });
 }
 
-/** (added for sdk) `new plugin <dir>`: a native kernel plugin (definePlugin). */
+/** `new plugin <dir>`: a native kernel plugin (definePlugin). */
 export function pluginScaffold(kernel: Kernel): Scaffold {
   return templateScaffold(kernel, {
     name: "plugin",
@@ -220,8 +220,8 @@ export default definePlugin({
     const kernel = api.kernel;
     const map = scaffolds(api);
     registerScaffold(api, extensionScaffold(kernel));
-    registerScaffold(api, cliScaffold(kernel)); // (added for sdk)
-    registerScaffold(api, pluginScaffold(kernel)); // (added for sdk)
+    registerScaffold(api, cliScaffold(kernel));
+    registerScaffold(api, pluginScaffold(kernel));
     api.registerSubcommand({
       name: "new",
       description: "Create a project from a template (new extension|cli|plugin <dir>)",

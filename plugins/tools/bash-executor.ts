@@ -32,7 +32,7 @@ export function createBashExecutor(settings: () => { shellPath?: string; shellCo
       }
     }
     out.end();
-    // (added for sandbox) a command the sandbox blocked says so in words.
+    // a command the sandbox blocked says so in words.
     const why = exitCode !== undefined && exitCode !== 0 ? explainCommandFailure(out.snapshot().text) : undefined;
     if (why) {
       out.append(Buffer.from(`\n${why}\n`));

@@ -182,7 +182,7 @@ export function createLocalShellOperations(resolveShell: () => ShellConfig): Bas
           reject(new Error("aborted"));
           return;
         }
-        // (added for sandbox) the command goes through the kernel's command wrapper (core/kernel/command-wrapper.ts).
+        // the command goes through the kernel's command wrapper (core/kernel/command-wrapper.ts).
         // Its processes carry a marker, so those that leave the process group are still ended.
         const token = newRunToken();
         let spec: CommandSpec;

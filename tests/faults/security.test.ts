@@ -1,5 +1,5 @@
 /**
- * Security faults (issue 21): the real CLI driven by an attacker who controls a cloned
+ * Security faults: the real CLI driven by an attacker who controls a cloned
  * repository (its .pi/settings.json, its files) and the model's tool calls. Each case failed on
  * the code before the fix; docs/security.md lists them with their status.
  */

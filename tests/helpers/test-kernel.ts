@@ -18,6 +18,7 @@ import { FauxModel, createFauxPlugin, type FauxStep } from "../../plugins/faux/i
 import { modelSource } from "../../sdk/session-setup.js";
 import type { AgentSessionEvent, ToolDefinition } from "../../core/kernel/types.js";
 import { AgentSessionRuntime, type SessionBuildInput, type SessionFactory } from "../../core/engine/runtime.js";
+import type { RuntimeHandle } from "../../core/kernel/contracts.js";
 
 export interface TestKernelOptions {
   plugins?: PluginManifest[];
@@ -30,7 +31,7 @@ export interface TestKernelOptions {
   /**
    * Build the session through an AgentSessionRuntime (bound to the kernel; `runtime` in the
    * result; `events` then follows every session the runtime switches to). A function wraps the
-   * default factory (to make a build fail, for instance). (added for sessions)
+   * default factory (to make a build fail, for instance).
    */
   runtime?: boolean | ((input: SessionBuildInput, build: SessionFactory) => Promise<AgentSession>);
 }
@@ -81,7 +82,7 @@ export async function createTestKernel(opts: TestKernelOptions = {}) {
       model,
       activeTools: opts.activeTools ?? kernel.tools.names(),
     });
-    kernel.bind({ session });
+    kernel.bind({ session } as unknown as RuntimeHandle); // the one part of a runtime these tests use
   }
   session.subscribe((e) => void events.push(e));
   return {

@@ -33,8 +33,6 @@ import { isObj, validateProvider } from "./models-json-check.js";
 
 export type AnyModel = Model<Api>;
 
-export { findInitialModel, defaultModelPerProvider } from "./model-resolver.js";
-
 /** Defaults for custom models (models.json and plugin providers), as the reference documents. */
 export const CUSTOM_MODEL_DEFAULTS = Object.freeze({
   reasoning: false,
@@ -415,7 +413,7 @@ export class ModelRegistry {
     return withVirtualModels(this.build(), this.virtual());
   }
 
-  /** (v18) pi 1.6 virtual models of this kernel (service "virtual-models"). */
+  /** pi 1.6 virtual models of this kernel (service "virtual-models"). */
   virtual: () => AnyModel[] = () => [];
 
   /** pi 1.6: a model of a non-chat type (classifier, …). This host has chat models only. */
@@ -526,7 +524,7 @@ export class ModelRegistry {
 
   /** Is a key configured for this model's provider (no command is run)? */
   async hasConfiguredAuth(model: AnyModel): Promise<boolean> {
-    if (isVirtualModel(model) && !this.build().some((x) => x.provider === model.provider)) return true; // (v18) a provider of virtual models only needs no key
+    if (isVirtualModel(model) && !this.build().some((x) => x.provider === model.provider)) return true; // a provider of virtual models only needs no key
     return this.providerHasAuth(model.provider);
   }
 

@@ -29,7 +29,6 @@ export interface SessionStore {
   messagesRecord?(prefix: string, messages: readonly unknown[], suffix: string): Uint8Array;
 }
 
-// (added for sessions: tree operations, compaction, export)
 /**
  * The tree part of a session store, which tree navigation, compaction and export need.
  * SessionManager implements it; a store without it supports none of those operations.

@@ -323,7 +323,7 @@ describe("fast path = pi-ai 1.6: the end of a chat-completions stream", () => {
   const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: "c1", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   /** pi-ai 1.6's own module and the fast path in front of it, on the same body. */
   async function both(body: string, over: Record<string, unknown> = {}) {
-    const pi16 = await loadPiAiStream("openai-completions");
+    const piAiStream = await loadPiAiStream("openai-completions");
     const m = { ...model("openai-completions"), ...over } as Model<Api>;
     const run = async (fn: StreamFn) => {
       const s = fn(m, context, { apiKey: "sk-test", maxRetries: 0, fetch: fakeFetch(whole(body)) } as never);
@@ -332,7 +332,7 @@ describe("fast path = pi-ai 1.6: the end of a chat-completions stream", () => {
       const msg = (await s.result()) as AssistantMessage;
       return { types, stopReason: msg.stopReason, errorMessage: msg.errorMessage, content: msg.content };
     };
-    return [await run(pi16), await run(withFastPath("openai-completions", pi16, parts))] as const;
+    return [await run(piAiStream), await run(withFastPath("openai-completions", piAiStream, parts))] as const;
   }
 
   it("no finish_reason: an error with 1.6's message, the content kept", async () => {

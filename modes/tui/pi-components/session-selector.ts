@@ -1,0 +1,460 @@
+/**
+ * pi 1.6's SessionSelectorComponent as a pi-tui component, on this project's session list
+ * (SessionManager.list / listAll give the SessionInfo it shows). Two loaders (the current
+ * folder's sessions and all sessions; Tab switches), one row per session (name or first message,
+ * message count, age; forks under their parent in the threaded order), typing searches (words,
+ * "an exact phrase", re:<regex>), Ctrl+S cycles the order (threaded, recent, relevance),
+ * Ctrl+N shows named sessions only, Ctrl+P shows paths, Ctrl+D deletes the selected file after a
+ * confirmation, Ctrl+R renames it (when a renameSession option is given). Enter → onSelect(path).
+ */
+import { unlink } from "node:fs/promises";
+import { homedir } from "node:os";
+import type { Component, Container, Input } from "@earendil-works/pi-tui";
+import type { SessionInfo, SessionListProgress } from "../../../core/stores/index.js";
+import { DynamicBorder } from "../pi-theme.js";
+import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
+
+type SessionsLoader = (onProgress?: SessionListProgress, signal?: AbortSignal) => Promise<SessionInfo[]>;
+export type SortMode = "threaded" | "recent" | "relevance";
+export type NameFilter = "all" | "named";
+type Row = { s: SessionInfo; depth: number; last: boolean; score: number };
+
+const ROWS = 10;
+
+function age(d: Date, now = Date.now()): string {
+  const mins = Math.floor((now - d.getTime()) / 60_000);
+  if (mins < 1) return "now";
+  if (mins < 60) return `${mins}m`;
+  const hours = Math.floor(mins / 60);
+  if (hours < 24) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (days < 7) return `${days}d`;
+  if (days < 30) return `${Math.floor(days / 7)}w`;
+  if (days < 365) return `${Math.floor(days / 30)}mo`;
+  return `${Math.floor(days / 365)}y`;
+}
+const home = (p: string) => (p.startsWith(homedir()) ? "~" + p.slice(homedir().length) : p);
+
+/** How well a session matches a query: lower is better, undefined is no match. */
+export function sessionMatch(s: SessionInfo, query: string): number | undefined {
+  const q = query.trim();
+  if (!q) return 0;
+  const name = (s.name ?? "").toLowerCase();
+  const fields = [s.id, s.allMessagesText ?? s.firstMessage ?? "", s.cwd ?? ""].map((f) => f.toLowerCase());
+  if (q.startsWith("re:")) {
+    let re: RegExp;
+    try {
+      re = new RegExp(q.slice(3).trim(), "i");
+    } catch {
+      return undefined;
+    }
+    return re.test(s.name ?? "") ? 0 : [s.id, s.allMessagesText ?? "", s.cwd ?? ""].some((f) => re.test(f)) ? 1 : undefined;
+  }
+  const tokens = [...q.matchAll(/"([^"]+)"?|(\S+)/g)].map((m) => ({ text: (m[1] ?? m[2]!).toLowerCase().replace(/\s+/g, " "), phrase: m[1] !== undefined }));
+  let total = 0;
+  for (const tok of tokens) {
+    let best: number | undefined;
+    if (name.includes(tok.text)) best = 0;
+    else if (fields.some((f) => f.replace(/\s+/g, " ").includes(tok.text))) best = 1;
+    else if (!tok.phrase) {
+      for (const f of [name, (s.cwd ?? "").toLowerCase()]) {
+        const m = piTui().fuzzyMatch(tok.text, f);
+        if (m.matches) best = Math.min(best ?? Infinity, 2 + m.score / 1e6);
+      }
+    }
+    if (best === undefined) return undefined;
+    total += best;
+  }
+  return total;
+}
+
+/** Forks under their parent; roots and siblings by their latest activity, newest first. */
+function threaded(list: SessionInfo[]): Row[] {
+  type Node = { s: SessionInfo; kids: Node[]; latest: number };
+  const byPath = new Map<string, Node>(list.map((s) => [s.path, { s, kids: [], latest: s.modified.getTime() }]));
+  const roots: Node[] = [];
+  for (const n of byPath.values()) {
+    const parent = n.s.parentSessionPath ? byPath.get(n.s.parentSessionPath) : undefined;
+    (parent && parent !== n ? parent.kids : roots).push(n);
+  }
+  const latest = (n: Node, seen = new Set<Node>()): number => {
+    if (seen.has(n)) return n.latest;
+    seen.add(n);
+    for (const k of n.kids) n.latest = Math.max(n.latest, latest(k, seen));
+    return n.latest;
+  };
+  roots.forEach((r) => latest(r));
+  const out: Row[] = [];
+  const walk = (nodes: Node[], depth: number, seen: Set<Node>) => {
+    nodes.sort((a, b) => b.latest - a.latest);
+    nodes.forEach((n, i) => {
+      if (seen.has(n)) return;
+      seen.add(n);
+      out.push({ s: n.s, depth, last: i === nodes.length - 1, score: 0 });
+      walk(n.kids, depth + 1, seen);
+    });
+  };
+  walk(roots, 0, new Set());
+  return out;
+}
+
+export interface SessionList extends Component {
+  onSelect?: (sessionPath: string) => void;
+  onCancel?: () => void;
+  onExit: () => void;
+  focused: boolean;
+  getSelectedSessionPath(): string | undefined;
+  setSessions(sessions: SessionInfo[], showCwd: boolean, partial?: boolean): void;
+  handleInput(data: string): void;
+}
+
+class Sessions implements SessionList {
+  onSelect?: (sessionPath: string) => void;
+  onCancel?: () => void;
+  onExit: () => void = () => {};
+  onDelete?: (path: string) => void;
+  onRename?: (path: string) => void;
+  onError?: (message: string) => void;
+  onToggle?: (what: "scope" | "sort" | "named" | "path") => void;
+  focused = false;
+  private all: SessionInfo[] = [];
+  private rows: Row[] = [];
+  private selected = 0;
+  private showCwd = false;
+  showPath = false;
+  confirming: string | null = null;
+  loading = false;
+  readonly search: Input;
+
+  constructor(
+    public sort: SortMode,
+    public names: NameFilter,
+    private readonly currentPath?: string,
+  ) {
+    this.search = new (piTui().Input)();
+  }
+
+  getSelectedSessionPath(): string | undefined {
+    return this.rows[this.selected]?.s.path;
+  }
+  setSessions(sessions: SessionInfo[], showCwd: boolean, _partial?: boolean): void {
+    const keep = this.getSelectedSessionPath() ?? this.currentPath;
+    this.all = sessions;
+    this.showCwd = showCwd;
+    this.refilter(keep);
+  }
+  refilter(keep?: string): void {
+    const query = this.search.getValue();
+    const pool = this.names === "named" ? this.all.filter((s) => s.name?.trim()) : this.all;
+    const scored: Row[] = [];
+    for (const s of pool) {
+      const score = sessionMatch(s, query);
+      if (score !== undefined) scored.push({ s, depth: 0, last: true, score });
+    }
+    if (this.sort === "threaded" && !query.trim()) this.rows = threaded(scored.map((r) => r.s));
+    else if (this.sort === "relevance" && query.trim()) this.rows = scored.sort((a, b) => a.score - b.score || b.s.modified.getTime() - a.s.modified.getTime());
+    else this.rows = scored.sort((a, b) => b.s.modified.getTime() - a.s.modified.getTime());
+    const i = keep ? this.rows.findIndex((r) => r.s.path === keep) : -1;
+    this.selected = i >= 0 ? i : Math.min(this.selected, Math.max(0, this.rows.length - 1));
+  }
+  invalidate(): void {}
+
+  render(width: number): string[] {
+    const t = theme();
+    const out = [...this.search.render(width), ""];
+    if (!this.rows.length) {
+      const none = this.loading
+        ? "  Loading sessions…"
+        : this.names === "named"
+          ? `  No named sessions${this.showCwd ? "" : " in current folder"}. Press ${keyText("app.session.toggleNamedFilter")} to show all.`
+          : this.showCwd
+            ? "  No sessions found"
+            : "  No sessions in current folder. Press Tab to view all.";
+      out.push(fit(t.fg("muted", none), width));
+      return out;
+    }
+    const [start, end] = windowOf(this.selected, this.rows.length, ROWS);
+    for (let i = start; i < end; i++) {
+      const { s, depth, last } = this.rows[i]!;
+      const sel = i === this.selected;
+      const deleting = s.path === this.confirming;
+      const prefix = depth ? "   ".repeat(depth - 1) + (last ? "└─ " : "├─ ") : "";
+      let right = `${s.messageCount} ${age(s.modified)}`;
+      if (this.showCwd && s.cwd) right = `${home(s.cwd)} ${right}`;
+      if (this.showPath) right = `${home(s.path)} ${right}`;
+      const text = (s.name ?? s.firstMessage ?? "").replace(/[\x00-\x1f\x7f]/g, " ").trim();
+      const room = Math.max(10, width - 2 - prefix.length - right.length - 2);
+      const cut = piTui().truncateToWidth(text, room, "…");
+      const color = deleting ? "error" : s.path === this.currentPath ? "accent" : s.name ? "warning" : undefined;
+      let msg = color ? t.fg(color, cut) : cut;
+      if (sel) msg = t.bold(msg);
+      const left = (sel ? t.fg("accent", "› ") : "  ") + t.fg("dim", prefix) + msg;
+      const gap = Math.max(1, width - piTui().visibleWidth(left) - right.length);
+      let line = fit(left + " ".repeat(gap) + t.fg(deleting ? "error" : "dim", right), width);
+      if (sel) line = t.bg("selectedBg", line);
+      out.push(line);
+    }
+    if (start > 0 || end < this.rows.length) out.push(fit(t.fg("muted", `  (${this.selected + 1}/${this.rows.length})`), width));
+    return out;
+  }
+
+  handleInput(data: string): void {
+    if (this.confirming !== null) {
+      if (keyIs(data, "tui.select.confirm")) {
+        const path = this.confirming;
+        this.confirming = null;
+        this.onDelete?.(path);
+      } else if (keyIs(data, "tui.select.cancel")) this.confirming = null;
+      return;
+    }
+    const n = this.rows.length;
+    if (keyIs(data, "tui.input.tab")) this.onToggle?.("scope");
+    else if (keyIs(data, "app.session.toggleSort")) this.onToggle?.("sort");
+    else if (keyIs(data, "app.session.toggleNamedFilter")) this.onToggle?.("named");
+    else if (keyIs(data, "app.session.togglePath")) {
+      this.showPath = !this.showPath;
+      this.onToggle?.("path");
+    } else if (keyIs(data, "app.session.delete") || (keyIs(data, "app.session.deleteNoninvasive") && !this.search.getValue())) {
+      const path = this.getSelectedSessionPath();
+      if (path && path === this.currentPath) this.onError?.("Cannot delete the session that is open");
+      else if (path) this.confirming = path;
+    } else if (keyIs(data, "app.session.rename")) {
+      const path = this.getSelectedSessionPath();
+      if (path) this.onRename?.(path);
+    } else if (keyIs(data, "tui.select.up")) this.selected = Math.max(0, this.selected - 1);
+    else if (keyIs(data, "tui.select.down")) this.selected = Math.max(0, Math.min(n - 1, this.selected + 1));
+    else if (keyIs(data, "tui.select.pageUp")) this.selected = Math.max(0, this.selected - ROWS);
+    else if (keyIs(data, "tui.select.pageDown")) this.selected = Math.max(0, Math.min(n - 1, this.selected + ROWS));
+    else if (keyIs(data, "tui.select.confirm")) {
+      const path = this.getSelectedSessionPath();
+      if (path) this.onSelect?.(path);
+    } else if (keyIs(data, "tui.select.cancel")) this.onCancel?.();
+    else {
+      const before = this.search.getValue();
+      this.search.handleInput(data);
+      const query = this.search.getValue();
+      if (query === before) return;
+      this.refilter();
+      if (query.trim()) this.selected = 0;
+    }
+  }
+}
+
+export interface SessionSelectorComponent extends Container {
+  readonly capturesViewportInput: boolean;
+  focused: boolean;
+  handleInput(data: string): void;
+  getSessionList(): SessionList;
+}
+
+export const SessionSelectorComponent: new (
+  currentSessionsLoader: SessionsLoader,
+  allSessionsLoader: SessionsLoader,
+  onSelect: (sessionPath: string) => void,
+  onCancel: () => void,
+  onExit: () => void,
+  requestRender: () => void,
+  options?: { renameSession?: (sessionPath: string, currentName: string | undefined) => Promise<void>; showRenameHint?: boolean; keybindings?: unknown },
+  currentSessionFilePath?: string,
+) => SessionSelectorComponent = lazyClass("SessionSelectorComponent", () => {
+  const { Container: PiContainer, Input: PiInput, Spacer } = piTui();
+  class SessionSelector extends PiContainer {
+    private readonly list: Sessions;
+    private scope: "current" | "all" = "current";
+    private readonly cache: Record<"current" | "all", SessionInfo[] | null> = { current: null, all: null };
+    private readonly loads: Record<"current" | "all", AbortController | null> = { current: null, all: null };
+    private renaming: { path: string; input: Input } | null = null;
+    private status: { text: string; error: boolean } | null = null;
+    private readonly canRename: boolean;
+    private _focused = false;
+
+    constructor(
+      private readonly currentLoader: SessionsLoader,
+      private readonly allLoader: SessionsLoader,
+      onSelect: (sessionPath: string) => void,
+      onCancel: () => void,
+      onExit: () => void,
+      private readonly requestRender: () => void,
+      private readonly options: { renameSession?: (sessionPath: string, currentName: string | undefined) => Promise<void>; showRenameHint?: boolean } = {},
+      currentSessionFilePath?: string,
+    ) {
+      super();
+      if (typeof currentLoader !== "function" || typeof allLoader !== "function") throw new TypeError("SessionSelectorComponent: the two session loaders must be functions returning SessionInfo lists (e.g. () => SessionManager.list(cwd))");
+      this.canRename = typeof options?.renameSession === "function";
+      this.list = new Sessions("threaded", "all", currentSessionFilePath);
+      this.list.onSelect = (p) => (this.stopLoads(), onSelect(p));
+      this.list.onCancel = () => (this.stopLoads(), onCancel());
+      this.list.onExit = () => (this.stopLoads(), onExit());
+      this.list.onDelete = (p) => void this.remove(p);
+      this.list.onRename = (p) => this.startRename(p);
+      this.list.onToggle = (what) => this.toggle(what);
+      this.list.onError = (text) => void (this.status = { text, error: true });
+      this.layout();
+      void this.load("current");
+    }
+
+    get focused(): boolean {
+      return this._focused;
+    }
+    set focused(v: boolean) {
+      this._focused = v;
+      this.list.focused = v;
+      this.list.search.focused = v && !this.renaming;
+      if (this.renaming) this.renaming.input.focused = v;
+    }
+    get capturesViewportInput(): boolean {
+      return this.renaming === null;
+    }
+
+    private header(width: number): string[] {
+      const t = theme();
+      const title = t.bold(this.scope === "current" ? "Resume Session (Current Folder)" : "Resume Session (All)");
+      const scope = this.list.loading ? t.fg("accent", "Loading…") : this.scope === "current" ? t.fg("accent", "◉ Current Folder") + t.fg("muted", " | ○ All") : t.fg("muted", "○ Current Folder | ") + t.fg("accent", "◉ All");
+      const sort = t.fg("muted", "Sort: ") + t.fg("accent", this.list.sort === "threaded" ? "Threaded" : this.list.sort === "recent" ? "Recent" : "Fuzzy");
+      const named = t.fg("muted", "Name: ") + t.fg("accent", this.list.names === "all" ? "All" : "Named");
+      const right = fit(`${scope}  ${named}  ${sort}`, width);
+      const vw = piTui().visibleWidth;
+      const left = fit(title, Math.max(0, width - vw(right) - 1));
+      const first = left + " ".repeat(Math.max(0, width - vw(left) - vw(right))) + right;
+      if (this.list.confirming) return [first, t.fg("error", fit(`Delete session? ${keyText("tui.select.confirm")} confirm · ${keyText("tui.select.cancel")} cancel`, width)), ""];
+      if (this.status) return [first, t.fg(this.status.error ? "error" : "accent", fit(this.status.text, width)), ""];
+      const sep = t.fg("muted", " · ");
+      const hint = (id: string, what: string) => t.fg("dim", keyText(id)) + t.fg("muted", ` ${what}`);
+      const second = [hint("app.session.toggleSort", "sort"), hint("app.session.toggleNamedFilter", "named"), hint("app.session.delete", "delete"), hint("app.session.togglePath", `path ${this.list.showPath ? "(on)" : "(off)"}`)];
+      if (this.options?.showRenameHint ?? this.canRename) second.push(hint("app.session.rename", "rename"));
+      return [first, fit(hint("tui.input.tab", "scope") + sep + t.fg("muted", 're:<pattern> regex · "phrase" exact'), width), fit(second.join(sep), width)];
+    }
+
+    private layout(content?: Component): void {
+      const t = theme();
+      this.clear();
+      this.addChild(new Spacer(1));
+      this.addChild(new DynamicBorder((s) => t.fg("accent", s)));
+      this.addChild(new Spacer(1));
+      if (!content) {
+        this.addChild({ render: (w) => this.header(w), invalidate() {} });
+        this.addChild(new Spacer(1));
+      }
+      this.addChild(content ?? this.list);
+      this.addChild(new Spacer(1));
+      this.addChild(new DynamicBorder((s) => t.fg("accent", s)));
+    }
+
+    private stopLoads(): void {
+      for (const k of ["current", "all"] as const) {
+        this.loads[k]?.abort();
+        this.loads[k] = null;
+      }
+    }
+
+    private async load(scope: "current" | "all"): Promise<void> {
+      if (this.loads[scope]) return;
+      const ctl = new AbortController();
+      this.loads[scope] = ctl;
+      this.list.loading = scope === this.scope;
+      this.requestRender();
+      try {
+        const sessions = await (scope === "current" ? this.currentLoader : this.allLoader)(undefined, ctl.signal);
+        if (this.loads[scope] !== ctl) return;
+        this.cache[scope] = sessions;
+        if (scope === this.scope) {
+          this.list.loading = false;
+          this.list.setSessions(sessions, scope === "all");
+        }
+      } catch (e) {
+        if (this.loads[scope] !== ctl) return;
+        this.cache[scope] = null;
+        if (scope === this.scope) {
+          this.list.loading = false;
+          this.status = { text: `Failed to load sessions: ${e instanceof Error ? e.message : String(e)}`, error: true };
+          this.list.setSessions([], scope === "all");
+        }
+      } finally {
+        if (this.loads[scope] === ctl) this.loads[scope] = null;
+        this.requestRender();
+      }
+    }
+
+    private toggle(what: "scope" | "sort" | "named" | "path"): void {
+      if (what === "scope") {
+        this.scope = this.scope === "current" ? "all" : "current";
+        const have = this.cache[this.scope];
+        this.list.loading = have === null;
+        this.list.setSessions(have ?? [], this.scope === "all");
+        if (have === null) void this.load(this.scope);
+      } else if (what === "sort") {
+        this.list.sort = this.list.sort === "threaded" ? "recent" : this.list.sort === "recent" ? "relevance" : "threaded";
+        this.list.refilter();
+      } else if (what === "named") {
+        this.list.names = this.list.names === "all" ? "named" : "all";
+        this.list.refilter();
+      }
+      this.requestRender();
+    }
+
+    private async remove(path: string): Promise<void> {
+      try {
+        await unlink(path);
+        for (const k of ["current", "all"] as const) this.cache[k] = this.cache[k]?.filter((s) => s.path !== path) ?? null;
+        this.list.setSessions(this.cache[this.scope] ?? [], this.scope === "all");
+        this.status = { text: "Session deleted", error: false };
+      } catch (e) {
+        this.status = { text: `Failed to delete: ${e instanceof Error ? e.message : String(e)}`, error: true };
+      }
+      this.requestRender();
+    }
+
+    private startRename(path: string): void {
+      const rename = this.options?.renameSession;
+      if (!rename || this.loads[this.scope]) return;
+      const current = this.cache[this.scope]?.find((s) => s.path === path)?.name;
+      const input = new PiInput();
+      input.setValue(current ?? "");
+      input.handleInput("\x05"); // the cursor to the end
+      input.focused = this._focused;
+      this.renaming = { path, input };
+      input.onSubmit = (value) => {
+        const name = value.trim();
+        if (!name) return;
+        void rename(path, name)
+          .then(
+            () => {
+              this.cache.current = this.cache.all = null;
+              return this.load(this.scope);
+            },
+            (e: unknown) => void (this.status = { text: `Failed to rename: ${e instanceof Error ? e.message : String(e)}`, error: true }),
+          )
+          .finally(() => this.endRename());
+      };
+      const t = theme();
+      const panel = new PiContainer();
+      panel.addChild({ render: (w) => [fit(" " + t.bold("Rename Session"), w)], invalidate() {} });
+      panel.addChild(new Spacer(1));
+      panel.addChild(input);
+      panel.addChild(new Spacer(1));
+      panel.addChild({ render: (w) => [fit(" " + t.fg("muted", `${keyText("tui.select.confirm")} to save · ${keyText("tui.select.cancel")} to cancel`), w)], invalidate() {} });
+      this.layout(panel);
+      this.requestRender();
+    }
+
+    private endRename(): void {
+      this.renaming = null;
+      this.layout();
+      this.requestRender();
+    }
+
+    handleInput(data: string): void {
+      if (this.renaming) {
+        if (keyIs(data, "tui.select.cancel")) return this.endRename();
+        return this.renaming.input.handleInput(data);
+      }
+      if (this.status && !this.list.confirming) this.status = null;
+      this.list.handleInput(data);
+    }
+
+    getSessionList(): SessionList {
+      return this.list;
+    }
+  }
+  return SessionSelector as never;
+});
