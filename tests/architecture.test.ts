@@ -39,7 +39,7 @@ const EDGES_ON_CYCLES = 0;
 
 /** Explicit `any` type nodes per folder in non-test source; a count may go down, never up. */
 const ANY_BUDGET: Record<string, number> = {
-  "core/kernel": 14,
+  "core/kernel": 13,
   "core/stores": 6,
   "core/engine": 1,
   "plugins/extensions": 69,
@@ -47,7 +47,7 @@ const ANY_BUDGET: Record<string, number> = {
   "plugins/faux": 1,
   "plugins/mcp": 3,
   "plugins/permission-gate": 1,
-  "plugins/providers": 5,
+  "plugins/providers": 4,
   "plugins/tools": 2,
   "modes/print": 2,
   "modes/tui": 105,
@@ -250,6 +250,15 @@ describe("any budget", () => {
       .filter(([folder, n]) => n > (ANY_BUDGET[folder] ?? 0))
       .map(([folder, n]) => `${folder}: ${n} explicit any (budget ${ANY_BUDGET[folder] ?? 0})`);
     expect(over).toEqual([]);
+  });
+
+  it("every budget is the folder's count, so it can only go down", () => {
+    const counts: Record<string, number> = {};
+    for (const f of sources) if (f.anyCount) counts[folderOf(f.rel)] = (counts[folderOf(f.rel)] ?? 0) + f.anyCount;
+    const slack = Object.entries(ANY_BUDGET)
+      .filter(([folder, n]) => (counts[folder] ?? 0) < n)
+      .map(([folder]) => `${folder}: lower its any budget to ${counts[folder] ?? 0}`);
+    expect(slack).toEqual([]);
   });
 });
 

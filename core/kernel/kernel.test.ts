@@ -243,7 +243,7 @@ describe("registries", () => {
     });
     kernel.scope("first-wrapper").wrapTool("echo", wrapWith("first"));
     kernel.scope("second-wrapper").wrapTool("echo", wrapWith("second"));
-    await kernel.tools.get("echo")!.execute("1", { x: "hi" }, undefined, undefined, {});
+    await kernel.tools.get("echo")!.execute("1", { x: "hi" }, undefined, undefined, undefined);
     expect(calls).toEqual(["second before", "first before", "inner", "first after", "second after"]);
     expect(kernel.tools.describe()).toEqual([{ name: "echo", source: "tools", wrappedBy: ["first-wrapper", "second-wrapper"], description: "echo" }]);
     cleanup();

@@ -122,6 +122,22 @@ export type AgentToolUpdateCallback<TDetails = unknown> = (partial: AgentToolRes
  */
 export type ToolExposure = "direct" | "codemode" | "deferred" | "hidden";
 
+/**
+ * What every tool call's `execute()` can rely on in its context (core/kernel/contracts.ts's
+ * ToolContext is the full shape the engine builds: the session, its store and UI as well).
+ */
+export interface ToolExecutionContext {
+  readonly cwd: string;
+  /** A person answers dialogs (the interactive mode). */
+  readonly hasUI: boolean;
+  /** The mode that runs the session. */
+  readonly mode: string;
+  /** The session's model when the context was made. */
+  readonly model?: AnyModel;
+  /** The running call a nested call belongs to (codemode scripts, executeTool). */
+  readonly toolScope?: unknown;
+}
+
 export interface ToolDefinition<TParams = any, TDetails = any> {
   name: string;
   label?: string;
@@ -144,7 +160,7 @@ export interface ToolDefinition<TParams = any, TDetails = any> {
     params: TParams,
     signal: AbortSignal | undefined,
     onUpdate: AgentToolUpdateCallback<TDetails> | undefined,
-    ctx: any,
+    ctx?: ToolExecutionContext,
   ): Promise<AgentToolResult<TDetails>>;
   renderCall?: (...args: any[]) => unknown;
   renderResult?: (...args: any[]) => unknown;

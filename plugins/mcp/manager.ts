@@ -19,7 +19,7 @@
  * `mcp.searchThreshold` (40) MCP tools. Without `codemode` and `tool_search` registered (an SDK
  * host without them, both built-in extensions off), codemode/deferred tools go behind `mcp` too.
  */
-import { filterLateTools, type Kernel, type PluginApi, type AgentToolResult, type AgentToolUpdateCallback, type ToolDefinition, type ToolExposure } from "../../core/kernel/index.js";
+import { filterLateTools, type Kernel, type PluginApi, type AgentToolResult, type AgentToolUpdateCallback, type ToolDefinition, type ToolExposure, type ToolExecutionContext } from "../../core/kernel/index.js";
 import { describeTarget, loadMcpConfig, specKey, toolExposureOf, type McpExposure, type McpServerEntry, type McpTransport } from "./config.js";
 import type { McpConnection, McpToolInfo } from "./connection.js";
 import { DEFAULT_MAX_RESULT_CHARS, toToolResult } from "./content.js";
@@ -525,7 +525,7 @@ export class McpManager {
     toolCallId: string,
     signal: AbortSignal | undefined,
     onUpdate: AgentToolUpdateCallback | undefined,
-    ctx: unknown,
+    ctx: ToolExecutionContext | undefined,
   ): Promise<AgentToolResult> {
     const hooks = this.kernel.hooks;
     const input = { ...args };

@@ -8,7 +8,7 @@
  *
  * `tool` accepts the registered name (as search prints it) or "server/tool".
  */
-import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../../core/kernel/index.js";
+import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition, ToolExecutionContext } from "../../core/kernel/index.js";
 
 export const SEARCH_TOOL_NAME = "mcp";
 
@@ -31,7 +31,7 @@ export interface SearchHost {
     toolCallId: string,
     signal: AbortSignal | undefined,
     onUpdate: AgentToolUpdateCallback | undefined,
-    ctx: unknown,
+    ctx: ToolExecutionContext | undefined,
   ): Promise<AgentToolResult>;
 }
 

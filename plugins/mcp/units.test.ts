@@ -92,14 +92,14 @@ describe("search tool", () => {
       },
     });
     expect(tool.description).toContain("gh (2 tools), db (1 tool, failed)");
-    const s = await tool.execute("1", { action: "search", query: "create issue" }, undefined, undefined, {});
+    const s = await tool.execute("1", { action: "search", query: "create issue" }, undefined, undefined, undefined);
     expect((s.content[0] as { text: string }).text).toMatch(/^mcp__gh__create_issue \(title: string\): Create a GitHub issue/);
-    const d = await tool.execute("2", { action: "describe", tool: "gh/create_issue" }, undefined, undefined, {});
+    const d = await tool.execute("2", { action: "describe", tool: "gh/create_issue" }, undefined, undefined, undefined);
     expect((d.content[0] as { text: string }).text).toContain('"required": [');
-    await tool.execute("3", { action: "call", tool: "mcp__db__query", arguments: { sql: "select 1" } }, undefined, undefined, {});
+    await tool.execute("3", { action: "call", tool: "mcp__db__query", arguments: { sql: "select 1" } }, undefined, undefined, undefined);
     expect(calls).toEqual([["mcp__db__query", { sql: "select 1" }]]);
-    await expect(tool.execute("4", { action: "call", tool: "create_isue" }, undefined, undefined, {})).rejects.toThrow(/no MCP tool "create_isue"/);
-    await expect(tool.execute("5", { action: "call" }, undefined, undefined, {})).rejects.toThrow(/"tool" is required/);
-    await expect(tool.execute("6", { action: "explode" } as never, undefined, undefined, {})).rejects.toThrow(/unknown action/);
+    await expect(tool.execute("4", { action: "call", tool: "create_isue" }, undefined, undefined, undefined)).rejects.toThrow(/no MCP tool "create_isue"/);
+    await expect(tool.execute("5", { action: "call" }, undefined, undefined, undefined)).rejects.toThrow(/"tool" is required/);
+    await expect(tool.execute("6", { action: "explode" } as never, undefined, undefined, undefined)).rejects.toThrow(/unknown action/);
   });
 });

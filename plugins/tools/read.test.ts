@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 const read = (params: Record<string, unknown>, opts?: Parameters<typeof createReadTool>[1], signal?: AbortSignal, ctx?: unknown) =>
-  createReadTool(dir, opts).execute("id", params as any, signal, undefined, ctx);
+  createReadTool(dir, opts).execute("id", params as any, signal, undefined, ctx as never);
 const text = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => (c.type === "text" ? c.text : `<${c.type}>`)).join("");
 const lines = (n: number, prefix = "line") => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`).join("\n");
 

@@ -16,6 +16,7 @@ import type {
   ToolCall,
   ToolDefinition,
   ToolResultMessage,
+  ToolExecutionContext,
 } from "../../kernel/types.js";
 import type { AssistantStream } from "../../kernel/kernel.js";
 import { syntheticAssistant } from "./messages.js";
@@ -55,7 +56,7 @@ export interface AgentLoopConfig {
   emit(event: AgentEvent): Promise<void>;
   toolExecution: "parallel" | "sequential";
   /** The ctx handed to tool execute(); `scope` lets a tool run other tools through the loop (executeTool). */
-  toolContext(scope?: ToolCallScope): unknown;
+  toolContext(scope?: ToolCallScope): ToolExecutionContext;
   /**
    * Work the tool-call path needs, done while the model works on a request (called once a
    * request is on its way): it must be cheap to call again, must not make anything wait, and
