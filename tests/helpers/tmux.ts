@@ -4,7 +4,7 @@
  * generous limit for a busy machine. Fails naming the package when tmux is missing.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { requireProgram } from "./system.js";
 
 export interface TmuxDriver {
@@ -49,11 +49,21 @@ export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog:
       throw new Error(`timed out waiting for ${test}\n--- screen ---\n${s}\n--- stderr ---\n${readErr()}`);
     },
     kill() {
+      // The pane's program and its children (the CLI, its git children) outlive the server by
+      // their exit work; the test removes their folders next, so wait for them too.
+      let pids: number[] = [];
+      try {
+        pids = tmux("list-panes", "-a", "-F", "#{pane_pid}").split("\n").filter(Boolean).map(Number).flatMap((p) => [p, ...descendants(p)]);
+      } catch {
+        /* no server */
+      }
       try {
         tmux("kill-server");
       } catch {
         /* already gone */
       }
+      const tExit = Date.now();
+      while (pids.some(alive) && Date.now() - tExit < 15_000) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
       // Until the server is really gone: a new-session on this socket while it is still shutting
       // down fails with "server exited unexpectedly" (seen on a CI run).
       const t0 = Date.now();
@@ -67,4 +77,44 @@ export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog:
       }
     },
   };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The processes below `pid` now (from /proc; none where there is no /proc). */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let names: string[] = [];
+  try {
+    names = readdirSync("/proc").filter((n) => /^\d+$/.test(n));
+  } catch {
+    return [];
+  }
+  for (const n of names) {
+    try {
+      const stat = readFileSync(`/proc/${n}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(n));
+      children.set(ppid, list);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
 }
