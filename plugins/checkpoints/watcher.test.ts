@@ -1,6 +1,6 @@
 import { describe, it, expect, afterEach } from "@jest/globals";
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CheckpointStore, DEFAULTS } from "./store.js";
@@ -206,5 +206,31 @@ describe("when the watcher cannot be trusted", () => {
     await store.snapshot("two");
     expect(store.watchState).toBe("off");
     expect(calls.filter((c) => c === "ls-files")).toHaveLength(2);
+  });
+});
+
+describe("a project holding a symlink to a folder outside it", () => {
+  it("watches no folder behind the link, and a change out there neither enters a capture nor is followed", async () => {
+    const root = mkdtempSync(join(tmpdir(), "pi-cp-watch-link-"));
+    roots.push(root);
+    const outside = join(root, "outside");
+    for (let i = 0; i < 30; i++) mkdirSync(join(outside, `d${i}`), { recursive: true });
+    writeFileSync(join(outside, "secret.txt"), "s1\n");
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, "src"), { recursive: true });
+    writeFileSync(join(cwd, "src", "a.ts"), "a1\n");
+    symlinkSync(outside, join(cwd, "out"));
+    const store = new CheckpointStore(cwd, join(root, "store"), DEFAULTS);
+    stores.push(store);
+    await store.snapshot("first");
+    while (store.watchState === "starting") await new Promise((r) => setTimeout(r, 5));
+    expect(store.watchState).toBe("ready");
+    const watcher = (store as unknown as { watcher: { folderCount: number } }).watcher;
+    expect(watcher.folderCount).toBe(2); // the project and src/, nothing behind out/
+    const base = await store.snapshot("baseline");
+    sh(outside, "echo s2 > secret.txt && mkdir d0/new");
+    const after = await store.snapshot("after an outside change");
+    expect(after.tree).toBe(base.tree);
+    expect(await store.git(["ls-tree", after.tree, "out"])).toMatch(/^120000 blob /); // the link itself
   });
 });
