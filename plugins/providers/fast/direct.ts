@@ -21,7 +21,7 @@ import type { AssistantStream, StreamFn } from "../../../core/kernel/index.js";
 import { AssistantMessageEventStream, createLazyStream } from "../../../core/stores/index.js";
 import { FIRST_FETCH, fastPathApplies, readBody } from "./fast-path.js";
 import { loadTransport, sendDirect, type DirectResponse } from "./http-request.js";
-import { buildOpenAIRequest, directOpenAIApplies, simpleToStreamOptions } from "./openai-request.js";
+import { buildOpenAIRequest, directOpenAIApplies, simpleToStreamOptions, transcriptOf } from "./openai-request.js";
 import { loadPiAiParts, loadRequestParts, type PiAiParts } from "./pi-ai-parts.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- pi-ai's option bag */
@@ -39,11 +39,11 @@ export function noteNativeFetch(f: typeof globalThis.fetch | undefined): void {
 const PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
 
 /** Whether this call takes the direct path. */
-export function directApplies(model: Model<Api>, options: Json): boolean {
+export function directApplies(model: Model<Api>, options: Json, context?: Json): boolean {
   if (!fastPathApplies("openai-completions", options)) return false;
   if (process.env.PI_STREAM_DIRECT === "0") return false;
   if (globalThis.fetch !== nativeFetch || PROXY_VARS.some((k) => process.env[k])) return false;
-  return directOpenAIApplies(model, options);
+  return directOpenAIApplies(model, options, context);
 }
 
 /**
@@ -67,7 +67,7 @@ export function createOpenAICompletionsStream(fallback: () => Promise<StreamFn>)
   return (model, context, options) => {
     const viaPi = (opts: unknown): AssistantStream =>
       createLazyStream(model, () => fallback().then((f) => f(model, context, opts as never)), { signal: (opts as Json)?.signal });
-    if (!directApplies(model as Model<Api>, options)) return viaPi(options);
+    if (!directApplies(model as Model<Api>, options, context)) return viaPi(options);
     const out = new AssistantMessageEventStream();
     void runDirect(model as Model<Api>, context, options as Json, out, viaPi);
     return out;
@@ -76,17 +76,18 @@ export function createOpenAICompletionsStream(fallback: () => Promise<StreamFn>)
 
 async function runDirect(model: Model<Api>, context: Json, options: Json, out: AssistantMessageEventStream, viaPi: (opts: unknown) => AssistantStream): Promise<void> {
   const timestamp = Date.now();
-  const so = simpleToStreamOptions(model, options);
-  const signal: AbortSignal | undefined = so.signal;
+  const signal: AbortSignal | undefined = options?.signal;
   let payload: unknown;
   let res: DirectResponse;
   try {
     // pi-ai's streaming-JSON helpers are needed only to read the answer: they load while the
     // server works on the request (~8 ms of module loading on the first prompt, Node 22).
     const rp = await loadRequestParts();
+    const transcript = transcriptOf(context, rp);
+    const so = simpleToStreamOptions(model, options, transcript, rp);
     let partsLoad: Promise<PiAiParts> | undefined;
     const loadParts = () => (partsLoad ??= loadPiAiParts());
-    const req = buildOpenAIRequest(model, context, so, rp);
+    const req = buildOpenAIRequest(model, transcript, so, rp);
     payload = req.params;
     const next = await so.onPayload?.(payload, model);
     if (next !== undefined) payload = next;

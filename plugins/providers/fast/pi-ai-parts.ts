@@ -5,7 +5,9 @@
  * an exported module: the bundle inlines it and partial-json into one small chunk, so the first
  * tool call reads one file instead of resolving and lexing CommonJS files in node_modules); for
  * the direct path (direct.ts) also pi-ai's message transformation (`api/transform-messages`),
- * surrogate clean-up (`utils/sanitize-unicode`) and client identity headers (`utils/identity`).
+ * surrogate clean-up (`utils/sanitize-unicode`), client identity headers (`utils/identity`), its
+ * transcript, system-message text, token estimate and short hash (`utils/transcript`, `utils/text`,
+ * `utils/estimate`, `utils/hash`).
  * None of these modules loads an SDK.
  *
  * The cost calculation is the one formula of pi-ai's models.js, written out here: that module
@@ -58,10 +60,14 @@ let requestParts: Promise<RequestParts> | undefined;
 /** What the direct path needs to build a chat-completions request as pi-ai and the SDK do. */
 export function loadRequestParts(): Promise<RequestParts> {
   requestParts ??= (async () => {
-    const [tm, su, id] = await Promise.all([
+    const [tm, su, id, tr, text, est, hash] = await Promise.all([
       import("@earendil-works/pi-ai/api/transform-messages") as Promise<Partial<RequestParts>>,
       import("@earendil-works/pi-ai/utils/sanitize-unicode") as Promise<Partial<RequestParts>>,
       import("@earendil-works/pi-ai/utils/identity"),
+      import("@earendil-works/pi-ai/utils/transcript") as Promise<Partial<RequestParts>>,
+      import("@earendil-works/pi-ai/utils/text") as Promise<Partial<RequestParts>>,
+      import("@earendil-works/pi-ai/utils/estimate") as Promise<Partial<RequestParts>>,
+      import("@earendil-works/pi-ai/utils/hash") as Promise<Partial<RequestParts>>,
     ]);
     // The version of the `openai` package pi-ai itself would load (its dependency, not ours).
     // Required, not imported: importing a CommonJS file from ESM first parses it for its export
@@ -69,10 +75,22 @@ export function loadRequestParts(): Promise<RequestParts> {
     const piAiRequire = createRequire(piAiOpenAIModule());
     const version = piAiRequire(piAiRequire.resolve("openai/version")) as { VERSION?: unknown };
     const identityHeaders = (id as { getIdentityHeaders?: unknown }).getIdentityHeaders as RequestParts["identityHeaders"] | undefined;
-    if (typeof tm.transformMessages !== "function" || typeof su.sanitizeSurrogates !== "function" || typeof identityHeaders !== "function" || typeof version.VERSION !== "string") {
-      throw new Error("pi-ai's transform-messages.js / sanitize-unicode.js / identity.js or openai/version do not have the expected exports");
+    const got = {
+      transformMessages: tm.transformMessages,
+      sanitizeSurrogates: su.sanitizeSurrogates,
+      identityHeaders,
+      normalizeContext: tr.normalizeContext,
+      collapseSystemMessages: tr.collapseSystemMessages,
+      getCurrentTools: tr.getCurrentTools,
+      getSystemMessageText: text.getSystemMessageText,
+      estimateContextTokens: est.estimateContextTokens,
+      shortHash: hash.shortHash,
+    };
+    const missing = Object.entries(got).filter(([, f]) => typeof f !== "function").map(([k]) => k);
+    if (missing.length > 0 || typeof version.VERSION !== "string") {
+      throw new Error(`pi-ai's request helpers or openai/version do not have the expected exports (${[...missing, ...(typeof version.VERSION === "string" ? [] : ["openai VERSION"])].join(", ")})`);
     }
-    return { transformMessages: tm.transformMessages, sanitizeSurrogates: su.sanitizeSurrogates, identityHeaders, sdkVersion: version.VERSION };
+    return { ...(got as Omit<RequestParts, "sdkVersion">), sdkVersion: version.VERSION };
   })().catch((error: unknown) => {
     requestParts = undefined;
     throw error;
