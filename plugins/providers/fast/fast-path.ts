@@ -86,6 +86,7 @@ export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): S
       const empty = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
       return new Response(empty, { status: res.status, statusText: res.statusText, headers: res.headers });
     };
+    const started = streamStart();
     let piStream: AssistantStream;
     // pi-ai 1.6 hands `options.fetch` to the SDK client it builds once the request starts; for a
     // module that builds its client synchronously with the global fetch, the global is swapped too.
@@ -98,7 +99,7 @@ export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): S
     }
     const out = new AssistantMessageEventStream();
     const opts = options as StreamOptionsLike | undefined;
-    void relay(api, piStream, out, () => taken, model as Model<Api>, opts?.signal, parts, opts?.onProviderStreamEvent);
+    void relay(api, piStream, out, () => taken, model as Model<Api>, opts?.signal, parts, started, opts?.onProviderStreamEvent);
     return out;
   };
 }
@@ -112,6 +113,7 @@ async function relay(
   model: Model<Api>,
   signal: AbortSignal | undefined,
   parts: PiAiParts,
+  started: StreamStart,
   onRaw?: StreamOptionsLike["onProviderStreamEvent"],
 ): Promise<void> {
   const it = piStream[Symbol.asyncIterator]();
@@ -127,7 +129,7 @@ async function relay(
     if (ev.type === "start" && body?.body) {
       const reader = body.body.getReader();
       const source: BodySource = { read: () => reader.read(), cancel: () => void reader.cancel().catch(() => undefined) };
-      await readBody(api, source, ev.partial.timestamp, out, model, signal, parts, onRaw);
+      await readBody(api, source, { ...started, partial: ev.partial }, out, model, signal, parts, onRaw);
       return;
     }
     out.push(ev);
@@ -148,23 +150,23 @@ export interface BodySource {
 export async function readBody(
   api: FastApi,
   reader: BodySource,
-  timestamp: number,
+  started: StreamStart,
   out: AssistantMessageEventStream,
   model: Model<Api>,
   signal: AbortSignal | undefined,
   parts: PiAiParts,
   onRaw?: StreamOptionsLike["onProviderStreamEvent"],
 ): Promise<void> {
+  // pi-ai's message at its `start` event when there is one (fields it set before the response,
+  // such as the provider's thinking level or diagnostics, are kept), with nothing streamed yet.
   const output: AssistantMessage = {
-    role: "assistant",
+    ...(started.partial ?? { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id }),
     content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason: "stop",
-    timestamp,
+    stopReason: "pending" as AssistantMessage["stopReason"],
+    timestamp: started.partial?.timestamp ?? started.timestamp,
   };
+  const timed = (message: AssistantMessage) => timeMessage(message, started);
   out.push({ type: "start", partial: output });
   const asm: FastAssembler =
     api === "openai-completions" ? createOpenAICompletionsAssembler(model, output, out, parts) : createAnthropicAssembler(model, output, out, parts);
@@ -202,19 +204,36 @@ export async function readBody(
       if (out.backlog > 0) await out.drained();
     }
     asm.finish(signal?.aborted === true);
-    out.push({ type: "done", reason: output.stopReason as "stop" | "length" | "toolUse", message: output });
+    out.push({ type: "done", reason: output.stopReason as "stop" | "length" | "toolUse", message: timed(output) });
     out.end();
   } catch (error) {
     reader.cancel();
     asm.cleanUp();
     output.stopReason = signal?.aborted ? "aborted" : "error";
-    output.errorMessage = error instanceof Error ? error.message : JSON.stringify(error);
-    if (api === "openai-completions") {
-      // As pi-ai: providers behind OpenRouter put more detail in error.metadata.raw.
-      const raw = (error as { error?: { metadata?: { raw?: unknown } } } | undefined)?.error?.metadata?.raw;
-      if (raw) output.errorMessage += `\n${raw}`;
-    }
-    out.push({ type: "error", reason: output.stopReason, error: output });
+    output.errorMessage = asm.errorMessage(error);
+    out.push({ type: "error", reason: output.stopReason, error: timed(output) });
     out.end();
   }
+}
+
+/** When a stream function was called: its wall-clock time (the message timestamp) and a monotonic one. */
+export interface StreamStart {
+  timestamp: number;
+  monotonic: number;
+  /** pi-ai's message at its `start` event (the fast path); the direct path has none. */
+  partial?: AssistantMessage;
+}
+
+export function streamStart(): StreamStart {
+  return { timestamp: Date.now(), monotonic: performance.now() };
+}
+
+/**
+ * pi-ai 1.6 times each answer: the final message gets `durationMs`, whole milliseconds since
+ * the stream function was called (monotonic clock), unless it has one already.
+ */
+export function timeMessage<T extends AssistantMessage>(message: T, started: StreamStart): T {
+  const m = message as T & { durationMs?: number };
+  if (m.durationMs === undefined) m.durationMs = Math.max(0, Math.round(performance.now() - started.monotonic));
+  return message;
 }
