@@ -33,8 +33,14 @@ function model(api: FastApi): Model<Api> {
     cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
     contextWindow: 100000,
     maxTokens: 1000,
+    ...modelOver,
   } as Model<Api>;
 }
+/** Fields a test puts on the model (reset after each test). */
+let modelOver: Record<string, unknown> = {};
+afterEach(() => {
+  modelOver = {};
+});
 const context: Context = { messages: [{ role: "user", content: "hi", timestamp: 0 }] };
 
 /** A fetch that answers every request with `pieces` as the body (optionally failing after them). */
@@ -80,9 +86,9 @@ const snap = (v: unknown) =>
     return k === "partial" || isAdded(this, k) ? undefined : k === "timestamp" ? 0 : k === "durationMs" ? timed(x) : x;
   });
 
-/** The message without the added fields (a copy; key order kept). */
+/** The message without the added fields, clock readings zeroed (a copy; key order kept). */
 const withoutAdded = <T>(v: T): T => JSON.parse(JSON.stringify(v, function (this: Record<string, unknown>, k, x) {
-  return isAdded(this, k) ? undefined : k === "durationMs" ? timed(x) : x;
+  return isAdded(this, k) ? undefined : k === "durationMs" ? timed(x) : k === "timestamp" ? 0 : x;
 })) as T;
 
 /** A duration stands for itself only as "a whole number of milliseconds". */
@@ -291,6 +297,48 @@ describe("fast path = pi-ai 1.6, written streams", () => {
       anEvent("message_delta", { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9, cache_read_input_tokens: 2 } }) +
       anEvent("message_stop", { type: "message_stop" }),
   };
+
+  // Streams for a model of their own (provider, price tiers, fallback models).
+  const details = (d: unknown[]) => oaChunk({ reasoning_details: d });
+  const stop = (finish: string, usage: unknown) => `data: ${JSON.stringify({ id: "c1", choices: [{ index: 0, delta: {}, finish_reason: finish }], usage })}\n\n`;
+  const withModel: [FastApi, string, Record<string, unknown>, string][] = [
+    ["openai-completions", "OpenRouter: reasoning details merged into the thinking signature, reported cost", { provider: "openrouter", id: "x/m" },
+      details([{ type: "reasoning.text", text: "th", format: "f", index: 0 }]) + oaChunk({ reasoning: "think" }) + details([{ type: "reasoning.text", text: "ink", signature: "s1" }]) +
+      details([{ type: "reasoning.encrypted", data: "enc", id: "r1" }, { type: "bogus" }]) + oaChunk({ content: "answer" }) +
+      stop("stop", { prompt_tokens: 9, completion_tokens: 4, cost: 0.5, is_byok: false })],
+    ["openai-completions", "OpenRouter: bring-your-own-key cost, reasoning and content in one delta", { provider: "openrouter", id: "x/m" },
+      oaChunk({ reasoning: "r", content: "c" }) + stop("stop", { prompt_tokens: 9, completion_tokens: 4, cost: 0.1, is_byok: true, cost_details: { upstream_inference_cost: 0.2 } })],
+    ["openai-completions", "price tiers, cache reads reported at the top level", { cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, tiers: [{ inputTokensAbove: 100, input: 6, output: 30, cacheRead: 0.6, cacheWrite: 7.5 }] } },
+      oaChunk({ content: "x" }) + stop("stop", { prompt_tokens: 400, completion_tokens: 4, cached_tokens: 50 })],
+    ["anthropic-messages", "a fallback model's cost, 1h cache writes, thinking tokens, input transformations", { compat: { allowedFallbackModels: [{ provider: "test", model: "m-small", cost: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } },
+      anEvent("message_start", { type: "message_start", message: { id: "msg_2", model: "m-small", usage: { input_tokens: 5, output_tokens: 1, cache_creation_input_tokens: 10, cache_creation: { ephemeral_1h_input_tokens: 4 } }, input_transformations: [{ type: "trim", path: "/messages/0", reason: null }] } }) +
+      anEvent("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "fallback" } }) +
+      anEvent("content_block_start", { type: "content_block_start", index: 1, content_block: { type: "thinking", thinking: "pre ", signature: "s0" } }) +
+      anEvent("content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "thinking_delta", thinking: "more" } }) +
+      anEvent("content_block_stop", { type: "content_block_stop", index: 1 }) +
+      anEvent("content_block_start", { type: "content_block_start", index: 2, content_block: { type: "text", text: "hi " } }) +
+      anEvent("content_block_delta", { type: "content_block_delta", index: 2, delta: { type: "text_delta", text: "there" } }) +
+      anEvent("content_block_stop", { type: "content_block_stop", index: 2 }) +
+      anEvent("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 7, cache_creation: { ephemeral_1h_input_tokens: 6 }, output_tokens_details: { thinking_tokens: 3 } } }) +
+      anEvent("message_stop", { type: "message_stop" })],
+    ["anthropic-messages", "a refusal with its explanation", {},
+      anStart + anText + anEvent("content_block_stop", { type: "content_block_stop", index: 0 }) +
+      anEvent("message_delta", { type: "message_delta", delta: { stop_reason: "refusal", stop_details: { explanation: "not that" } }, usage: { output_tokens: 3 } }) + anEvent("message_stop", { type: "message_stop" })],
+    ["anthropic-messages", "a fallback block after output, OpenRouter's reported cost", { provider: "openrouter", id: "anthropic/m" },
+      anStart + anText + anEvent("content_block_start", { type: "content_block_start", index: 1, content_block: { type: "fallback" } })],
+    ["anthropic-messages", "OpenRouter's reported cost, no stop reason", { provider: "openrouter", id: "anthropic/m" },
+      anStart + anText + anEvent("content_block_stop", { type: "content_block_stop", index: 0 }) +
+      anEvent("message_delta", { type: "message_delta", delta: {}, usage: { output_tokens: 3, cost: 0.25, is_byok: false } }) + anEvent("message_stop", { type: "message_stop" })],
+  ];
+  for (const [api, name, over, body] of withModel) {
+    it(`${api}: ${name}`, async () => {
+      modelOver = over;
+      const r = await expectSame(api, whole(body));
+      const bytes = enc.encode(body);
+      for (let i = 1; i < bytes.length; i += 7) await expectSame(api, splitAt(bytes, i));
+      expect(r.events.length).toBeGreaterThan(1);
+    });
+  }
 
   for (const [api, table] of [["openai-completions", openai], ["anthropic-messages", anthropic]] as const) {
     for (const [name, s] of Object.entries(table)) {
