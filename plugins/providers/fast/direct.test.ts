@@ -300,8 +300,8 @@ describe("direct path: the request is pi-ai 1.6's and the SDK's", () => {
 });
 
 describe("direct path: thinking levels up to max are pi-ai 1.6's", () => {
-  // pi-ai 0.73.1 knows no max level: these requests are compared with pi-ai 1.6's own (its
-  // thinking fields; the rest of the request is compared with 0.73.1's above).
+  // The thinking fields each level up to max maps to, in pi-ai's request and in the direct path's
+  // (the whole request is compared above).
   const FIELDS = ["reasoning_effort", "reasoning", "thinking", "enable_thinking", "chat_template_kwargs"];
   const thinkingFields = (body: string) => {
     const b = JSON.parse(body) as Record<string, unknown>;

@@ -10,7 +10,7 @@
  *
  * How the body is taken over: pi-ai's SDK client is given a wrapper fetch (`intercept`) as
  * `options.fetch` (pi-ai 1.6) and, for the synchronous call of the stream function, as the global
- * `fetch` (pi-ai 0.73.1 builds its client then with the global it finds); the wrapper makes the real request with
+ * `fetch` (for a module that builds its client then with the global it finds); the wrapper makes the real request with
  * the SDK's URL and init unchanged (`providerFetch`, the one place requests go out), keeps a
  * successful response's body and hands the SDK an empty body with the real status and headers.
  * pi-ai's `start` event (sent after onResponse) is the signal to start reading; pi-ai's own events
