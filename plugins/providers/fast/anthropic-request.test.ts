@@ -136,3 +136,21 @@ describe("Anthropic through the fast path: pi-ai 1.6's request, the same answer"
     });
   }
 });
+
+describe("Anthropic message threads stay pi-ai's", () => {
+  it("a request pi-ai sends in a thread is not taken over, so the next one continues the thread", async () => {
+    const m = model({ compat: { supportsMessageThreads: true } });
+    const options = { apiKey: "sk-ant-api-test", maxRetries: 0, sessionId: "thread-1" };
+    expect(fastPathApplies("anthropic-messages", options, m)).toBe(false);
+    expect(fastPathApplies("anthropic-messages", { ...options, cacheRetention: "none" }, m)).toBe(true);
+    expect(fastPathApplies("anthropic-messages", options, model({ baseUrl: "https://api.anthropic.com" }))).toBe(false);
+    expect(fastPathApplies("anthropic-messages", { ...options, sessionId: undefined }, m)).toBe(true);
+    seen.length = 0;
+    const first: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
+    const reply = await drain(viaPlugin(m, first, options as never));
+    expect(reply.stopReason).toBe("stop");
+    await drain(viaPlugin(m, { messages: [...first.messages, reply, { role: "user", content: "more", timestamp: 2 }] }, options as never));
+    expect(seen).toHaveLength(2);
+    expect(JSON.parse(seen[1]!.body).thread).toEqual({ type: "continue", previous_message_id: "msg_1" });
+  });
+});

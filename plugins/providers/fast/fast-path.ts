@@ -19,7 +19,8 @@
  *
  * Applies when (else pi-ai's path, unchanged): the API is openai-completions or
  * anthropic-messages; PI_STREAM_FAST_PATH is not "0"; a global fetch exists; for Anthropic, the
- * options carry an API key that is not an OAuth token and no `client`.
+ * options carry an API key that is not an OAuth token and no `client`, and the request is not
+ * sent in a message thread (pi-ai continues threads from the replies it read itself).
  */
 import type { AssistantMessage, Model, Api } from "@mariozechner/pi-ai";
 import type { AssistantStream, StreamFn } from "../../../core/kernel/index.js";
@@ -49,13 +50,25 @@ interface StreamOptionsLike {
 }
 
 /** Whether the fast path serves this request (the conditions in the header). */
-export function fastPathApplies(api: FastApi, options: StreamOptionsLike | undefined): boolean {
+export function fastPathApplies(api: FastApi, options: StreamOptionsLike | undefined, model?: Model<Api>): boolean {
   if (process.env.PI_STREAM_FAST_PATH === "0" || typeof globalThis.fetch !== "function") return false;
   if (api === "anthropic-messages") {
     const key = options?.apiKey;
-    return typeof key === "string" && key !== "" && !key.includes("sk-ant-oat") && options?.client === undefined;
+    if (!(typeof key === "string" && key !== "" && !key.includes("sk-ant-oat") && options?.client === undefined)) return false;
+    return !(model && usesMessageThreads(model, options));
   }
   return true;
+}
+
+/**
+ * Whether pi-ai sends this Anthropic request in a message thread (Anthropic's own API, or a model
+ * marked for threads, with a session id and caching on): pi-ai then keeps the reply it read to
+ * continue the thread next time, which needs it to read the body itself.
+ */
+function usesMessageThreads(model: Model<Api>, options: StreamOptionsLike | undefined): boolean {
+  const o = options as (StreamOptionsLike & { sessionId?: unknown; cacheRetention?: unknown }) | undefined;
+  const threads = (model as { compat?: { supportsMessageThreads?: boolean } }).compat?.supportsMessageThreads ?? (typeof model.baseUrl === "string" && model.baseUrl.includes("api.anthropic.com"));
+  return threads && typeof o?.sessionId === "string" && o.sessionId !== "" && o?.cacheRetention !== "none";
 }
 
 /** The `openai` SDK's test for an aborted read (its isAbortError). */
@@ -73,7 +86,7 @@ export const FIRST_FETCH = Symbol("pi.fast-path.first-fetch");
 /** Wrap pi-ai's stream function of `api` with the fast path. */
 export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): StreamFn {
   return (model, context, options) => {
-    if (!fastPathApplies(api, options as StreamOptionsLike | undefined)) return inner(model, context, options);
+    if (!fastPathApplies(api, options as StreamOptionsLike | undefined, model as Model<Api>)) return inner(model, context, options);
     let taken: Response | undefined;
     const realFetch: Fetch = (options as { fetch?: Fetch } | undefined)?.fetch ?? globalThis.fetch;
     let first = (options as { [FIRST_FETCH]?: () => Promise<Response> } | undefined)?.[FIRST_FETCH];
