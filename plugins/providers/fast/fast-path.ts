@@ -44,6 +44,8 @@ export function providerFetch(fetchImpl: Fetch, input: Parameters<Fetch>[0], ini
 interface StreamOptionsLike {
   apiKey?: unknown;
   client?: unknown;
+  sessionId?: unknown;
+  cacheRetention?: unknown;
   signal?: AbortSignal;
   /** pi 1.6's option: each parsed provider stream event (the extension hook provider_stream_event). */
   onProviderStreamEvent?: (data: unknown, model: Model<Api>) => unknown;
@@ -66,7 +68,7 @@ export function fastPathApplies(api: FastApi, options: StreamOptionsLike | undef
  * continue the thread next time, which needs it to read the body itself.
  */
 function usesMessageThreads(model: Model<Api>, options: StreamOptionsLike | undefined): boolean {
-  const o = options as (StreamOptionsLike & { sessionId?: unknown; cacheRetention?: unknown }) | undefined;
+  const o = options;
   const threads = (model as { compat?: { supportsMessageThreads?: boolean } }).compat?.supportsMessageThreads ?? (typeof model.baseUrl === "string" && model.baseUrl.includes("api.anthropic.com"));
   return threads && typeof o?.sessionId === "string" && o.sessionId !== "" && o?.cacheRetention !== "none";
 }
