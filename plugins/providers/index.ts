@@ -35,7 +35,7 @@ async function withFastPath(api: "openai-completions" | "anthropic-messages", in
   try {
     const fast = await import("./fast/fast-path.js");
     const viaFast = fast.withFastPath(api, inner, await fast.loadPiAiParts());
-    return (model, context, options) => (fast.fastPathApplies(api, options as never) ? viaFast : inner)(model, context, options);
+    return (model, context, options) => (fast.fastPathApplies(api, options as never, model as never) ? viaFast : inner)(model, context, options);
   } catch {
     return inner;
   }

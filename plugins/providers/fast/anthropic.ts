@@ -1,6 +1,6 @@
 /**
  * Fast path, Anthropic messages: turns the SSE events of a successful streaming response into
- * the AssistantMessage events pi-ai 0.73.1's anthropic module produces for the same bytes (same
+ * the AssistantMessage events pi-ai 1.6's anthropic-messages module produces for the same bytes (same
  * events, same order, same message, same key order). pi-ai already reads this body itself; the
  * fast path saves its async generators, its per-line string slicing and the per-delta block
  * search, and reads the socket only as fast as the events are consumed.
@@ -17,19 +17,20 @@ type Json = any;
 
 const MESSAGE_EVENTS = new Set(["message_start", "message_delta", "message_stop", "content_block_start", "content_block_delta", "content_block_stop"]);
 
-function mapStopReason(reason: string): AssistantMessage["stopReason"] {
+function mapStopReason(reason: string, details: Json): { stopReason: AssistantMessage["stopReason"]; errorMessage?: string } {
   switch (reason) {
     case "end_turn":
     case "pause_turn":
     case "stop_sequence":
-      return "stop";
+      return { stopReason: "stop" };
     case "max_tokens":
-      return "length";
+      return { stopReason: "length" };
     case "tool_use":
-      return "toolUse";
+      return { stopReason: "toolUse" };
     case "refusal":
+      return { stopReason: "error", errorMessage: details?.explanation || "The model refused to complete the request" };
     case "sensitive":
-      return "error";
+      return { stopReason: "error", errorMessage: "Provider stopped with: sensitive" };
     default:
       throw new Error(`Unhandled stop reason: ${reason}`);
   }
@@ -37,95 +38,105 @@ function mapStopReason(reason: string): AssistantMessage["stopReason"] {
 
 export function createAnthropicAssembler(model: Model<Api>, output: AssistantMessage, sink: FastSink, parts: PiAiParts): FastAssembler {
   const blocks = output.content as Json[];
+  const out = output as AssistantMessage & { responseModel?: string; rawStopReason?: string; diagnostics?: Json[] };
+  const usage = output.usage as AssistantMessage["usage"] & { cacheWrite1h?: number; reasoning?: number };
   let sawStart = false;
   let sawStop = false;
-  const find = (index: unknown) => blocks.findIndex((b) => b.index === index);
+  // Anthropic's block index → our content index and the tool call's argument text (kept off the block).
+  const open = new Map<number, { contentIndex: number; json?: string }>();
+  let usageModel: Model<Api> = model;
+  let transformations: Json[] | undefined;
+  const openRouter = model.provider === "openrouter" || model.baseUrl.includes("openrouter.ai");
+
+  const startBlock = (index: number, block: Json, type: "text_start" | "thinking_start" | "toolcall_start", json?: string) => {
+    blocks.push(block);
+    open.set(index, { contentIndex: blocks.length - 1, json });
+    sink.push({ type, contentIndex: blocks.length - 1, partial: output });
+  };
 
   const onMessageEvent = (event: Json) => {
     if (event.type === "message_start") {
       output.responseId = event.message.id;
+      if (Array.isArray(event.message.input_transformations)) transformations = event.message.input_transformations;
+      const responseModel = event.message.model;
+      if (responseModel !== model.id) out.responseModel = responseModel;
+      const fallbackCost =
+        responseModel === model.id
+          ? undefined
+          : (model as Json).compat?.allowedFallbackModels?.find((f: Json) => f.provider === model.provider && f.model === responseModel)?.cost;
+      usageModel = fallbackCost ? ({ ...model, id: responseModel, cost: fallbackCost } as Model<Api>) : model;
       const u = event.message.usage;
-      output.usage.input = u.input_tokens || 0;
-      output.usage.output = u.output_tokens || 0;
-      output.usage.cacheRead = u.cache_read_input_tokens || 0;
-      output.usage.cacheWrite = u.cache_creation_input_tokens || 0;
-      output.usage.totalTokens = output.usage.input + output.usage.output + output.usage.cacheRead + output.usage.cacheWrite;
-      parts.calculateCost(model, output.usage);
+      usage.input = u.input_tokens || 0;
+      usage.output = u.output_tokens || 0;
+      usage.cacheRead = u.cache_read_input_tokens || 0;
+      usage.cacheWrite = u.cache_creation_input_tokens || 0;
+      usage.cacheWrite1h = u.cache_creation?.ephemeral_1h_input_tokens || 0;
+      usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+      parts.calculateCost(usageModel, usage);
     } else if (event.type === "content_block_start") {
       const cb = event.content_block;
-      let block: Json;
-      if (cb.type === "text") {
-        block = { type: "text", text: "", index: event.index };
-        blocks.push(block);
-        sink.push({ type: "text_start", contentIndex: blocks.length - 1, partial: output });
-      } else if (cb.type === "thinking") {
-        block = { type: "thinking", thinking: "", thinkingSignature: "", index: event.index };
-        blocks.push(block);
-        sink.push({ type: "thinking_start", contentIndex: blocks.length - 1, partial: output });
-      } else if (cb.type === "redacted_thinking") {
-        block = { type: "thinking", thinking: "[Reasoning redacted]", thinkingSignature: cb.data, redacted: true, index: event.index };
-        blocks.push(block);
-        sink.push({ type: "thinking_start", contentIndex: blocks.length - 1, partial: output });
-      } else if (cb.type === "tool_use") {
-        block = { type: "toolCall", id: cb.id, name: cb.name, arguments: cb.input ?? {}, partialJson: "", index: event.index };
-        blocks.push(block);
-        sink.push({ type: "toolcall_start", contentIndex: blocks.length - 1, partial: output });
-      }
+      if (cb.type === "fallback") {
+        if (blocks.length > 0) throw new Error("Anthropic performed an unsupported mid-output model fallback");
+      } else if (cb.type === "text") startBlock(event.index, { type: "text", text: cb.text ?? "" }, "text_start");
+      else if (cb.type === "thinking") startBlock(event.index, { type: "thinking", thinking: cb.thinking ?? "", thinkingSignature: cb.signature ?? "" }, "thinking_start");
+      else if (cb.type === "redacted_thinking") startBlock(event.index, { type: "thinking", thinking: "[Reasoning redacted]", thinkingSignature: cb.data, redacted: true }, "thinking_start");
+      else if (cb.type === "tool_use") startBlock(event.index, { type: "toolCall", id: cb.id, name: cb.name, arguments: cb.input ?? {} }, "toolcall_start", "");
     } else if (event.type === "content_block_delta") {
+      const o = open.get(event.index);
+      const block = o === undefined ? undefined : blocks[o.contentIndex];
       const d = event.delta;
+      if (!o || !block) return;
       if (d.type === "text_delta") {
-        const index = find(event.index);
-        const block = blocks[index];
-        if (block && block.type === "text") {
+        if (block.type === "text") {
           block.text += d.text;
-          sink.push({ type: "text_delta", contentIndex: index, delta: d.text, partial: output });
+          sink.push({ type: "text_delta", contentIndex: o.contentIndex, delta: d.text, partial: output });
         }
       } else if (d.type === "thinking_delta") {
-        const index = find(event.index);
-        const block = blocks[index];
-        if (block && block.type === "thinking") {
+        if (block.type === "thinking") {
           block.thinking += d.thinking;
-          sink.push({ type: "thinking_delta", contentIndex: index, delta: d.thinking, partial: output });
+          sink.push({ type: "thinking_delta", contentIndex: o.contentIndex, delta: d.thinking, partial: output });
         }
       } else if (d.type === "input_json_delta") {
-        const index = find(event.index);
-        const block = blocks[index];
-        if (block && block.type === "toolCall") {
-          block.partialJson += d.partial_json;
-          block.arguments = parts.parseStreamingJson(block.partialJson);
-          sink.push({ type: "toolcall_delta", contentIndex: index, delta: d.partial_json, partial: output });
+        if (block.type === "toolCall" && o.json !== undefined) {
+          o.json += d.partial_json;
+          block.arguments = parts.parseStreamingJson(o.json);
+          sink.push({ type: "toolcall_delta", contentIndex: o.contentIndex, delta: d.partial_json, partial: output });
         }
       } else if (d.type === "signature_delta") {
-        const block = blocks[find(event.index)];
-        if (block && block.type === "thinking") {
-          block.thinkingSignature = block.thinkingSignature || "";
-          block.thinkingSignature += d.signature;
-        }
+        if (block.type === "thinking") block.thinkingSignature = (block.thinkingSignature || "") + d.signature;
       }
     } else if (event.type === "content_block_stop") {
-      const index = find(event.index);
-      const block = blocks[index];
-      if (block) {
-        delete block.index;
-        if (block.type === "text") sink.push({ type: "text_end", contentIndex: index, content: block.text, partial: output });
-        else if (block.type === "thinking") sink.push({ type: "thinking_end", contentIndex: index, content: block.thinking, partial: output });
-        else if (block.type === "toolCall") {
-          block.arguments = parts.parseStreamingJson(block.partialJson);
-          delete block.partialJson;
-          sink.push({ type: "toolcall_end", contentIndex: index, toolCall: block, partial: output });
-        }
+      const o = open.get(event.index);
+      open.delete(event.index);
+      const block = o === undefined ? undefined : blocks[o.contentIndex];
+      if (!o || !block) return;
+      const index = o.contentIndex;
+      if (block.type === "text") sink.push({ type: "text_end", contentIndex: index, content: block.text, partial: output });
+      else if (block.type === "thinking") sink.push({ type: "thinking_end", contentIndex: index, content: block.thinking, partial: output });
+      else if (block.type === "toolCall" && o.json !== undefined) {
+        Object.assign(block, parts.parseToolCallArguments(o.json));
+        sink.push({ type: "toolcall_end", contentIndex: index, toolCall: block, partial: output });
       }
     } else if (event.type === "message_delta") {
-      if (event.delta.stop_reason) (output as { rawStopReason?: string }).rawStopReason = event.delta.stop_reason; // (p18: pi 1.6 rawStopReason)
-      if (event.delta.stop_reason) output.stopReason = mapStopReason(event.delta.stop_reason);
+      if (Array.isArray(event.input_transformations)) transformations = event.input_transformations;
+      if (event.delta.stop_reason) {
+        out.rawStopReason = event.delta.stop_reason;
+        const r = mapStopReason(event.delta.stop_reason, event.delta.stop_details);
+        output.stopReason = r.stopReason;
+        if (r.errorMessage) output.errorMessage = r.errorMessage;
+      }
       const u = event.usage;
-      if (u.input_tokens != null) output.usage.input = u.input_tokens;
-      if (u.output_tokens != null) output.usage.output = u.output_tokens;
-      if (u.cache_read_input_tokens != null) output.usage.cacheRead = u.cache_read_input_tokens;
-      if (u.cache_creation_input_tokens != null) output.usage.cacheWrite = u.cache_creation_input_tokens;
-      if (u.output_tokens_details?.thinking_tokens != null) (output.usage as { reasoning?: number }).reasoning = u.output_tokens_details.thinking_tokens; // (p18: pi 1.6 usage.reasoning)
-      output.usage.totalTokens = output.usage.input + output.usage.output + output.usage.cacheRead + output.usage.cacheWrite;
-      parts.calculateCost(model, output.usage);
+      if (u) {
+        if (u.input_tokens != null) usage.input = u.input_tokens;
+        if (u.output_tokens != null) usage.output = u.output_tokens;
+        if (u.cache_read_input_tokens != null) usage.cacheRead = u.cache_read_input_tokens;
+        if (u.cache_creation_input_tokens != null) usage.cacheWrite = u.cache_creation_input_tokens;
+        if (u.cache_creation?.ephemeral_1h_input_tokens != null) usage.cacheWrite1h = u.cache_creation.ephemeral_1h_input_tokens;
+        if (u.output_tokens_details?.thinking_tokens != null) usage.reasoning = u.output_tokens_details.thinking_tokens;
+      }
+      usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+      parts.calculateCost(usageModel, usage);
+      if (openRouter && u) parts.applyOpenRouterReportedCost(usage, u);
     }
   };
 
@@ -150,13 +161,18 @@ export function createAnthropicAssembler(model: Model<Api>, output: AssistantMes
     finish(aborted) {
       if (sawStart && !sawStop) throw new Error("Anthropic stream ended before message_stop");
       if (aborted) throw new Error("Request was aborted");
-      if (output.stopReason === "aborted" || output.stopReason === "error") throw new Error("An unknown error occurred");
+      if ((output.stopReason as string) === "pending") throw new Error("Anthropic stream ended without a stop reason");
+      if (output.stopReason === "aborted" || output.stopReason === "error") throw new Error(output.errorMessage || "An unknown error occurred");
+      if (transformations && transformations.length > 0) {
+        const details = { transformations: transformations.map((t) => ({ type: t.type ?? undefined, path: t.path ?? undefined, reason: t.reason ?? undefined })) };
+        out.diagnostics = [...(out.diagnostics ?? []), { type: "anthropic_input_transformations", timestamp: Date.now(), details }];
+      }
     },
     cleanUp() {
-      for (const block of blocks) {
-        delete block.index;
-        delete block.partialJson;
-      }
+      // nothing on the blocks: streaming state is kept apart
+    },
+    errorMessage(error) {
+      return error instanceof Error ? parts.withCauseDetail(error) : JSON.stringify(error);
     },
   };
 }

@@ -19,9 +19,9 @@
 import type { AssistantMessage, Model, Api } from "@mariozechner/pi-ai";
 import type { AssistantStream, StreamFn } from "../../../core/kernel/index.js";
 import { AssistantMessageEventStream, createLazyStream } from "../../../core/stores/index.js";
-import { FIRST_FETCH, fastPathApplies, readBody } from "./fast-path.js";
+import { FIRST_FETCH, fastPathApplies, readBody, streamStart, timeMessage, type StreamStart } from "./fast-path.js";
 import { loadTransport, sendDirect, type DirectResponse } from "./http-request.js";
-import { buildOpenAIRequest, directOpenAIApplies, simpleToStreamOptions } from "./openai-request.js";
+import { buildOpenAIRequest, directOpenAIApplies, simpleToStreamOptions, transcriptOf } from "./openai-request.js";
 import { loadPiAiParts, loadRequestParts, type PiAiParts } from "./pi-ai-parts.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- pi-ai's option bag */
@@ -39,11 +39,11 @@ export function noteNativeFetch(f: typeof globalThis.fetch | undefined): void {
 const PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"];
 
 /** Whether this call takes the direct path. */
-export function directApplies(model: Model<Api>, options: Json): boolean {
+export function directApplies(model: Model<Api>, options: Json, context?: Json): boolean {
   if (!fastPathApplies("openai-completions", options)) return false;
   if (process.env.PI_STREAM_DIRECT === "0") return false;
   if (globalThis.fetch !== nativeFetch || PROXY_VARS.some((k) => process.env[k])) return false;
-  return directOpenAIApplies(model, options);
+  return directOpenAIApplies(model, options, context);
 }
 
 /**
@@ -67,26 +67,28 @@ export function createOpenAICompletionsStream(fallback: () => Promise<StreamFn>)
   return (model, context, options) => {
     const viaPi = (opts: unknown): AssistantStream =>
       createLazyStream(model, () => fallback().then((f) => f(model, context, opts as never)), { signal: (opts as Json)?.signal });
-    if (!directApplies(model as Model<Api>, options)) return viaPi(options);
+    if (!directApplies(model as Model<Api>, options, context)) return viaPi(options);
+    const started = streamStart();
     const out = new AssistantMessageEventStream();
-    void runDirect(model as Model<Api>, context, options as Json, out, viaPi);
+    void runDirect(model as Model<Api>, context, options as Json, out, viaPi, started);
     return out;
   };
 }
 
-async function runDirect(model: Model<Api>, context: Json, options: Json, out: AssistantMessageEventStream, viaPi: (opts: unknown) => AssistantStream): Promise<void> {
-  const timestamp = Date.now();
-  const so = simpleToStreamOptions(model, options);
-  const signal: AbortSignal | undefined = so.signal;
+async function runDirect(model: Model<Api>, context: Json, options: Json, out: AssistantMessageEventStream, viaPi: (opts: unknown) => AssistantStream, started: StreamStart): Promise<void> {
+  const timestamp = started.timestamp;
+  const signal: AbortSignal | undefined = options?.signal;
   let payload: unknown;
   let res: DirectResponse;
   try {
     // pi-ai's streaming-JSON helpers are needed only to read the answer: they load while the
     // server works on the request (~8 ms of module loading on the first prompt, Node 22).
     const rp = await loadRequestParts();
+    const transcript = transcriptOf(context, rp);
+    const so = simpleToStreamOptions(model, options, transcript, rp);
     let partsLoad: Promise<PiAiParts> | undefined;
     const loadParts = () => (partsLoad ??= loadPiAiParts());
-    const req = buildOpenAIRequest(model, context, so, rp);
+    const req = buildOpenAIRequest(model, transcript, so, rp);
     payload = req.params;
     const next = await so.onPayload?.(payload, model);
     if (next !== undefined) payload = next;
@@ -99,7 +101,9 @@ async function runDirect(model: Model<Api>, context: Json, options: Json, out: A
     } catch (error) {
       // The SDK's view of a failed fetch: undici's TypeError, or the timeout it recognises.
       const e = error instanceof Error ? error : new Error(String(error));
-      const seen = e.name === "AbortError" || /timed? ?out/i.test(e.message) ? e : Object.assign(new TypeError("fetch failed"), { cause: e });
+      // A timeout is fetch's abort by the SDK's own timer.
+      const seen =
+        e.name === "AbortError" ? e : /timed? ?out/i.test(e.message) ? new DOMException("This operation was aborted", "AbortError") : Object.assign(new TypeError("fetch failed"), { cause: e });
       return handOver(() => Promise.reject(seen));
     }
     if (res.status < 200 || res.status > 299 || res.status === 204 || res.status === 205) {
@@ -120,7 +124,7 @@ async function runDirect(model: Model<Api>, context: Json, options: Json, out: A
       res.body.cancel();
       throw error;
     }
-    await readBody("openai-completions", res.body, timestamp, out, model, signal, parts, options?.onProviderStreamEvent);
+    await readBody("openai-completions", res.body, started, out, model, signal, parts, options?.onProviderStreamEvent);
   } catch (error) {
     // pi-ai's catch before the response: one `error` event, nothing streamed.
     const output: AssistantMessage = {
@@ -133,8 +137,9 @@ async function runDirect(model: Model<Api>, context: Json, options: Json, out: A
       stopReason: signal?.aborted ? "aborted" : "error",
       timestamp,
     };
-    output.errorMessage = error instanceof Error ? error.message : JSON.stringify(error);
-    out.push({ type: "error", reason: output.stopReason as "error" | "aborted", error: output });
+    const piParts = await loadPiAiParts().catch(() => undefined);
+    output.errorMessage = piParts ? piParts.providerErrorMessage(error) : error instanceof Error ? error.message : JSON.stringify(error);
+    out.push({ type: "error", reason: output.stopReason as "error" | "aborted", error: timeMessage(output, started) });
     out.end();
   }
 }

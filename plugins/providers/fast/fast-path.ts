@@ -10,7 +10,7 @@
  *
  * How the body is taken over: pi-ai's SDK client is given a wrapper fetch (`intercept`) as
  * `options.fetch` (pi-ai 1.6) and, for the synchronous call of the stream function, as the global
- * `fetch` (pi-ai 0.73.1 builds its client then with the global it finds); the wrapper makes the real request with
+ * `fetch` (for a module that builds its client then with the global it finds); the wrapper makes the real request with
  * the SDK's URL and init unchanged (`providerFetch`, the one place requests go out), keeps a
  * successful response's body and hands the SDK an empty body with the real status and headers.
  * pi-ai's `start` event (sent after onResponse) is the signal to start reading; pi-ai's own events
@@ -19,7 +19,8 @@
  *
  * Applies when (else pi-ai's path, unchanged): the API is openai-completions or
  * anthropic-messages; PI_STREAM_FAST_PATH is not "0"; a global fetch exists; for Anthropic, the
- * options carry an API key that is not an OAuth token and no `client`.
+ * options carry an API key that is not an OAuth token and no `client`, and the request is not
+ * sent in a message thread (pi-ai continues threads from the replies it read itself).
  */
 import type { AssistantMessage, Model, Api } from "@mariozechner/pi-ai";
 import type { AssistantStream, StreamFn } from "../../../core/kernel/index.js";
@@ -43,19 +44,33 @@ export function providerFetch(fetchImpl: Fetch, input: Parameters<Fetch>[0], ini
 interface StreamOptionsLike {
   apiKey?: unknown;
   client?: unknown;
+  sessionId?: unknown;
+  cacheRetention?: unknown;
   signal?: AbortSignal;
   /** pi 1.6's option: each parsed provider stream event (the extension hook provider_stream_event). */
   onProviderStreamEvent?: (data: unknown, model: Model<Api>) => unknown;
 }
 
 /** Whether the fast path serves this request (the conditions in the header). */
-export function fastPathApplies(api: FastApi, options: StreamOptionsLike | undefined): boolean {
+export function fastPathApplies(api: FastApi, options: StreamOptionsLike | undefined, model?: Model<Api>): boolean {
   if (process.env.PI_STREAM_FAST_PATH === "0" || typeof globalThis.fetch !== "function") return false;
   if (api === "anthropic-messages") {
     const key = options?.apiKey;
-    return typeof key === "string" && key !== "" && !key.includes("sk-ant-oat") && options?.client === undefined;
+    if (!(typeof key === "string" && key !== "" && !key.includes("sk-ant-oat") && options?.client === undefined)) return false;
+    return !(model && usesMessageThreads(model, options));
   }
   return true;
+}
+
+/**
+ * Whether pi-ai sends this Anthropic request in a message thread (Anthropic's own API, or a model
+ * marked for threads, with a session id and caching on): pi-ai then keeps the reply it read to
+ * continue the thread next time, which needs it to read the body itself.
+ */
+function usesMessageThreads(model: Model<Api>, options: StreamOptionsLike | undefined): boolean {
+  const o = options;
+  const threads = (model as { compat?: { supportsMessageThreads?: boolean } }).compat?.supportsMessageThreads ?? (typeof model.baseUrl === "string" && model.baseUrl.includes("api.anthropic.com"));
+  return threads && typeof o?.sessionId === "string" && o.sessionId !== "" && o?.cacheRetention !== "none";
 }
 
 /** The `openai` SDK's test for an aborted read (its isAbortError). */
@@ -73,7 +88,7 @@ export const FIRST_FETCH = Symbol("pi.fast-path.first-fetch");
 /** Wrap pi-ai's stream function of `api` with the fast path. */
 export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): StreamFn {
   return (model, context, options) => {
-    if (!fastPathApplies(api, options as StreamOptionsLike | undefined)) return inner(model, context, options);
+    if (!fastPathApplies(api, options as StreamOptionsLike | undefined, model as Model<Api>)) return inner(model, context, options);
     let taken: Response | undefined;
     const realFetch: Fetch = (options as { fetch?: Fetch } | undefined)?.fetch ?? globalThis.fetch;
     let first = (options as { [FIRST_FETCH]?: () => Promise<Response> } | undefined)?.[FIRST_FETCH];
@@ -86,6 +101,7 @@ export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): S
       const empty = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
       return new Response(empty, { status: res.status, statusText: res.statusText, headers: res.headers });
     };
+    const started = streamStart();
     let piStream: AssistantStream;
     // pi-ai 1.6 hands `options.fetch` to the SDK client it builds once the request starts; for a
     // module that builds its client synchronously with the global fetch, the global is swapped too.
@@ -98,7 +114,7 @@ export function withFastPath(api: FastApi, inner: StreamFn, parts: PiAiParts): S
     }
     const out = new AssistantMessageEventStream();
     const opts = options as StreamOptionsLike | undefined;
-    void relay(api, piStream, out, () => taken, model as Model<Api>, opts?.signal, parts, opts?.onProviderStreamEvent);
+    void relay(api, piStream, out, () => taken, model as Model<Api>, opts?.signal, parts, started, opts?.onProviderStreamEvent);
     return out;
   };
 }
@@ -112,6 +128,7 @@ async function relay(
   model: Model<Api>,
   signal: AbortSignal | undefined,
   parts: PiAiParts,
+  started: StreamStart,
   onRaw?: StreamOptionsLike["onProviderStreamEvent"],
 ): Promise<void> {
   const it = piStream[Symbol.asyncIterator]();
@@ -127,7 +144,7 @@ async function relay(
     if (ev.type === "start" && body?.body) {
       const reader = body.body.getReader();
       const source: BodySource = { read: () => reader.read(), cancel: () => void reader.cancel().catch(() => undefined) };
-      await readBody(api, source, ev.partial.timestamp, out, model, signal, parts, onRaw);
+      await readBody(api, source, { ...started, partial: ev.partial }, out, model, signal, parts, onRaw);
       return;
     }
     out.push(ev);
@@ -148,23 +165,23 @@ export interface BodySource {
 export async function readBody(
   api: FastApi,
   reader: BodySource,
-  timestamp: number,
+  started: StreamStart,
   out: AssistantMessageEventStream,
   model: Model<Api>,
   signal: AbortSignal | undefined,
   parts: PiAiParts,
   onRaw?: StreamOptionsLike["onProviderStreamEvent"],
 ): Promise<void> {
+  // pi-ai's message at its `start` event when there is one (fields it set before the response,
+  // such as the provider's thinking level or diagnostics, are kept), with nothing streamed yet.
   const output: AssistantMessage = {
-    role: "assistant",
+    ...(started.partial ?? { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id }),
     content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason: "stop",
-    timestamp,
+    stopReason: "pending" as AssistantMessage["stopReason"],
+    timestamp: started.partial?.timestamp ?? started.timestamp,
   };
+  const timed = (message: AssistantMessage) => timeMessage(message, started);
   out.push({ type: "start", partial: output });
   const asm: FastAssembler =
     api === "openai-completions" ? createOpenAICompletionsAssembler(model, output, out, parts) : createAnthropicAssembler(model, output, out, parts);
@@ -202,19 +219,36 @@ export async function readBody(
       if (out.backlog > 0) await out.drained();
     }
     asm.finish(signal?.aborted === true);
-    out.push({ type: "done", reason: output.stopReason as "stop" | "length" | "toolUse", message: output });
+    out.push({ type: "done", reason: output.stopReason as "stop" | "length" | "toolUse", message: timed(output) });
     out.end();
   } catch (error) {
     reader.cancel();
     asm.cleanUp();
     output.stopReason = signal?.aborted ? "aborted" : "error";
-    output.errorMessage = error instanceof Error ? error.message : JSON.stringify(error);
-    if (api === "openai-completions") {
-      // As pi-ai: providers behind OpenRouter put more detail in error.metadata.raw.
-      const raw = (error as { error?: { metadata?: { raw?: unknown } } } | undefined)?.error?.metadata?.raw;
-      if (raw) output.errorMessage += `\n${raw}`;
-    }
-    out.push({ type: "error", reason: output.stopReason, error: output });
+    output.errorMessage = asm.errorMessage(error);
+    out.push({ type: "error", reason: output.stopReason, error: timed(output) });
     out.end();
   }
+}
+
+/** When a stream function was called: its wall-clock time (the message timestamp) and a monotonic one. */
+export interface StreamStart {
+  timestamp: number;
+  monotonic: number;
+  /** pi-ai's message at its `start` event (the fast path); the direct path has none. */
+  partial?: AssistantMessage;
+}
+
+export function streamStart(): StreamStart {
+  return { timestamp: Date.now(), monotonic: performance.now() };
+}
+
+/**
+ * pi-ai 1.6 times each answer: the final message gets `durationMs`, whole milliseconds since
+ * the stream function was called (monotonic clock), unless it has one already.
+ */
+export function timeMessage<T extends AssistantMessage>(message: T, started: StreamStart): T {
+  const m = message as T & { durationMs?: number };
+  if (m.durationMs === undefined) m.durationMs = Math.max(0, Math.round(performance.now() - started.monotonic));
+  return message;
 }

@@ -183,10 +183,12 @@ function chunks(stream: BodyStream, drop: () => void): DirectResponse["body"] {
           return { done: false, value };
         }
         if (failed !== undefined) {
-          // As fetch's body: a connection lost mid-body is TypeError "terminated".
-          const e = failed as Error;
+          // As fetch's body: a connection lost mid-body is TypeError "terminated"; a server that
+          // closed it is undici's SocketError "other side closed" underneath.
+          const e = failed as Error & { code?: unknown };
           if (e?.name === "AbortError" || e?.message === "terminated") throw e;
-          throw new TypeError("terminated", { cause: e });
+          const cause = e?.message === "aborted" && e.code === "ECONNRESET" ? Object.assign(new Error("other side closed"), { name: "SocketError", code: "UND_ERR_SOCKET" }) : e;
+          throw new TypeError("terminated", { cause });
         }
         if (ended) return { done: true };
         await new Promise<void>((resolve) => (wake = resolve));

@@ -1,11 +1,12 @@
 /**
  * Fast path, OpenAI chat completions: turns the SSE events of a successful streaming response
- * into the AssistantMessage events pi-ai 0.73.1's openai-completions module produces for the
+ * into the AssistantMessage events pi-ai 1.6's openai-completions module produces for the
  * same bytes (same events, same order, same message, same key order), without the `openai`
  * SDK's Stream (async generators, byte copies per chunk) in between.
  *
- * What the SDK's Stream does with each event is reproduced first (`[DONE]` ends the data, an
- * event whose JSON has `error` throws an APIError-shaped message, `thread.*` events are wrapped),
+ * What the SDK's Stream does with each event is reproduced first (`[DONE]` ends the data, JSON
+ * it cannot parse ends in its "malformed server-sent event" error, an `error` event or an event
+ * whose JSON has `error` throws an APIError-shaped message, `thread.*` events are wrapped),
  * then what pi-ai does with each chunk.
  */
 import type { AssistantMessage, Model, Api, Usage } from "@mariozechner/pi-ai";
@@ -39,9 +40,9 @@ function mapStopReason(reason: Json): { stopReason: AssistantMessage["stopReason
 
 function chunkUsage(raw: Json, model: Model<Api>, parts: PiAiParts): Usage {
   const promptTokens = raw.prompt_tokens || 0;
-  const reportedCached = raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens ?? 0;
+  // Cache reads as reported (OpenAI / OpenRouter, DeepSeek, Kimi spell them differently); writes apart.
+  const cacheRead = raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens ?? raw.cached_tokens ?? 0;
   const cacheWrite = raw.prompt_tokens_details?.cache_write_tokens || 0;
-  const cacheRead = cacheWrite > 0 ? Math.max(0, reportedCached - cacheWrite) : reportedCached;
   const input = Math.max(0, promptTokens - cacheRead - cacheWrite);
   const output = raw.completion_tokens || 0;
   const usage: Usage & { reasoning?: number } = {
@@ -49,12 +50,42 @@ function chunkUsage(raw: Json, model: Model<Api>, parts: PiAiParts): Usage {
     output,
     cacheRead,
     cacheWrite,
-    reasoning: raw.completion_tokens_details?.reasoning_tokens || raw.reasoning_tokens || 0, // (p18: pi 1.6 usage.reasoning)
+    reasoning: raw.completion_tokens_details?.reasoning_tokens || raw.reasoning_tokens || 0,
     totalTokens: input + output + cacheRead + cacheWrite,
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
   };
   parts.calculateCost(model, usage);
+  if (model.provider === "openrouter" || model.baseUrl.includes("openrouter.ai")) parts.applyOpenRouterReportedCost(usage, raw);
   return usage;
+}
+
+/** A reasoning detail as OpenRouter streams them (the shapes pi-ai keeps for replay). */
+function isReasoningDetail(d: Json): boolean {
+  if (typeof d !== "object" || d === null || Array.isArray(d)) return false;
+  if (!(d.id === undefined || d.id === null || typeof d.id === "string")) return false;
+  if (!(d.format === undefined || typeof d.format === "string") || !(d.index === undefined || typeof d.index === "number")) return false;
+  if (d.type === "reasoning.summary") return typeof d.summary === "string";
+  if (d.type === "reasoning.encrypted") return typeof d.data === "string";
+  if (d.type === "reasoning.text") return typeof d.text === "string" && (d.signature === undefined || d.signature === null || typeof d.signature === "string");
+  return false;
+}
+
+/** Add a streamed detail: consecutive text or summary pieces join into one entry, encrypted ones stay apart. */
+function appendDetail(details: Json[], detail: Json): void {
+  const last = details[details.length - 1];
+  const fill = () => {
+    last.id ??= detail.id;
+    last.format ||= detail.format;
+    last.index ??= detail.index;
+  };
+  if (detail.type === "reasoning.text" && last?.type === "reasoning.text") {
+    last.text += detail.text;
+    last.signature ||= detail.signature;
+    fill();
+  } else if (detail.type === "reasoning.summary" && last?.type === "reasoning.summary") {
+    last.summary += detail.summary;
+    fill();
+  } else details.push({ ...detail });
 }
 
 const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as const;
@@ -68,25 +99,44 @@ export function createOpenAICompletionsAssembler(model: Model<Api>, output: Assi
   let thinkingBlock: Json = null;
   const byIndex = new Map<number, Json>();
   const byId = new Map<string, Json>();
+  // Streaming state of each tool call, kept off the block (the partial message shows none).
+  const callState = new Map<Json, { streamIndex?: number; text: string }>();
+  // Reasoning details for replay: kept here while streaming, the thinking block's signature once it ends.
+  let details: Json[] | undefined;
+  const applyDetails = (block: Json) => {
+    if (details !== undefined) block.thinkingSignature = JSON.stringify(details);
+  };
   let done = false;
   const indexOf = (block: Json) => blocks.indexOf(block);
+  const ensureThinkingBlock = (signature: string) => {
+    if (!thinkingBlock) {
+      thinkingBlock = { type: "thinking", thinking: "", thinkingSignature: signature };
+      blocks.push(thinkingBlock);
+      sink.push({ type: "thinking_start", contentIndex: indexOf(thinkingBlock), partial: output });
+    }
+    return thinkingBlock;
+  };
 
   const ensureToolCallBlock = (toolCall: Json) => {
     const streamIndex = typeof toolCall.index === "number" ? toolCall.index : undefined;
+    const name = toolCall.function?.name ?? "";
     let block = streamIndex !== undefined ? byIndex.get(streamIndex) : undefined;
     if (!block && toolCall.id) block = byId.get(toolCall.id);
     if (!block) {
-      block = { type: "toolCall", id: toolCall.id || "", name: toolCall.function?.name || "", arguments: {}, partialArgs: "", streamIndex };
+      block = { type: "toolCall", id: toolCall.id || "", name, arguments: {} };
+      callState.set(block, { streamIndex, text: "" });
       if (streamIndex !== undefined) byIndex.set(streamIndex, block);
       if (toolCall.id) byId.set(toolCall.id, block);
       blocks.push(block);
       sink.push({ type: "toolcall_start", contentIndex: indexOf(block), partial: output });
     }
-    if (streamIndex !== undefined && block.streamIndex === undefined) {
-      block.streamIndex = streamIndex;
+    const state = callState.get(block)!;
+    if (streamIndex !== undefined && state.streamIndex === undefined) {
+      state.streamIndex = streamIndex;
       byIndex.set(streamIndex, block);
     }
     if (toolCall.id) byId.set(toolCall.id, block);
+    if (!block.name && name) block.name = name;
     return block;
   };
 
@@ -107,15 +157,7 @@ export function createOpenAICompletionsAssembler(model: Model<Api>, output: Assi
     }
     const delta = choice.delta;
     if (!delta) return;
-    if (delta.content !== null && delta.content !== undefined && delta.content.length > 0) {
-      if (!textBlock) {
-        textBlock = { type: "text", text: "" };
-        blocks.push(textBlock);
-        sink.push({ type: "text_start", contentIndex: indexOf(textBlock), partial: output });
-      }
-      textBlock.text += delta.content;
-      sink.push({ type: "text_delta", contentIndex: indexOf(textBlock), delta: delta.content, partial: output });
-    }
+    // Reasoning first: a proxy may send reasoning and answer in one delta, the thinking block goes first.
     let field: (typeof REASONING_FIELDS)[number] | null = null;
     for (const f of REASONING_FIELDS) {
       const v = delta[f];
@@ -126,38 +168,42 @@ export function createOpenAICompletionsAssembler(model: Model<Api>, output: Assi
     }
     if (field) {
       const text = delta[field] as string;
-      if (!thinkingBlock) {
-        thinkingBlock = { type: "thinking", thinking: "", thinkingSignature: field };
-        blocks.push(thinkingBlock);
-        sink.push({ type: "thinking_start", contentIndex: indexOf(thinkingBlock), partial: output });
-      }
-      thinkingBlock.thinking += text;
-      sink.push({ type: "thinking_delta", contentIndex: indexOf(thinkingBlock), delta: text, partial: output });
+      const block = ensureThinkingBlock(model.provider === "opencode-go" && field === "reasoning" ? "reasoning_content" : field);
+      block.thinking += text;
+      sink.push({ type: "thinking_delta", contentIndex: indexOf(block), delta: text, partial: output });
     }
-    if (choice?.delta?.tool_calls) {
-      for (const toolCall of choice.delta.tool_calls) {
+    if (Array.isArray(delta.reasoning_details)) {
+      for (const detail of delta.reasoning_details) {
+        if (!isReasoningDetail(detail)) continue;
+        ensureThinkingBlock("");
+        details ??= [];
+        appendDetail(details, detail);
+      }
+    }
+    if (delta.content !== null && delta.content !== undefined && delta.content.length > 0) {
+      if (!textBlock) {
+        textBlock = { type: "text", text: "" };
+        blocks.push(textBlock);
+        sink.push({ type: "text_start", contentIndex: indexOf(textBlock), partial: output });
+      }
+      textBlock.text += delta.content;
+      sink.push({ type: "text_delta", contentIndex: indexOf(textBlock), delta: delta.content, partial: output });
+    }
+    if (delta.tool_calls) {
+      for (const toolCall of delta.tool_calls) {
         const block = ensureToolCallBlock(toolCall);
         if (!block.id && toolCall.id) {
           block.id = toolCall.id;
           byId.set(toolCall.id, block);
         }
-        if (!block.name && toolCall.function?.name) block.name = toolCall.function.name;
         let args = "";
         if (toolCall.function?.arguments) {
           args = toolCall.function.arguments;
-          block.partialArgs = (block.partialArgs ?? "") + toolCall.function.arguments;
-          block.arguments = parts.parseStreamingJson(block.partialArgs);
+          const state = callState.get(block)!;
+          state.text += args;
+          block.arguments = parts.parseStreamingJson(state.text);
         }
         sink.push({ type: "toolcall_delta", contentIndex: indexOf(block), delta: args, partial: output });
-      }
-    }
-    const details = delta.reasoning_details;
-    if (details && Array.isArray(details)) {
-      for (const detail of details) {
-        if (detail.type === "reasoning.encrypted" && detail.id && detail.data) {
-          const match = blocks.find((b) => b.type === "toolCall" && b.id === detail.id);
-          if (match) match.thoughtSignature = JSON.stringify(detail);
-        }
       }
     }
   };
@@ -172,37 +218,49 @@ export function createOpenAICompletionsAssembler(model: Model<Api>, output: Assi
         done = true;
         return;
       }
-      const parsed: Json = JSON.parse(data);
-      if (event === null || !event.startsWith("thread.")) {
-        // The SDK throws an APIError whose `error` pi-ai reads (`error.metadata.raw`).
-        if (parsed && parsed.error) throw Object.assign(new Error(apiErrorMessage(parsed.error)), { error: parsed.error });
-        onChunk(parsed);
-      } else onChunk({ event, data: parsed });
+      let parsed: Json;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        throw new SyntaxError("Error reading response: malformed server-sent event JSON.");
+      }
+      if (event !== null && event.startsWith("thread.")) return onChunk({ event, data: parsed });
+      // The SDK throws an APIError whose `error` pi-ai reads (`error.metadata.raw`).
+      if (event === "error") {
+        const body = parsed?.error ?? parsed;
+        throw Object.assign(new Error(apiErrorMessage(body)), { error: body });
+      }
+      if (parsed && parsed.error) throw Object.assign(new Error(apiErrorMessage(parsed.error)), { error: parsed.error });
+      onChunk(parsed);
     },
     finish(aborted) {
       for (const block of blocks) {
         const contentIndex = indexOf(block);
         if (block.type === "text") sink.push({ type: "text_end", contentIndex, content: block.text, partial: output });
-        else if (block.type === "thinking") sink.push({ type: "thinking_end", contentIndex, content: block.thinking, partial: output });
-        else if (block.type === "toolCall") {
-          block.arguments = parts.parseStreamingJson(block.partialArgs);
-          delete block.partialArgs;
-          delete block.streamIndex;
+        else if (block.type === "thinking") {
+          applyDetails(block);
+          sink.push({ type: "thinking_end", contentIndex, content: block.thinking, partial: output });
+        } else if (block.type === "toolCall") {
+          Object.assign(block, parts.parseToolCallArguments(callState.get(block)?.text));
+          callState.delete(block);
           sink.push({ type: "toolcall_end", contentIndex, toolCall: block, partial: output });
         }
       }
       if (aborted) throw new Error("Request was aborted");
-      if (output.stopReason === "aborted") throw new Error("Request was aborted");
+      if ((output.stopReason as string) === "aborted") throw new Error("Request was aborted");
       if (!hasFinishReason && !requiresFinishReason) output.stopReason = blocks.some((b) => b.type === "toolCall") ? "toolUse" : "stop";
       if (output.stopReason === "error") throw new Error(output.errorMessage || "Provider returned an error stop reason");
-      if (requiresFinishReason && !hasFinishReason) throw new Error("Stream ended without finish_reason");
+      if ((requiresFinishReason && !hasFinishReason) || (output.stopReason as string) === "pending") throw new Error("Stream ended without finish_reason");
     },
     cleanUp() {
-      for (const block of blocks) {
-        delete block.index;
-        delete block.partialArgs;
-        delete block.streamIndex;
-      }
+      for (const block of blocks) if (block.type === "thinking") applyDetails(block);
+    },
+    errorMessage(error) {
+      let message = parts.providerErrorMessage(error);
+      // Providers behind OpenRouter put more detail in error.metadata.raw.
+      const raw = (error as { error?: { metadata?: { raw?: unknown } } } | undefined)?.error?.metadata?.raw;
+      if (raw && !message.includes(String(raw))) message += `\n${raw}`;
+      return message;
     },
   };
 }

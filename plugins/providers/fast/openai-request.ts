@@ -1,15 +1,18 @@
 /**
- * The chat-completions request pi-ai 0.73.1 (`streamSimpleOpenAICompletions`) and the `openai`
- * SDK would send, built without loading either: the options pi-ai derives, its compatibility
- * flags per provider / URL, its message and tool conversion (pi-ai's own transformMessages and
- * sanitizeSurrogates, which load no SDK, are used for the shared steps), the SDK's URL and
- * headers. The direct path (direct.ts) sends it; direct.test.ts checks URL, headers and JSON
- * body against what pi-ai and the SDK send, for a matrix of models, options and contexts.
+ * The chat-completions request pi-ai 1.6's `api/openai-completions` module and the `openai` SDK
+ * would send, built without loading either: the options its streamSimple derives (the output
+ * limit fitted into the context window), its compatibility flags per provider / URL, its message
+ * and tool conversion (pi-ai's own transcript, transformMessages, sanitizeSurrogates and token
+ * estimate, which load no SDK, are used for the shared steps), the SDK's URL and headers. The
+ * direct path (direct.ts) sends it; direct.test.ts checks URL, headers and JSON body against
+ * what pi-ai 1.6's module sends, for a table of models, options and contexts.
  *
  * Only the cases the direct path serves are built here (`directOpenAIApplies`): an API key in
  * the options, a plain http(s) base URL, and none of the providers whose requests pi-ai
  * special-cases (GitHub Copilot's dynamic headers, Cloudflare's URL templates and gateway auth),
- * nor the SDK's environment settings (OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_LOG).
+ * nor the SDK's environment settings (OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_LOG), nor what
+ * pi-ai sends only for some models (sampling parameters, thinking budgets, chat-template values,
+ * constrained-sampling tools, system messages mid-conversation).
  */
 import type { Model, Api } from "@mariozechner/pi-ai";
 
@@ -22,6 +25,18 @@ export interface RequestParts {
   sanitizeSurrogates(text: string): string;
   /** pi-ai 1.6's default headers of a client identity (its `User-Agent`, provider attribution). */
   identityHeaders(target: Model<Api>, identity: unknown): Record<string, string>;
+  /** pi-ai 1.6's transcript: `Context` to a message list led by a system message carrying prompt and tools. */
+  normalizeContext(context: Json): { messages: Json[] };
+  /** All system messages folded into one leading system message. */
+  collapseSystemMessages(context: { messages: Json[] }): { messages: Json[] };
+  /** The tools declared by a transcript's system messages. */
+  getCurrentTools(messages: Json[]): Json[];
+  /** The text of a (leading) system message. */
+  getSystemMessageText(message: Json): string;
+  /** pi-ai's estimate of a transcript's size in tokens. */
+  estimateContextTokens(context: { messages: Json[] }): { tokens: number };
+  /** pi-ai's short hash of long tool-call ids. */
+  shortHash(text: string): string;
   /** The `openai` package's version (its x-stainless headers). */
   sdkVersion: string;
 }
@@ -39,13 +54,22 @@ export interface OpenAIRequest {
 const SDK_ENV = ["OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_LOG"];
 
 /** Whether the direct path builds this request itself (else pi-ai and the SDK do). */
-export function directOpenAIApplies(model: Model<Api>, options: Json): boolean {
+export function directOpenAIApplies(model: Model<Api>, options: Json, context?: Json): boolean {
   if (typeof options?.apiKey !== "string" || options.apiKey === "") return false;
-  if (options.client !== undefined || options.transport !== undefined && options.transport !== "sse") return false;
+  if (options.client !== undefined || options.fetch !== undefined || options.env !== undefined || (options.transport !== undefined && options.transport !== "sse")) return false;
   if (model.provider === "github-copilot" || model.provider === "cloudflare-workers-ai" || model.provider === "cloudflare-ai-gateway") return false;
   if (typeof model.baseUrl !== "string" || !/^https?:\/\//i.test(model.baseUrl) || /[{?#]/.test(model.baseUrl)) return false;
   if (SDK_ENV.some((k) => process.env[k] !== undefined)) return false;
   if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) return false;
+  // What pi-ai sends only for some models: sampling parameters, thinking budgets and chat
+  // template values, grammar and strict JSON-schema tools, system messages mid-conversation.
+  const m = model as Json;
+  if (m.samplingParams !== undefined || m.samplingParamsByThinkingLevel !== undefined || options.samplingParams !== undefined) return false;
+  const compat = resolveCompat(m);
+  if (compat.supportsMidConvoSystemMessages || compat.supportsOpenAIGrammarTools || compat.supportsThinkingTokenBudget || compat.thinkingTokenBudgetField) return false;
+  if (compat.thinkingFormat === "chat-template" || compat.thinkingFormat === "baseten") return false;
+  if (context && ((context.tools ?? []) as Json[]).some((t) => t?.constrainedSampling !== undefined)) return false;
+  if (context && ((context.messages ?? []) as Json[]).some((msg) => msg?.role === "system")) return false;
   return true;
 }
 
@@ -74,12 +98,26 @@ function clampLevel(model: Json, level: string): string {
   return available[0] ?? "off";
 }
 
-/** The stream options pi-ai's streamSimpleOpenAICompletions derives from the simple options. */
-export function simpleToStreamOptions(model: Json, options: Json): Json {
+/**
+ * pi-ai 1.6's output limit: the requested (else the model's) maxTokens, fitted into the context
+ * window after the estimated input and a margin for the provider counting the input higher (a
+ * fixed 4096 tokens or 15% of the input, whichever is more; only the fixed margin when the 15%
+ * would leave less than 32768 tokens of output, then at most 32768).
+ */
+function fitMaxTokens(model: Json, transcript: { messages: Json[] }, maxTokens: number, parts: RequestParts): number {
+  if (!(model.contextWindow > 0)) return Math.max(1, maxTokens);
+  const input = parts.estimateContextTokens(transcript).tokens;
+  let room = model.contextWindow - input - Math.max(4096, Math.ceil(input * 0.15));
+  if (room < 32768) room = Math.min(32768, model.contextWindow - input - 4096);
+  return Math.min(maxTokens, Math.max(1, room));
+}
+
+/** The stream options pi-ai's chat-completions streamSimple derives from the simple options. */
+export function simpleToStreamOptions(model: Json, options: Json, transcript: { messages: Json[] }, parts: RequestParts): Json {
   const reasoning = options?.reasoning ? clampLevel(model, options.reasoning) : undefined;
   return {
     temperature: options?.temperature,
-    maxTokens: options?.maxTokens ?? (model.maxTokens > 0 ? Math.min(model.maxTokens, 32000) : undefined),
+    maxTokens: fitMaxTokens(model, transcript, options?.maxTokens ?? model.maxTokens, parts),
     signal: options?.signal,
     apiKey: options?.apiKey,
     cacheRetention: options?.cacheRetention,
@@ -100,32 +138,46 @@ export function simpleToStreamOptions(model: Json, options: Json): Json {
 function detectCompat(model: Json): Json {
   const p = model.provider;
   const url: string = model.baseUrl;
-  const zai = p === "zai" || url.includes("api.z.ai");
+  const zai = p === "zai" || p === "zai-coding-cn" || url.includes("api.z.ai") || url.includes("open.bigmodel.cn");
+  const together = p === "together" || url.includes("api.together.ai") || url.includes("api.together.xyz");
   const moonshot = p === "moonshotai" || p === "moonshotai-cn" || url.includes("api.moonshot.");
+  const openRouter = p === "openrouter" || url.includes("openrouter.ai");
   const cfWorkers = p === "cloudflare-workers-ai" || url.includes("api.cloudflare.com");
   const cfGateway = p === "cloudflare-ai-gateway" || url.includes("gateway.ai.cloudflare.com");
+  const nvidia = p === "nvidia" || url.includes("integrate.api.nvidia.com");
+  const antLing = p === "ant-ling" || url.includes("api.ant-ling.com");
+  const cerebras = p === "cerebras" || url.includes("cerebras.ai");
+  const deepseek = p === "deepseek" || url.toLowerCase().includes("deepseek.com");
   const grok = p === "xai" || url.includes("api.x.ai");
-  const deepseek = p === "deepseek" || url.includes("deepseek.com");
-  const nonStandard =
-    p === "cerebras" || url.includes("cerebras.ai") || grok || url.includes("chutes.ai") || url.includes("deepseek.com") || zai || moonshot || p === "opencode" || url.includes("opencode.ai") || cfWorkers || cfGateway;
+  const chutes = url.includes("chutes.ai");
+  const nonStandard = nvidia || cerebras || grok || together || chutes || deepseek || zai || moonshot || p === "opencode" || url.includes("opencode.ai") || cfWorkers || cfGateway || antLing;
+  const maxTokensField = chutes || deepseek || moonshot || cfGateway || together || nvidia || antLing || zai;
   return {
     supportsStore: !nonStandard,
-    supportsDeveloperRole: !nonStandard,
-    supportsReasoningEffort: !grok && !zai && !moonshot && !cfGateway,
+    // The developer role only on OpenAI's own API; every host takes system.
+    supportsDeveloperRole: p === "openai" || url.includes("api.openai.com"),
+    supportsReasoningEffort: !grok && !zai && !moonshot && !together && !cfGateway && !nvidia && !antLing,
     supportsUsageInStreaming: true,
-    maxTokensField: url.includes("chutes.ai") || moonshot || cfGateway ? "max_tokens" : "max_completion_tokens",
+    maxTokensField: maxTokensField ? "max_tokens" : "max_completion_tokens",
     requiresToolResultName: false,
     requiresAssistantAfterToolResult: false,
+    requiresNonNullAssistantContent: false,
+    requiresToolsWithToolHistory: false,
     requiresThinkingAsText: false,
     requiresReasoningContentOnAssistantMessages: deepseek,
-    thinkingFormat: deepseek ? "deepseek" : zai ? "zai" : p === "openrouter" || url.includes("openrouter.ai") ? "openrouter" : "openai",
-    openRouterRouting: {},
-    vercelGatewayRouting: {},
+    thinkingFormat: deepseek ? "deepseek" : zai ? "zai" : together ? "together" : antLing ? "ant-ling" : openRouter ? "openrouter" : "openai",
     zaiToolStream: false,
-    supportsStrictMode: !moonshot && !cfGateway,
+    supportsThinkingTokenBudget: false,
+    thinkingTokenBudgetField: undefined,
+    supportsStrictMode: false,
+    supportsOpenAIGrammarTools: false,
+    supportsMidConvoSystemMessages: false,
     cacheControlFormat: p === "openrouter" && model.id.startsWith("anthropic/") ? "anthropic" : undefined,
-    sendSessionAffinityHeaders: false,
-    supportsLongCacheRetention: !(cfWorkers || cfGateway),
+    sendSessionAffinityHeaders: openRouter,
+    sessionAffinityFormat: openRouter ? "openrouter" : "openai",
+    supportsLongCacheRetention: !(together || cfWorkers || cfGateway || nvidia || antLing),
+    promptCacheKeyMode: undefined,
+    vllmPriority: undefined,
   };
 }
 
@@ -136,8 +188,6 @@ export function resolveCompat(model: Json): Json {
   if (!c) return detected;
   const out: Json = {};
   for (const k of Object.keys(detected)) out[k] = c[k] ?? detected[k];
-  // pi-ai takes the model's openRouterRouting or an empty object, never the detected one.
-  out.openRouterRouting = c.openRouterRouting ?? {};
   return out;
 }
 
@@ -148,56 +198,105 @@ const hasToolHistory = (messages: Json[]) =>
 
 const imagePart = (b: Json) => ({ type: "image_url", image_url: { url: `data:${b.mimeType};base64,${b.data}` } });
 
-function convertMessages(model: Json, context: Json, compat: Json, parts: RequestParts): Json[] {
-  const clean = parts.sanitizeSurrogates;
-  const out: Json[] = [];
-  const normalizeId = (id: string) => {
-    if (id.includes("|")) return id.split("|")[0]!.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 40);
+const REASONING_FIELDS = ["reasoning", "reasoning_content", "reasoning_text"];
+
+/** A reasoning detail pi-ai replays (OpenRouter's `reasoning_details` entries). */
+function isReasoningDetail(d: Json): boolean {
+  if (typeof d !== "object" || d === null || Array.isArray(d)) return false;
+  if (!(d.id === undefined || d.id === null || typeof d.id === "string")) return false;
+  if (!(d.format === undefined || typeof d.format === "string") || !(d.index === undefined || typeof d.index === "number")) return false;
+  if (d.type === "reasoning.summary") return typeof d.summary === "string";
+  if (d.type === "reasoning.encrypted") return typeof d.data === "string";
+  if (d.type === "reasoning.text") return typeof d.text === "string" && (d.signature === undefined || d.signature === null || typeof d.signature === "string");
+  return false;
+}
+
+function parseJson(text: string | undefined): Json {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A thinking block's signature holding a list of reasoning details. */
+function signedDetails(signature: string | undefined): Json[] | undefined {
+  const v = parseJson(signature);
+  return Array.isArray(v) && v.length > 0 && v.every(isReasoningDetail) ? v : undefined;
+}
+
+/** A tool call's signature holding one encrypted reasoning detail (older sessions). */
+function toolCallDetail(signature: string | undefined): Json {
+  const v = parseJson(signature);
+  return isReasoningDetail(v) && v.type === "reasoning.encrypted" && typeof v.id === "string" && v.id.length > 0 && v.data.length > 0 ? v : undefined;
+}
+
+/** Tool-call ids as chat completions take them (at most 40 characters of [a-zA-Z0-9_-] for `call|item` ids). */
+function toolCallIdNormalizer(model: Json, parts: RequestParts): (id: string) => string {
+  return (id) => {
+    const bar = id.indexOf("|");
+    if (bar !== -1) {
+      const call = id.slice(0, bar).replace(/[^a-zA-Z0-9_-]/g, "_");
+      const item = id.slice(bar + 1).replace(/[^a-zA-Z0-9_-]/g, "_");
+      const joined = item.length > 0 ? `${call}_${item}` : call;
+      if (joined.length <= 40) return joined;
+      const hash = parts.shortHash(id).slice(0, 8);
+      return `${call.slice(0, Math.max(1, 40 - hash.length - 1))}_${hash}`;
+    }
     if (model.provider === "openai") return id.length > 40 ? id.slice(0, 40) : id;
     return id;
   };
-  const msgs = parts.transformMessages(context.messages, model, normalizeId);
-  if (context.systemPrompt) out.push({ role: model.reasoning && compat.supportsDeveloperRole ? "developer" : "system", content: clean(context.systemPrompt) });
+}
+
+/** `transcript`: collapsed (one leading system message at most). */
+function convertMessages(model: Json, transcript: { messages: Json[] }, compat: Json, parts: RequestParts): Json[] {
+  const clean = parts.sanitizeSurrogates;
+  const out: Json[] = [];
+  const msgs = parts.transformMessages(transcript.messages, model, toolCallIdNormalizer(model, parts));
+  const instructionRole = model.reasoning && compat.supportsDeveloperRole ? "developer" : "system";
   const bridge = { role: "assistant", content: "I have processed the tool results." };
   let lastRole: string | null = null;
   for (let i = 0; i < msgs.length; i++) {
     const msg = msgs[i];
     if (compat.requiresAssistantAfterToolResult && lastRole === "toolResult" && msg.role === "user") out.push({ ...bridge });
-    if (msg.role === "user") {
+    if (msg.role === "system") {
+      const text = parts.getSystemMessageText(msg);
+      if (text.length > 0) out.push({ role: instructionRole, content: clean(text) });
+    } else if (msg.role === "user") {
       if (typeof msg.content === "string") out.push({ role: "user", content: clean(msg.content) });
       else {
-        const content = msg.content.map((b: Json) => (b.type === "text" ? { type: "text", text: clean(b.text) } : imagePart(b)));
+        const content = msg.content
+          .filter((b: Json) => b.type !== "text" || b.text.length > 0)
+          .map((b: Json) => (b.type === "text" ? { type: "text", text: clean(b.text) } : imagePart(b)));
         if (content.length === 0) continue;
         out.push({ role: "user", content });
       }
     } else if (msg.role === "assistant") {
-      const am: Json = { role: "assistant", content: compat.requiresAssistantAfterToolResult ? "" : null };
+      const am: Json = { role: "assistant", content: compat.requiresAssistantAfterToolResult || compat.requiresNonNullAssistantContent ? "" : null };
       const textParts = msg.content.filter((b: Json) => b.type === "text" && b.text.trim().length > 0).map((b: Json) => ({ type: "text", text: clean(b.text) }));
       const text = textParts.map((p: Json) => p.text).join("");
-      const thinking = msg.content.filter((b: Json) => b.type === "thinking" && b.thinking.trim().length > 0);
+      const thinkingAll = msg.content.filter((b: Json) => b.type === "thinking");
+      const calls = msg.content.filter((b: Json) => b.type === "toolCall");
+      const fromThinking = thinkingAll.map((b: Json) => signedDetails(b.thinkingSignature)).find((d: Json) => d !== undefined);
+      const fromCalls = calls.map((tc: Json) => toolCallDetail(tc.thoughtSignature)).filter((d: Json) => d !== undefined);
+      const details = fromThinking ?? (fromCalls.length > 0 ? fromCalls : undefined);
+      const thinking = thinkingAll.filter((b: Json) => b.thinking.trim().length > 0);
       if (thinking.length > 0) {
         if (compat.requiresThinkingAsText) am.content = [{ type: "text", text: thinking.map((b: Json) => clean(b.thinking)).join("\n\n") }, ...textParts];
         else {
           if (text.length > 0) am.content = text;
-          const sig = thinking[0].thinkingSignature;
-          if (sig && sig.length > 0) am[sig] = thinking.map((b: Json) => b.thinking).join("\n");
+          if (!details) {
+            let sig = thinking[0].thinkingSignature;
+            if (model.provider === "opencode-go" && sig === "reasoning") sig = "reasoning_content";
+            if (sig && REASONING_FIELDS.includes(sig)) am[sig] = thinking.map((b: Json) => b.thinking).join("\n");
+          }
         }
       } else if (text.length > 0) am.content = text;
-      const calls = msg.content.filter((b: Json) => b.type === "toolCall");
       if (calls.length > 0) {
         am.tool_calls = calls.map((tc: Json) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: JSON.stringify(tc.arguments) } }));
-        const details = calls
-          .filter((tc: Json) => tc.thoughtSignature)
-          .map((tc: Json) => {
-            try {
-              return JSON.parse(tc.thoughtSignature);
-            } catch {
-              return null;
-            }
-          })
-          .filter(Boolean);
-        if (details.length > 0) am.reasoning_details = details;
       }
+      if (details) am.reasoning_details = details;
       if (compat.requiresReasoningContentOnAssistantMessages && model.reasoning && am.reasoning_content === undefined) am.reasoning_content = "";
       const c = am.content;
       if (!(c !== null && c !== undefined && c.length > 0) && !am.tool_calls) continue;
@@ -211,10 +310,12 @@ function convertMessages(model: Json, context: Json, compat: Json, parts: Reques
           .filter((b: Json) => b.type === "text")
           .map((b: Json) => b.text)
           .join("\n");
-        const tr: Json = { role: "tool", content: clean(text.length > 0 ? text : "(see attached image)"), tool_call_id: tm.toolCallId };
+        const hasImages = tm.content.some((b: Json) => b.type === "image");
+        const shown = text.trim().length > 0 ? text : hasImages ? "(see attached image)" : "(no tool output)";
+        const tr: Json = { role: "tool", content: clean(shown), tool_call_id: tm.toolCallId };
         if (compat.requiresToolResultName && tm.toolName) tr.name = tm.toolName;
         out.push(tr);
-        if (tm.content.some((b: Json) => b.type === "image") && model.input.includes("image")) {
+        if (hasImages && model.input.includes("image")) {
           for (const b of tm.content) if (b.type === "image") images.push(imagePart(b));
         }
       }
@@ -231,6 +332,7 @@ function convertMessages(model: Json, context: Json, compat: Json, parts: Reques
   return out;
 }
 
+/** Tools without constrained sampling: `strict: false` only where the model is marked as taking strict mode. */
 function convertTools(tools: Json[], compat: Json): Json[] {
   return tools.map((t) => ({
     type: "function",
@@ -262,25 +364,30 @@ function applyCacheControl(messages: Json[], tools: Json[] | undefined, cc: Json
   if (tools && tools.length > 0) tools[tools.length - 1].cache_control = cc;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if ((m.role === "user" || m.role === "assistant") && markText(m, cc)) return;
+    if ((m.role === "user" || m.role === "assistant" || m.role === "tool") && markText(m, cc)) return;
   }
 }
 
 // ---- the request -------------------------------------------------------------------------------
 
-function buildParams(model: Json, context: Json, options: Json, compat: Json, retention: string, parts: RequestParts): Json {
-  const messages = convertMessages(model, context, compat, parts);
+/** `transcript`: collapsed (one leading system message at most, carrying the prompt and tools). */
+function buildParams(model: Json, transcript: { messages: Json[] }, options: Json, compat: Json, retention: string, parts: RequestParts): Json {
+  const messages = convertMessages(model, transcript, compat, parts);
+  const tools = parts.getCurrentTools(transcript.messages.filter((m) => m.role === "system"));
   const cc =
     compat.cacheControlFormat !== "anthropic" || retention === "none"
       ? undefined
       : { type: "ephemeral", ...(retention === "long" && compat.supportsLongCacheRetention ? { ttl: "1h" } : {}) };
-  const longCache = retention === "long" && compat.supportsLongCacheRetention;
+  const keyMode = compat.promptCacheKeyMode ?? "auto";
+  const cacheKey = keyMode === "enabled" || (keyMode === "auto" && (model.baseUrl.includes("api.openai.com") || (retention === "long" && compat.supportsLongCacheRetention)));
+  const sessionId: string | undefined = options?.sessionId;
   const params: Json = {
     model: model.id,
     messages,
     stream: true,
-    prompt_cache_key: (model.baseUrl.includes("api.openai.com") && retention !== "none") || longCache ? options?.sessionId : undefined,
-    prompt_cache_retention: longCache ? "24h" : undefined,
+    // OpenAI takes a key of at most 64 characters (code points).
+    prompt_cache_key: retention !== "none" && cacheKey && sessionId !== undefined ? Array.from(sessionId).slice(0, 64).join("") : undefined,
+    prompt_cache_retention: retention === "long" && compat.supportsLongCacheRetention ? "24h" : undefined,
   };
   if (compat.supportsUsageInStreaming !== false) params.stream_options = { include_usage: true };
   if (compat.supportsStore) params.store = false;
@@ -289,30 +396,48 @@ function buildParams(model: Json, context: Json, options: Json, compat: Json, re
     else params.max_completion_tokens = options.maxTokens;
   }
   if (options?.temperature !== undefined) params.temperature = options.temperature;
-  if (context.tools && context.tools.length > 0) {
-    params.tools = convertTools(context.tools, compat);
+  if (tools.length > 0) {
+    params.tools = convertTools(tools, compat);
     if (compat.zaiToolStream) params.tool_stream = true;
-  } else if (hasToolHistory(context.messages)) params.tools = [];
+  } else if (compat.requiresToolsWithToolHistory && hasToolHistory(transcript.messages)) params.tools = [];
   if (cc) applyCacheControl(messages, params.tools, cc);
   if (options?.toolChoice) params.tool_choice = options.toolChoice;
-  const effort = options?.reasoningEffort;
-  const mapped = (level: string) => model.thinkingLevelMap?.[level] ?? level;
+  if (compat.vllmPriority !== undefined) params.priority = compat.vllmPriority;
+  const effort: string | undefined = options?.reasoningEffort;
+  const map = model.thinkingLevelMap;
+  const mapped = (level: string) => map?.[level] ?? level;
   const fmt = compat.thinkingFormat;
-  if ((fmt === "zai" || fmt === "qwen") && model.reasoning) params.enable_thinking = !!effort;
-  else if (fmt === "qwen-chat-template" && model.reasoning) params.chat_template_kwargs = { enable_thinking: !!effort, preserve_thinking: true };
-  else if (fmt === "deepseek" && model.reasoning) {
-    params.thinking = { type: effort ? "enabled" : "disabled" };
-    if (effort) params.reasoning_effort = mapped(effort);
-  } else if (fmt === "openrouter" && model.reasoning) {
+  if (!model.reasoning) {
+    // no thinking fields
+  } else if (fmt === "zai") {
+    params.thinking = effort ? { type: "enabled", clear_thinking: false } : { type: "disabled" };
+    if (effort && compat.supportsReasoningEffort) {
+      const e = map?.[effort] === undefined ? effort : map[effort];
+      if (typeof e === "string") params.reasoning_effort = e;
+    }
+  } else if (fmt === "qwen") {
+    params.enable_thinking = !!effort;
+    if (effort && compat.supportsReasoningEffort && typeof mapped(effort) === "string") params.reasoning_effort = mapped(effort);
+  } else if (fmt === "qwen-chat-template") params.chat_template_kwargs = { enable_thinking: !!effort, preserve_thinking: true };
+  else if (fmt === "deepseek") {
+    if (effort) params.thinking = { type: "enabled" };
+    else if (map?.off !== null) params.thinking = { type: "disabled" };
+    if (effort && compat.supportsReasoningEffort) params.reasoning_effort = mapped(effort);
+  } else if (fmt === "openrouter") {
     if (effort) params.reasoning = { effort: mapped(effort) };
-    else if (model.thinkingLevelMap?.off !== null) params.reasoning = { effort: model.thinkingLevelMap?.off ?? "none" };
-  } else if (effort && model.reasoning && compat.supportsReasoningEffort) params.reasoning_effort = mapped(effort);
-  else if (!effort && model.reasoning && compat.supportsReasoningEffort) {
-    const off = model.thinkingLevelMap?.off;
-    if (typeof off === "string") params.reasoning_effort = off;
-  }
-  if (model.baseUrl.includes("openrouter.ai") && model.compat?.openRouterRouting) params.provider = model.compat.openRouterRouting;
-  if (model.baseUrl.includes("ai-gateway.vercel.sh") && model.compat?.vercelGatewayRouting) {
+    else if (map?.off !== null) params.reasoning = { effort: map?.off ?? "none" };
+  } else if (fmt === "ant-ling") {
+    if (effort && typeof map?.[effort] === "string") params.reasoning = { effort: map[effort] };
+  } else if (fmt === "together") {
+    params.reasoning = { enabled: !!effort };
+    if (effort && compat.supportsReasoningEffort) params.reasoning_effort = mapped(effort);
+  } else if (fmt === "string-thinking") {
+    if (effort) params.thinking = mapped(effort);
+    else if (map?.off !== null) params.thinking = map?.off ?? "none";
+  } else if (effort && compat.supportsReasoningEffort) params.reasoning_effort = mapped(effort);
+  else if (!effort && compat.supportsReasoningEffort && typeof map?.off === "string") params.reasoning_effort = map.off;
+  if (model.compat?.openRouterRouting) params.provider = model.compat.openRouterRouting;
+  if (model.compat?.vercelGatewayRouting) {
     const r = model.compat.vercelGatewayRouting;
     if (r.only || r.order) params.providerOptions = { gateway: { ...(r.only ? { only: r.only } : {}), ...(r.order ? { order: r.order } : {}) } };
   }
@@ -351,8 +476,14 @@ function mergeHeaders(sets: (Record<string, unknown> | undefined)[]): Record<str
   return Object.fromEntries([...out.values()]);
 }
 
+/** A `Context` as pi-ai 1.6's chat-completions module reads it: one leading system message with the prompt and tools. */
+export function transcriptOf(context: Json, parts: RequestParts): { messages: Json[] } {
+  return parts.collapseSystemMessages(parts.normalizeContext(context));
+}
+
 /** The request pi-ai + the SDK would make for this call (payload before onPayload). */
-export function buildOpenAIRequest(model: Model<Api>, context: Json, streamOptions: Json, parts: RequestParts): OpenAIRequest {
+/** The request for `transcript` (a `Context` normalized and collapsed: see transcriptOf). */
+export function buildOpenAIRequest(model: Model<Api>, transcript: { messages: Json[] }, streamOptions: Json, parts: RequestParts): OpenAIRequest {
   const m = model as Json;
   const compat = resolveCompat(m);
   const retention = streamOptions.cacheRetention || (process.env.PI_CACHE_RETENTION === "long" ? "long" : "short");
@@ -360,12 +491,15 @@ export function buildOpenAIRequest(model: Model<Api>, context: Json, streamOptio
   // pi-ai 1.6: the identity's User-Agent and attribution, below the model's and the call's headers.
   const modelHeaders: Record<string, unknown> = { ...parts.identityHeaders(model, streamOptions.identity), ...m.headers };
   if (sessionId && compat.sendSessionAffinityHeaders) {
-    modelHeaders.session_id = sessionId;
-    modelHeaders["x-client-request-id"] = sessionId;
-    modelHeaders["x-session-affinity"] = sessionId;
+    if (compat.sessionAffinityFormat === "openrouter") modelHeaders["x-session-id"] = sessionId;
+    else {
+      if (compat.sessionAffinityFormat === "openai") modelHeaders.session_id = sessionId;
+      modelHeaders["x-client-request-id"] = sessionId;
+      modelHeaders["x-session-affinity"] = sessionId;
+    }
   }
   if (streamOptions.headers) Object.assign(modelHeaders, streamOptions.headers);
-  const params = buildParams(m, context, streamOptions, compat, retention, parts);
+  const params = buildParams(m, transcript, streamOptions, compat, retention, parts);
   const base: string = m.baseUrl;
   const url = new URL(base + (base.endsWith("/") ? "chat/completions" : "/chat/completions")).toString();
   const v = parts.sdkVersion;

@@ -5,8 +5,13 @@
  * an exported module: the bundle inlines it and partial-json into one small chunk, so the first
  * tool call reads one file instead of resolving and lexing CommonJS files in node_modules); for
  * the direct path (direct.ts) also pi-ai's message transformation (`api/transform-messages`),
- * surrogate clean-up (`utils/sanitize-unicode`) and client identity headers (`utils/identity`).
+ * surrogate clean-up (`utils/sanitize-unicode`), client identity headers (`utils/identity`), its
+ * transcript, system-message text, token estimate and short hash (`utils/transcript`, `utils/text`,
+ * `utils/estimate`, `utils/hash`).
  * None of these modules loads an SDK.
+ *
+ * OpenRouter's reported cost (`utils/openrouter-cost`) and provider error messages
+ * (`utils/error-body`) are pi-ai's too.
  *
  * The cost calculation is the one formula of pi-ai's models.js, written out here: that module
  * loads pi-ai's whole model catalog (models.generated.js, 540 KB of source) when imported.
@@ -18,17 +23,51 @@ import type { RequestParts } from "./openai-request.js";
 export interface PiAiParts {
   parseStreamingJson(json: string | undefined): Record<string, unknown>;
   parseJsonWithRepair(json: string): unknown;
+  /** A finished tool call's arguments: `{ arguments }`, plus `argumentsError` when they are not a JSON object. */
+  parseToolCallArguments(json: string | undefined): { arguments: Record<string, unknown>; argumentsError?: string };
   calculateCost(model: Model<Api>, usage: Usage): unknown;
+  /** OpenRouter's billed cost over the catalog's, when its usage reports one. */
+  applyOpenRouterReportedCost(usage: Usage, reported: unknown): void;
+  /** The error message pi-ai's chat-completions module gives a thrown error. */
+  providerErrorMessage(error: unknown): string;
+  /** An error's message with the deepest cause's reason (pi-ai's Anthropic module's error message). */
+  withCauseDetail(error: Error): string;
 }
 
-/** pi-ai's calculateCost: per-million prices times tokens, the total their sum (same order). */
+interface CostRates {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  tiers?: (CostRates & { inputTokensAbove: number })[];
+}
+
+/**
+ * pi-ai 1.6's cost: the model's rates, or those of the highest price tier whose input threshold
+ * the input (with cache reads and writes) passes; per-million prices times tokens, cache writes
+ * kept an hour at twice the input price; the total their sum.
+ */
 export function calculateCost(model: Model<Api>, usage: Usage): Usage["cost"] {
-  usage.cost.input = (model.cost.input / 1000000) * usage.input;
-  usage.cost.output = (model.cost.output / 1000000) * usage.output;
-  usage.cost.cacheRead = (model.cost.cacheRead / 1000000) * usage.cacheRead;
-  usage.cost.cacheWrite = (model.cost.cacheWrite / 1000000) * usage.cacheWrite;
-  usage.cost.total = usage.cost.input + usage.cost.output + usage.cost.cacheRead + usage.cost.cacheWrite;
-  return usage.cost;
+  const u = usage as Usage & { cacheWrite1h?: number };
+  const inputTokens = u.input + u.cacheRead + u.cacheWrite;
+  const base = model.cost as CostRates;
+  let rates: CostRates = base;
+  let threshold = -1;
+  for (const tier of base.tiers ?? []) {
+    if (inputTokens > tier.inputTokensAbove && tier.inputTokensAbove > threshold) {
+      rates = tier;
+      threshold = tier.inputTokensAbove;
+    }
+  }
+  const longWrite = u.cacheWrite1h ?? 0;
+  const cost = usage.cost as Usage["cost"] & { totalFromProvider?: boolean };
+  cost.input = (rates.input / 1000000) * u.input;
+  cost.output = (rates.output / 1000000) * u.output;
+  cost.cacheRead = (rates.cacheRead / 1000000) * u.cacheRead;
+  cost.cacheWrite = (rates.cacheWrite * (u.cacheWrite - longWrite) + rates.input * 2 * longWrite) / 1000000;
+  cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
+  cost.totalFromProvider = false;
+  return cost;
 }
 
 /** The file URL of pi-ai's chat-completions module (resolved, not loaded: the `openai` package it uses is found from there). */
@@ -41,11 +80,33 @@ let parts: Promise<PiAiParts> | undefined;
 /** Loaded once; rejects (and is retried next time) when pi-ai's layout is not the expected one. */
 export function loadPiAiParts(): Promise<PiAiParts> {
   parts ??= (async () => {
-    const json = (await import("@earendil-works/pi-ai/utils/json-parse")) as Partial<PiAiParts>;
-    if (typeof json.parseStreamingJson !== "function" || typeof json.parseJsonWithRepair !== "function") {
-      throw new Error("pi-ai's utils/json-parse does not have the expected exports");
+    const [json, cost, errors] = await Promise.all([
+      import("@earendil-works/pi-ai/utils/json-parse") as Promise<Partial<PiAiParts>>,
+      import("@earendil-works/pi-ai/utils/openrouter-cost") as Promise<Partial<PiAiParts>>,
+      import("@earendil-works/pi-ai/utils/error-body"),
+    ]);
+    const { normalizeProviderError, formatProviderError } = errors as { normalizeProviderError?: (e: unknown) => unknown; formatProviderError?: (n: unknown) => string };
+    const withCauseDetail = (errors as Partial<PiAiParts>).withCauseDetail;
+    if (
+      typeof json.parseStreamingJson !== "function" ||
+      typeof json.parseJsonWithRepair !== "function" ||
+      typeof json.parseToolCallArguments !== "function" ||
+      typeof cost.applyOpenRouterReportedCost !== "function" ||
+      typeof normalizeProviderError !== "function" ||
+      typeof formatProviderError !== "function" ||
+      typeof withCauseDetail !== "function"
+    ) {
+      throw new Error("pi-ai's utils/json-parse, utils/openrouter-cost or utils/error-body do not have the expected exports");
     }
-    return { parseStreamingJson: json.parseStreamingJson, parseJsonWithRepair: json.parseJsonWithRepair, calculateCost };
+    return {
+      parseStreamingJson: json.parseStreamingJson,
+      parseJsonWithRepair: json.parseJsonWithRepair,
+      parseToolCallArguments: json.parseToolCallArguments,
+      calculateCost,
+      applyOpenRouterReportedCost: cost.applyOpenRouterReportedCost,
+      providerErrorMessage: (error: unknown) => formatProviderError(normalizeProviderError(error)),
+      withCauseDetail,
+    };
   })().catch((error: unknown) => {
     parts = undefined;
     throw error;
@@ -58,10 +119,14 @@ let requestParts: Promise<RequestParts> | undefined;
 /** What the direct path needs to build a chat-completions request as pi-ai and the SDK do. */
 export function loadRequestParts(): Promise<RequestParts> {
   requestParts ??= (async () => {
-    const [tm, su, id] = await Promise.all([
+    const [tm, su, id, tr, text, est, hash] = await Promise.all([
       import("@earendil-works/pi-ai/api/transform-messages") as Promise<Partial<RequestParts>>,
       import("@earendil-works/pi-ai/utils/sanitize-unicode") as Promise<Partial<RequestParts>>,
       import("@earendil-works/pi-ai/utils/identity"),
+      import("@earendil-works/pi-ai/utils/transcript") as Promise<Partial<RequestParts>>,
+      import("@earendil-works/pi-ai/utils/text") as Promise<Partial<RequestParts>>,
+      import("@earendil-works/pi-ai/utils/estimate") as Promise<Partial<RequestParts>>,
+      import("@earendil-works/pi-ai/utils/hash") as Promise<Partial<RequestParts>>,
     ]);
     // The version of the `openai` package pi-ai itself would load (its dependency, not ours).
     // Required, not imported: importing a CommonJS file from ESM first parses it for its export
@@ -69,10 +134,22 @@ export function loadRequestParts(): Promise<RequestParts> {
     const piAiRequire = createRequire(piAiOpenAIModule());
     const version = piAiRequire(piAiRequire.resolve("openai/version")) as { VERSION?: unknown };
     const identityHeaders = (id as { getIdentityHeaders?: unknown }).getIdentityHeaders as RequestParts["identityHeaders"] | undefined;
-    if (typeof tm.transformMessages !== "function" || typeof su.sanitizeSurrogates !== "function" || typeof identityHeaders !== "function" || typeof version.VERSION !== "string") {
-      throw new Error("pi-ai's transform-messages.js / sanitize-unicode.js / identity.js or openai/version do not have the expected exports");
+    const got = {
+      transformMessages: tm.transformMessages,
+      sanitizeSurrogates: su.sanitizeSurrogates,
+      identityHeaders,
+      normalizeContext: tr.normalizeContext,
+      collapseSystemMessages: tr.collapseSystemMessages,
+      getCurrentTools: tr.getCurrentTools,
+      getSystemMessageText: text.getSystemMessageText,
+      estimateContextTokens: est.estimateContextTokens,
+      shortHash: hash.shortHash,
+    };
+    const missing = Object.entries(got).filter(([, f]) => typeof f !== "function").map(([k]) => k);
+    if (missing.length > 0 || typeof version.VERSION !== "string") {
+      throw new Error(`pi-ai's request helpers or openai/version do not have the expected exports (${[...missing, ...(typeof version.VERSION === "string" ? [] : ["openai VERSION"])].join(", ")})`);
     }
-    return { transformMessages: tm.transformMessages, sanitizeSurrogates: su.sanitizeSurrogates, identityHeaders, sdkVersion: version.VERSION };
+    return { ...(got as Omit<RequestParts, "sdkVersion">), sdkVersion: version.VERSION };
   })().catch((error: unknown) => {
     requestParts = undefined;
     throw error;

@@ -5,7 +5,7 @@
  * - "sdk": what the `openai` SDK's Stream does (pi-ai's openai-completions path): lines end at
  *   "\n", "\r\n" or "\r" (a "\r" at the end of a network chunk waits for the next byte), every
  *   line is decoded as UTF-8 on its own (so one leading BOM per line is dropped), an event is
- *   dispatched only at an empty line, and a last event without its empty line is dropped.
+ *   dispatched at an empty line, and a last event without its empty line at the end of the body.
  * - "pi": pi-ai's own decoder for Anthropic streams: the text is decoded as one stream, a "\r" at
  *   the end of a network chunk ends the line at once (a "\n" opening the next chunk is then an
  *   empty line), the raw lines of each event are kept (they appear in pi-ai's error messages),
@@ -51,8 +51,9 @@ export class SseDecoder {
     const rest = this.pending + this.decoder.decode();
     this.pending = "";
     if (this.dialect === "sdk") {
-      // The SDK flushes a last unterminated line as a line; that never dispatches an event.
+      // The SDK flushes a last unterminated line as a line, then an event still open (no blank line after it).
       if (rest.length) this.scan(rest + "\n", true);
+      if (this.event || this.data.length) this.dispatch();
       return;
     }
     this.scan(rest, true);

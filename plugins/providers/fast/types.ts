@@ -21,6 +21,8 @@ export interface FastAssembler {
   onEvent(event: string | null, data: string, raw: readonly string[]): void;
   /** The body ended: close blocks, throw when pi-ai would end in an error. */
   finish(aborted: boolean): void;
-  /** pi-ai's catch block: drop the streaming scratch fields of every block. */
+  /** pi-ai's catch block: what it does to the blocks before the error event. */
   cleanUp(): void;
+  /** The errorMessage pi-ai's catch block gives `error`. */
+  errorMessage(error: unknown): string;
 }
