@@ -103,6 +103,7 @@ export const DEFAULT_BINDINGS: Record<string, string[]> = {
   "app.session.resume": [],
   "app.session.togglePath": ["ctrl+p"],
   "app.session.toggleNamedFilter": ["ctrl+n"],
+  "app.session.toggleSort": ["ctrl+s"],
   "app.session.rename": ["ctrl+r"],
   "app.session.delete": ["ctrl+d"],
   "app.session.deleteNoninvasive": ["ctrl+backspace"],
@@ -205,6 +206,7 @@ export const DIALOG_BINDINGS: Array<{ dialog: string; keys: Array<[id: string, l
   {
     dialog: "/resume",
     keys: [
+      ["app.session.toggleSort", "sort"],
       ["app.session.toggleNamedFilter", "named only"],
       ["app.session.togglePath", "path"],
       ["app.session.rename", "rename"],
