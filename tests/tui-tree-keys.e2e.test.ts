@@ -38,16 +38,16 @@ function writeSession(file: string, cwd: string): void {
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 }
 
-/** The selected row's text (the list marks it with ❯). */
-const selected = (screen: string) => /❯\s+(?:⊞ )?[●│·]\s+(.*?)\s*$/m.exec(screen)?.[1] ?? "";
+/** The selected row's text (the list marks it with ❯), after the branch lines and the active path's •. */
+const selected = (screen: string) => /❯ [\s│├└─⊟⊞]*(?:• )?(.*?)\s*$/m.exec(screen)?.[1] ?? "";
 /** How many of the tree's rows the list shows. */
-const listRows = (screen: string) => screen.split("\n").filter((l) => /^(?:❯ | {2})\s*(?:⊞ )?[●│·] (?:user|assistant): /.test(l)).length;
+const listRows = (screen: string) => screen.split("\n").filter((l) => /^(?:❯ | {2})[\s│├└─⊟⊞]*(?:• )?(?:\[\w+\] )?(?:user|assistant): /.test(l)).length;
 /** The list's height: half of the 40 rows tmux gives the terminal. */
 const PAGE = 20;
 /** The list's position, "(12/44)". */
 const position = (screen: string) => Number(/\((\d+)\/\d+\)/.exec(screen)?.[1] ?? NaN);
 
-describe("/tree keys of pi 1.6: page, branch, label time", () => {
+describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () => {
   beforeAll(async () => {
     server = await startLlmServer({ script: { turns: [], default: { text: "unused" } } });
     e = makeE2eEnv(server.url);
@@ -83,6 +83,10 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     const s0 = await openTree();
     expect(position(s0)).toBe(LEAF);
     expect(listRows(s0)).toBe(PAGE);
+    // Drawn as pi 1.6 draws it: the selection kept mid-list, so the short branch shows below the leaf.
+    expect(s0).toMatch(/^ {2}│ {5}• user: Q-LONG-20\s*$/m);
+    expect(s0).toMatch(/^ {2}└⊟ user: Q-SHORT\s*$/m);
+    expect(s0).toMatch(/^ {8}assistant: A-SHORT\s*$/m);
     sh.send("Left");
     await sh.waitFor((s) => position(s) === LEAF - PAGE);
     sh.send("C-b");
@@ -90,6 +94,9 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     sh.send("Left");
     const top = await sh.waitFor((s) => position(s) === 1 && selected(s) === "user: Q-ROOT");
     expect(listRows(top)).toBe(PAGE);
+    expect(top).toMatch(/^ {2}• \[checkpoint\] assistant: A-ROOT\s*$/m);
+    expect(top).toMatch(/^ {2}├⊟ • user: Q-LONG-1\s*$/m);
+    expect(top).toMatch(/^ {2}│ {5}• assistant: A-LONG-1\s*$/m);
     sh.send("Right");
     await sh.waitFor((s) => position(s) === 1 + PAGE);
     sh.send("C-f"); // a page down, as in pi 1.6 (not a fork)
@@ -107,6 +114,7 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     sh.send("C-Left");
     let s = await sh.waitFor((x) => /⊞/.test(x));
     expect(selected(s)).toBe("user: Q-LONG-1");
+    expect(s).toMatch(/├⊞ • user: Q-LONG-1/);
     expect(s).not.toMatch(/A-LONG-1\b/);
     expect(s).toMatch(/A-SHORT/);
     sh.send("C-Right");
@@ -136,10 +144,10 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     await openTree();
     sh.send("Left", "Left", "Left");
     let s = await sh.waitFor((x) => selected(x) === "user: Q-ROOT");
-    expect(s).toMatch(/A-ROOT \[checkpoint\]\s*$/m);
+    expect(s).toMatch(/• \[checkpoint\] assistant: A-ROOT\s*$/m);
     sh.send("T");
     s = await sh.waitFor(/\[\+label time\]/);
-    expect(s).toMatch(/A-ROOT \[checkpoint\] 24\/3\/9 12:05/);
+    expect(s).toMatch(/\[checkpoint\] 24\/3\/9 12:05 assistant: A-ROOT/);
     expect(s).toMatch(/›\s+type to search/); // not typed into the search
     sh.send("T");
     s = await sh.waitFor((x) => !/\[\+label time\]/.test(x));

@@ -14,7 +14,7 @@ import type { TreeHost } from "./host.js";
 import { forkAt } from "./commands.js";
 import { applyFiles, chooseFiles } from "./restore-files.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
-import { branchStep, canFold, labelTime, listShape, unfoldedRows } from "./tree-nav.js";
+import { branchPrefixes, branchStep, canFold, labelTime, listShape, unfoldedRows } from "./tree-nav.js";
 
 export interface TreeRow {
   id: string;
@@ -146,14 +146,18 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
       if (last) last.isLeaf = true;
     }
     const t = app.theme;
-    return unfoldedRows(filtered, folded).map((r) => {
-      const indent = "  ".repeat(Math.min(r.depth, 12));
-      const fold = folded.has(r.id) ? t.fg("accent", "⊞ ") : "";
-      const mark = r.isLeaf ? t.fg("accent", "● ") : r.onPath ? t.fg("muted", "│ ") : t.fg("dim", "· ");
-      const body = r.kind === "user" ? t.fg("accent", r.text) : r.onPath ? r.text : t.fg("dim", r.text);
+    const shown = unfoldedRows(filtered, folded);
+    const shape = listShape(shown, filtered);
+    const prefixes = branchPrefixes(shown, filtered, (id) => (folded.has(id) ? "folded" : canFold(id, shape) ? "foldable" : undefined));
+    // As pi 1.6 draws a row: the branch lines, `•` on the active path, the label, then the entry.
+    return shown.map((r) => {
+      const p = prefixes.get(r.id) ?? { prefix: "", connector: false };
+      const fold = folded.has(r.id) && !p.connector ? t.fg("accent", "⊞ ") : "";
+      const mark = r.onPath ? t.fg("accent", "• ") : "";
       const when = labelTimes && r.label && r.labelTimestamp ? labelTime(r.labelTimestamp) : "";
-      const label = r.label ? t.fg("warning", ` [${r.label}]`) + (when ? t.fg("muted", ` ${when}`) : "") : "";
-      return { label: indent + fold + mark + body + label, value: r, searchText: `${r.text} ${r.label ?? ""}` };
+      const label = r.label ? t.fg("warning", `[${r.label}] `) + (when ? t.fg("muted", `${when} `) : "") : "";
+      const body = r.kind === "user" ? t.fg("accent", r.text) : r.onPath ? r.text : t.fg("dim", r.text);
+      return { label: t.fg("dim", p.prefix) + fold + mark + label + body, value: r, searchText: `${r.text} ${r.label ?? ""}` };
     });
   };
   const items = build();
@@ -177,6 +181,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
       search: true,
       initialIndex: leafIdx,
       maxVisible: page,
+      centered: true,
       onDone: finish,
       wrapHint: true,
       hint: `Enter jump · ${keyText(["tui.editor.cursorLeft", "tui.editor.cursorRight"])} page · ${keyText(["app.tree.foldOrUp", "app.tree.unfoldOrDown"])} branch · ${keyText(["app.tree.editLabel"])} label · ${keyText(["app.tree.toggleLabelTimestamp"])} label time · ${keyText(["app.message.copy"])} copy · ${keyText(["app.tree.forkFromUser"])} fork · filters Ctrl+D/T/U/L/A (Ctrl+O cycles) · Esc close`,
