@@ -1,7 +1,8 @@
 /**
  * End to end: the session picker's keys as pi 1.6 binds them, through tmux — Ctrl+N named
  * sessions only, Ctrl+P each file's path, Ctrl+R rename (written to that session's file), Ctrl+D
- * delete after Enter confirms (Esc keeps it). The sessions are files written here into the
+ * delete after Enter confirms (Esc keeps it), Ctrl+S the order (threaded: a fork under its session;
+ * recent: newest first, a search keeps it; fuzzy: a search ranks a name match first). The sessions are files written here into the
  * folder given by --session-dir.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
@@ -17,10 +18,10 @@ let dir: string;
 const sh = tuiShell("pi-tui-resume-keys", () => e);
 const file = (name: string) => join(dir, `${name}.jsonl`);
 
-function writeSession(name: string, question: string, minute: number, title?: string): void {
+function writeSession(name: string, question: string, minute: number, title?: string, parentSession?: string): void {
   const at = new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
   const lines: object[] = [
-    { type: "session", version: 3, id: `0000000${minute}-1111-4222-8333-444444444444`, timestamp: at, cwd: e.cwd },
+    { type: "session", version: 3, id: `0000000${minute}-1111-4222-8333-444444444444`, timestamp: at, cwd: e.cwd, ...(parentSession ? { parentSession } : {}) },
     { type: "message", id: "aaaa0001", parentId: null, timestamp: at, message: { role: "user", content: question, timestamp: Date.parse(at) } },
   ];
   if (title) lines.push({ type: "session_info", id: "aaaa0002", parentId: "aaaa0001", timestamp: at, name: title });
@@ -29,6 +30,12 @@ function writeSession(name: string, question: string, minute: number, title?: st
 
 /** The selected row (marked ❯). */
 const selected = (screen: string) => /❯\s+(.*?)\s*$/m.exec(screen)?.[1] ?? "";
+/** The list's rows that name one of `marks`, in screen order, each given by its mark. */
+const order = (screen: string, marks: string[]) =>
+  screen
+    .split("\n")
+    .map((l) => marks.find((m) => l.includes(m)))
+    .filter((m): m is string => m !== undefined);
 
 describe("/resume keys of pi 1.6: named, path, rename, delete", () => {
   beforeAll(async () => {
@@ -39,6 +46,7 @@ describe("/resume keys of pi 1.6: named, path, rename, delete", () => {
     writeSession("alpha", "Q-ALPHA", 1);
     writeSession("beta", "Q-BETA", 2, "NAMED-ONE");
     writeSession("gamma", "Q-GAMMA", 3);
+    writeSession("delta", "Q-DELTA-FORK named", 4, undefined, file("beta"));
     sh.launch(`--session-dir '${dir}'`);
     await sh.waitFor(/mock\/mock-model/);
     sh.typeText("/resume");
@@ -95,6 +103,31 @@ describe("/resume keys of pi 1.6: named, path, rename, delete", () => {
     expect(s).not.toMatch(/Q-BETA/);
     sh.send("C-u");
     await sh.waitFor((x) => /Q-ALPHA/.test(x) && /Q-GAMMA/.test(x));
+  });
+
+  it("Ctrl+S cycles the order: threaded (a fork under its session), recent (a search keeps it), fuzzy (a search ranks)", async () => {
+    const marks = ["Q-BETA", "Q-DELTA-FORK", "Q-GAMMA", "Q-ALPHA"];
+    let s = await sh.waitFor((x) => /Sort: Threaded/.test(x) && order(x, marks).length === 4);
+    expect(s).toMatch(/Ctrl\+S sort/);
+    // The fork hangs under the session it came from, which its newer activity brings to the top.
+    expect(order(s, marks)).toEqual(["Q-BETA", "Q-DELTA-FORK", "Q-GAMMA", "Q-ALPHA"]);
+    expect(s).toMatch(/└─ Q-DELTA-FORK/);
+    sh.send("C-s");
+    s = await sh.waitFor((x) => /Sort: Recent/.test(x) && order(x, marks)[0] === "Q-DELTA-FORK");
+    expect(order(s, marks)).toEqual(["Q-DELTA-FORK", "Q-GAMMA", "Q-BETA", "Q-ALPHA"]);
+    expect(s).not.toMatch(/└─/);
+    sh.typeText("named");
+    s = await sh.waitFor((x) => /› named/.test(x) && !/Q-ALPHA/.test(x) && order(x, marks).length === 3);
+    expect(order(s, marks)).toEqual(["Q-DELTA-FORK", "Q-GAMMA", "Q-BETA"]);
+    sh.send("C-s");
+    s = await sh.waitFor((x) => /Sort: Fuzzy/.test(x) && order(x, marks)[0] === "Q-BETA");
+    expect(order(s, marks)).toEqual(["Q-BETA", "Q-GAMMA", "Q-DELTA-FORK"]);
+    sh.send("C-s"); // threaded with a search: ranked, flat
+    s = await sh.waitFor((x) => /Sort: Threaded/.test(x));
+    expect(order(s, marks)).toEqual(["Q-BETA", "Q-GAMMA", "Q-DELTA-FORK"]);
+    expect(s).not.toMatch(/└─/);
+    sh.send("C-u");
+    await sh.waitFor((x) => order(x, marks).length === 4 && /└─ Q-DELTA-FORK/.test(x));
   });
 
   it("Ctrl+D asks first: Esc keeps the session, Enter deletes it", async () => {

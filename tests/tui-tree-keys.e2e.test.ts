@@ -1,6 +1,6 @@
 /**
  * End to end: /tree's moving keys as pi 1.6 binds them, through tmux as the terminal sends them —
- * ←/→ move a page, Ctrl+←/→ (and Alt+←/→) fold a branch or step between branch starts, Shift+T
+ * ←/→ (Ctrl+B/Ctrl+F) move a page of half the terminal, Ctrl+K forks from a user message, Ctrl+←/→ (and Alt+←/→) fold a branch or step between branch starts, Shift+T
  * shows when labels were set — and keybindings.json rebinding them (/reload), /hotkeys listing
  * them. The session is a file written here: a root question, then two branches (a short one and
  * a long one of 20 exchanges the leaf is on), a label on the root's answer.
@@ -38,12 +38,16 @@ function writeSession(file: string, cwd: string): void {
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 }
 
-/** The selected row's text (the list marks it with ❯). */
-const selected = (screen: string) => /❯\s+(?:⊞ )?[●│·]\s+(.*?)\s*$/m.exec(screen)?.[1] ?? "";
+/** The selected row's text (the list marks it with ❯), after the branch lines and the active path's •. */
+const selected = (screen: string) => /❯ [\s│├└─⊟⊞]*(?:• )?(.*?)\s*$/m.exec(screen)?.[1] ?? "";
+/** How many of the tree's rows the list shows. */
+const listRows = (screen: string) => screen.split("\n").filter((l) => /^(?:❯ | {2})[\s│├└─⊟⊞]*(?:• )?(?:\[\w+\] )?(?:user|assistant): /.test(l)).length;
+/** The list's height: half of the 40 rows tmux gives the terminal. */
+const PAGE = 20;
 /** The list's position, "(12/44)". */
 const position = (screen: string) => Number(/\((\d+)\/\d+\)/.exec(screen)?.[1] ?? NaN);
 
-describe("/tree keys of pi 1.6: page, branch, label time", () => {
+describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () => {
   beforeAll(async () => {
     server = await startLlmServer({ script: { turns: [], default: { text: "unused" } } });
     e = makeE2eEnv(server.url);
@@ -65,25 +69,40 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     sh.send("Enter");
     return sh.waitFor((s) => /Session tree/.test(s) && selected(s) === "assistant: A-LONG-20");
   };
+  const openTreeAt = async (leaf: string) => {
+    sh.typeText("/tree");
+    sh.send("Enter");
+    return sh.waitFor((s) => /Session tree/.test(s) && selected(s) === leaf);
+  };
   const closeTree = async () => {
     sh.send("Escape");
     await sh.waitFor((s) => !/Session tree/.test(s));
   };
 
-  it("←/→ move the selection a page (the rows the list shows) up and down, stopping at the ends", async () => {
+  it("the list shows half the terminal (20 rows at 40); ←/→ and Ctrl+B/Ctrl+F move that page, stopping at the ends", async () => {
     const s0 = await openTree();
     expect(position(s0)).toBe(LEAF);
+    expect(listRows(s0)).toBe(PAGE);
+    // Drawn as pi 1.6 draws it: the selection kept mid-list, so the short branch shows below the leaf.
+    expect(s0).toMatch(/^ {2}│ {5}• user: Q-LONG-20\s*$/m);
+    expect(s0).toMatch(/^ {2}└⊟ user: Q-SHORT\s*$/m);
+    expect(s0).toMatch(/^ {8}assistant: A-SHORT\s*$/m);
     sh.send("Left");
-    const s1 = await sh.waitFor((s) => position(s) < LEAF);
-    const page = LEAF - position(s1);
-    expect(page).toBeGreaterThanOrEqual(5);
+    await sh.waitFor((s) => position(s) === LEAF - PAGE);
+    sh.send("C-b");
+    await sh.waitFor((s) => position(s) === LEAF - 2 * PAGE);
     sh.send("Left");
-    await sh.waitFor((s) => position(s) === Math.max(1, LEAF - 2 * page));
-    sh.send("Left", "Left");
-    await sh.waitFor((s) => position(s) === 1 && selected(s) === "user: Q-ROOT");
+    const top = await sh.waitFor((s) => position(s) === 1 && selected(s) === "user: Q-ROOT");
+    expect(listRows(top)).toBe(PAGE);
+    expect(top).toMatch(/^ {2}• \[checkpoint\] assistant: A-ROOT\s*$/m);
+    expect(top).toMatch(/^ {2}├⊟ • user: Q-LONG-1\s*$/m);
+    expect(top).toMatch(/^ {2}│ {5}• assistant: A-LONG-1\s*$/m);
     sh.send("Right");
-    await sh.waitFor((s) => position(s) === 1 + page);
-    sh.send("Right", "Right", "Right");
+    await sh.waitFor((s) => position(s) === 1 + PAGE);
+    sh.send("C-f"); // a page down, as in pi 1.6 (not a fork)
+    const s2 = await sh.waitFor((s) => position(s) === 1 + 2 * PAGE);
+    expect(s2).toMatch(/Session tree/);
+    sh.send("C-f");
     await sh.waitFor((s) => position(s) === ROWS);
     await closeTree();
   });
@@ -95,6 +114,7 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     sh.send("C-Left");
     let s = await sh.waitFor((x) => /⊞/.test(x));
     expect(selected(s)).toBe("user: Q-LONG-1");
+    expect(s).toMatch(/├⊞ • user: Q-LONG-1/);
     expect(s).not.toMatch(/A-LONG-1\b/);
     expect(s).toMatch(/A-SHORT/);
     sh.send("C-Right");
@@ -124,10 +144,10 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     await openTree();
     sh.send("Left", "Left", "Left");
     let s = await sh.waitFor((x) => selected(x) === "user: Q-ROOT");
-    expect(s).toMatch(/A-ROOT \[checkpoint\]\s*$/m);
+    expect(s).toMatch(/• \[checkpoint\] assistant: A-ROOT\s*$/m);
     sh.send("T");
     s = await sh.waitFor(/\[\+label time\]/);
-    expect(s).toMatch(/A-ROOT \[checkpoint\] 24\/3\/9 12:05/);
+    expect(s).toMatch(/\[checkpoint\] 24\/3\/9 12:05 assistant: A-ROOT/);
     expect(s).toMatch(/›\s+type to search/); // not typed into the search
     sh.send("T");
     s = await sh.waitFor((x) => !/\[\+label time\]/.test(x));
@@ -144,7 +164,7 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     sh.send("Enter");
     let s = await sh.waitFor(/In \/tree\s+Shift\+L label/);
     const line = s.replace(/\n\s*/g, " ");
-    expect(line).toMatch(/In \/tree\s+Shift\+L label · Alt\+T label time · Alt\+B fold \/ previous branch · Ctrl\+Right\/Alt\+Right unfold \/ next branch/);
+    expect(line).toMatch(/In \/tree\s+Shift\+L label · Alt\+T label time · Alt\+B fold \/ previous branch · Ctrl\+Right\/Alt\+Right unfold \/ next branch · Ctrl\+K fork from a user message/);
     await openTree();
     sh.send("M-b");
     await sh.waitFor((x) => selected(x) === "user: Q-LONG-1");
@@ -181,5 +201,20 @@ describe("/tree keys of pi 1.6: page, branch, label time", () => {
     await sh.waitFor((x) => editorText(x) === "alpha Xbeta");
     sh.send("C-c");
     await sh.waitFor((x) => editorText(x) === "");
+  });
+
+  it("Ctrl+K forks a new session from the selected user message, its text back in the editor", async () => {
+    await openTree();
+    sh.send("Up");
+    await sh.waitFor((x) => selected(x) === "user: Q-LONG-20");
+    sh.send("C-k");
+    const s = await sh.waitFor(/Forked into a new session/);
+    expect(s).not.toMatch(/Session tree/);
+    // The new session ends before the message: its answer is gone, the message waits in the editor.
+    await sh.waitFor((x) => /Q-LONG-20/.test(x) && !/A-LONG-20/.test(x));
+    sh.send("C-c");
+    await sh.waitFor((x) => !/Q-LONG-20/.test(x));
+    await openTreeAt("assistant: A-LONG-19");
+    await closeTree();
   });
 });

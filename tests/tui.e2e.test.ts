@@ -174,7 +174,7 @@ describe("interactive mode in tmux", () => {
     send("Enter");
     let s = await waitFor(/Session tree/);
     expect(s).toMatch(/user: hello there/);
-    expect(s).toMatch(/● assistant: # Answer/);
+    expect(s).toMatch(/• assistant: # Answer/);
     typeText("run the tool");
     await waitFor(/❯ .*user: run the tool/);
     send("Enter");

@@ -589,7 +589,7 @@ describe("interactive mode", () => {
     await h.key("\r");
     let s = await h.waitFor(/Session tree/);
     expect(s).toMatch(/user: first question/);
-    expect(s).toMatch(/● assistant: second answer/);
+    expect(s).toMatch(/• assistant: second answer/);
     await h.type("second question"); // search
     await h.key("\r");
     s = await h.waitFor((x) => !/Session tree/.test(x) && !/second answer/.test(x));
@@ -712,7 +712,7 @@ describe("interactive mode", () => {
         sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "the old answer" }], api: "faux", provider: "faux", model: "faux-1", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: Date.now() } as any);
       },
     });
-    let s = await h.waitFor(/Resume a session \(this folder\) — 1 session/);
+    let s = await h.waitFor(/Resume a session \(this folder\) Sort: Threaded — 1 session/);
     expect(s).toContain("an old question");
     await h.key("\r");
     s = await h.waitFor(/the old answer/);

@@ -177,6 +177,10 @@ export class TuiApp implements AppView {
     return this.runtime.session;
   }
 
+  get terminalRows(): number {
+    return Number(this.screen?.height) || process.stdout.rows || 24;
+  }
+
   // ---- life cycle -----------------------------------------------------------------------------
 
   /** Build the screen, subscribe to the session, draw the first frame. */

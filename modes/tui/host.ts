@@ -35,6 +35,8 @@ export interface TreeHost extends SessionsHost, DialogApi {
   readonly theme: Theme;
   readonly keys: Keybindings;
   readonly editor: Editor;
+  /** The terminal's height in rows (the tree's list shows half of it). */
+  readonly terminalRows: number;
   cancelBusy: (() => void) | undefined;
   addNotice(text: string, level?: NoticeLevel): void;
   setStatusLine(text: string | undefined): void;

@@ -103,6 +103,7 @@ export const DEFAULT_BINDINGS: Record<string, string[]> = {
   "app.session.resume": [],
   "app.session.togglePath": ["ctrl+p"],
   "app.session.toggleNamedFilter": ["ctrl+n"],
+  "app.session.toggleSort": ["ctrl+s"],
   "app.session.rename": ["ctrl+r"],
   "app.session.delete": ["ctrl+d"],
   "app.session.deleteNoninvasive": ["ctrl+backspace"],
@@ -120,6 +121,7 @@ export const DEFAULT_BINDINGS: Record<string, string[]> = {
   "app.tree.foldOrUp": ["ctrl+left", "alt+left"],
   "app.tree.unfoldOrDown": ["ctrl+right", "alt+right"],
   "app.tree.toggleLabelTimestamp": ["shift+t"],
+  "app.tree.forkFromUser": ["ctrl+k"],
   "app.tree.filter.default": ["ctrl+d"],
   "app.tree.filter.noTools": ["ctrl+t"],
   "app.tree.filter.userOnly": ["ctrl+u"],
@@ -191,6 +193,7 @@ export const DIALOG_BINDINGS: Array<{ dialog: string; keys: Array<[id: string, l
       ["app.tree.toggleLabelTimestamp", "label time"],
       ["app.tree.foldOrUp", "fold / previous branch"],
       ["app.tree.unfoldOrDown", "unfold / next branch"],
+      ["app.tree.forkFromUser", "fork from a user message"],
       ["app.tree.filter.default", "default"],
       ["app.tree.filter.noTools", "no tools"],
       ["app.tree.filter.userOnly", "user"],
@@ -203,6 +206,7 @@ export const DIALOG_BINDINGS: Array<{ dialog: string; keys: Array<[id: string, l
   {
     dialog: "/resume",
     keys: [
+      ["app.session.toggleSort", "sort"],
       ["app.session.toggleNamedFilter", "named only"],
       ["app.session.togglePath", "path"],
       ["app.session.rename", "rename"],

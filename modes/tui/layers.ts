@@ -66,6 +66,8 @@ export interface SelectOptions<T> {
   /** Wrap a long hint over several lines (else it is cut at the width). */
   wrapHint?: boolean;
   maxVisible?: number;
+  /** Keep the selection in the middle of the list where the rows allow (else the list scrolls only at its edges). */
+  centered?: boolean;
   /** Extra keys; return true when handled. */
   onKey?(k: KeyPress, item: SelectItem<T> | undefined, layer: SelectLayer<T>): boolean;
   /** Custom filtering (default fuzzy over searchText). */
@@ -179,6 +181,7 @@ export class SelectLayer<T> implements Layer {
     const hintRows = this.opts.wrapHint ? wrapText(sanitize(`(${n}/${n}) ${hint}`, false), width).length : 1;
     const maxVisible = Math.max(1, Math.min(this.opts.maxVisible ?? 10, maxRows - out.length - 1 - hintRows));
     this.pageSize = maxVisible;
+    if (this.opts.centered) this.top = Math.max(0, this.index - Math.floor(maxVisible / 2));
     if (this.index < this.top) this.top = this.index;
     if (this.index >= this.top + maxVisible) this.top = this.index - maxVisible + 1;
     if (this.top > Math.max(0, n - maxVisible)) this.top = Math.max(0, n - maxVisible);

@@ -1,7 +1,7 @@
 /**
- * The session picker (/resume, `pi -r`): this folder's sessions or all of them (Tab), newest
- * first, searched by name, first message, message text and folder ("a phrase" in quotes,
- * `re:<pattern>` a regular expression). pi 1.6's keys: Ctrl+N only
+ * The session picker (/resume, `pi -r`): this folder's sessions or all of them (Tab), forks under
+ * the session they came from, newest first, or (Ctrl+S) newest first or ranked by the search
+ * (session-search.ts). pi 1.6's keys: Ctrl+S the order, Ctrl+N only
  * named sessions, Ctrl+P the file's path shown, Ctrl+R rename, Ctrl+D (or Ctrl+Backspace with an
  * empty search) delete after Enter confirms — to the trash when a `trash` command exists.
  */
@@ -11,6 +11,7 @@ import { unlink } from "node:fs/promises";
 import { SessionManager, listSessionsInDir, type SessionInfo } from "../../core/stores/index.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
+import { SESSION_SORTS, searchSessions, threadSessions, type SessionSort } from "./session-search.js";
 
 export function timeAgo(d: Date, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - d.getTime()) / 1000));
@@ -26,40 +27,10 @@ function tilde(p: string): string {
   return home && p.startsWith(home) ? "~" + p.slice(home.length) : p;
 }
 
-/** The query's terms: words, and "quoted phrases" as one term (an unclosed quote: every word on its own). */
-function queryTerms(query: string): string[] {
-  const q = query.toLowerCase();
-  if ((q.match(/"/g) ?? []).length % 2) return q.replace(/"/g, " ").split(/\s+/).filter(Boolean);
-  return [...q.matchAll(/"([^"]*)"|([^\s"]+)/g)].map((m) => (m[1] ?? m[2] ?? "").replace(/\s+/g, " ").trim()).filter(Boolean);
-}
-
-/**
- * Keep sessions whose text (name, messages, folder) contains every term of the query
- * (case-insensitive; "a phrase" in quotes as one term), or, for `re:<pattern>`, matches the
- * regular expression (an invalid one matches nothing).
- */
-export function filterSessions<T extends { searchText?: string; label: string }>(items: T[], query: string): T[] {
-  const q = query.trim();
-  if (q.startsWith("re:")) {
-    let re: RegExp | undefined;
-    try {
-      re = q.slice(3).trim() ? new RegExp(q.slice(3).trim(), "i") : undefined;
-    } catch {
-      re = undefined;
-    }
-    return re ? items.filter((it) => re.test(it.searchText ?? it.label)) : [];
-  }
-  const terms = queryTerms(q);
-  return items.filter((it) => {
-    const hay = (it.searchText ?? it.label).toLowerCase().replace(/\s+/g, " ");
-    return terms.every((t) => hay.includes(t));
-  });
-}
-
-export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?: string; showPath?: boolean }): SelectItem<string>[] {
-  return list.map((s) => {
+export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?: string; showPath?: boolean; prefixes?: string[] }): SelectItem<string>[] {
+  return list.map((s, i) => {
     const first = s.firstMessage.replace(/\s+/g, " ").trim();
-    const label = s.name ? `${s.name} — ${first}` : first;
+    const label = (opts.prefixes?.[i] ?? "") + (s.name ? `${s.name} — ${first}` : first);
     const desc = [opts.showPath ? tilde(s.path) : "", timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? tilde(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
     return { label, description: desc, value: s.path, searchText: `${s.name ?? ""}\n${s.firstMessage}\n${s.allMessagesText}\n${s.cwd}` };
   });
@@ -79,6 +50,7 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
   let all = false;
   let namedOnly = false;
   let showPath = false;
+  let sort: SessionSort = "threaded";
   /** The session waiting for Enter to be deleted. */
   let deleting: string | undefined;
   let list: SessionInfo[] = [];
@@ -88,14 +60,16 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
     return dir ? listSessionsInDir(dir) : SessionManager.list(app.kernel.cwd);
   };
   const kb = app.keys;
-  const hint = `↑↓ move · Enter open · Tab this folder / all · ${kb.hint("app.session.toggleNamedFilter")} named · ${kb.hint("app.session.togglePath")} path · ${kb.hint("app.session.rename")} rename · ${kb.hint("app.session.delete")} delete · Esc cancel`;
-  const title = () => `Resume a session (${all ? "all folders" : "this folder"}${namedOnly ? ", named only" : ""})`;
+  const hint = `↑↓ move · Enter open · Tab this folder / all · ${kb.hint("app.session.toggleSort")} sort · ${kb.hint("app.session.toggleNamedFilter")} named · ${kb.hint("app.session.togglePath")} path · ${kb.hint("app.session.rename")} rename · ${kb.hint("app.session.delete")} delete · Esc cancel`;
+  const title = () => `Resume a session (${all ? "all folders" : "this folder"}${namedOnly ? ", named only" : ""}) Sort: ${SESSION_SORTS.find((x) => x.sort === sort)!.label}`;
+  const named = () => (namedOnly ? list.filter((s) => s.name) : list);
   let layerRef: SelectLayer<string> | undefined;
   const show = (note?: string) => {
     const layer = layerRef;
     if (!layer) return;
-    const shown = namedOnly ? list.filter((s) => s.name) : list;
-    layer.setItems(sessionItems(shown, { all, current, showPath }));
+    const shown = named();
+    const threaded = sort === "threaded" ? threadSessions(shown) : undefined;
+    layer.setItems(threaded ? sessionItems(threaded.map((t) => t.session), { all, current, showPath, prefixes: threaded.map((t) => t.prefix) }) : sessionItems(shown, { all, current, showPath }));
     layer.title = `${title()} — ${note ?? `${shown.length} session${shown.length === 1 ? "" : "s"}`}`;
     app.requestRender();
   };
@@ -119,7 +93,8 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
       search: true,
       maxVisible: 12,
       onDone: finish,
-      filter: filterSessions,
+      // A search gives a flat list: matches in the order the sort gives them.
+      filter: (_items, query) => sessionItems(searchSessions(named(), query, sort), { all, current, showPath }),
       wrapHint: true,
       hint,
       onKey: (k, item) => {
@@ -141,6 +116,12 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
         if (k.id === "tab") {
           all = !all;
           void refresh();
+          return true;
+        }
+        if (kb.matches(k, "app.session.toggleSort")) {
+          const at = SESSION_SORTS.findIndex((x) => x.sort === sort);
+          sort = SESSION_SORTS[(at + 1) % SESSION_SORTS.length]!.sort;
+          show();
           return true;
         }
         if (kb.matches(k, "app.session.toggleNamedFilter")) {

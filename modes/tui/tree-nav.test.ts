@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { branchStep, canFold, labelTime, listShape, unfoldedRows, type NavRow } from "./tree-nav.js";
+import { branchPrefixes, branchStep, canFold, labelTime, listShape, unfoldedRows, type NavRow } from "./tree-nav.js";
 
 // root → a → (b → c) | (d → e)
 const rows: NavRow[] = [
@@ -48,5 +48,24 @@ describe("tree navigation", () => {
     expect(labelTime(new Date(2026, 2, 9, 14, 30).toISOString(), now)).toBe("3/9 14:30");
     expect(labelTime(new Date(2024, 11, 1, 7, 0).toISOString(), now)).toBe("24/12/1 07:00");
     expect(labelTime("not a time", now)).toBe("");
+  });
+});
+
+describe("branchPrefixes", () => {
+  it("draws connectors under a branch point, rails while siblings follow, and fold marks in the connector", () => {
+    // r → a; a branches into b (→ c) and d (→ e).
+    const rows = [
+      { id: "r", parentId: null },
+      { id: "a", parentId: "r" },
+      { id: "b", parentId: "a" },
+      { id: "c", parentId: "b" },
+      { id: "d", parentId: "a" },
+      { id: "e", parentId: "d" },
+    ];
+    const p = branchPrefixes(rows, rows, (id) => (id === "b" || id === "d" ? "foldable" : undefined));
+    expect(rows.map((r) => p.get(r.id)?.prefix)).toEqual(["", "", "├⊟ ", "│     ", "└⊟ ", "      "]);
+    const folded = branchPrefixes(rows.filter((r) => r.id !== "c"), rows, (id) => (id === "b" ? "folded" : undefined));
+    expect(folded.get("b")?.prefix).toBe("├⊞ ");
+    expect(folded.get("d")?.prefix).toBe("└─ ");
   });
 });

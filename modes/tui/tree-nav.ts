@@ -90,3 +90,47 @@ export function labelTime(iso: string, now = new Date()): string {
   const md = `${d.getMonth() + 1}/${d.getDate()}`;
   return sameYear ? `${md} ${hm}` : `${String(d.getFullYear()).slice(-2)}/${md} ${hm}`;
 }
+
+/**
+ * The branch drawing in front of each shown row (in row order): a row under a branch point gets
+ * a connector (`├─` or `└─` for the last one, `⊟` in place of `─` when it can fold, `⊞` when
+ * folded), and `│` runs down from a connector while siblings follow below. A chain of single
+ * children stays at its column; rows under a branch point (and their first child) move one step
+ * right. Several roots hang, without connectors, from an invisible common root. `fold` is
+ * "folded" / "foldable" / undefined per row id. A root that is folded has no connector: the
+ * caller marks it.
+ */
+export function branchPrefixes(shown: readonly NavRow[], all: readonly NavRow[], fold: (id: string) => "folded" | "foldable" | undefined): Map<string, { prefix: string; connector: boolean }> {
+  const shape = listShape(shown, all);
+  const roots = shown.filter((r) => (shape.parent.get(r.id) ?? null) === null).map((r) => r.id);
+  const multipleRoots = roots.length > 1;
+  type Gutter = { position: number; show: boolean };
+  type Item = { id: string; indent: number; justBranched: boolean; connector: boolean; isLast: boolean; gutters: Gutter[]; underVirtualRoot: boolean };
+  const out = new Map<string, { prefix: string; connector: boolean }>();
+  const stack: Item[] = roots
+    .map((id, i) => ({ id, indent: multipleRoots ? 1 : 0, justBranched: multipleRoots, connector: multipleRoots, isLast: i === roots.length - 1, gutters: [], underVirtualRoot: multipleRoots }))
+    .reverse();
+  while (stack.length) {
+    const it = stack.pop()!;
+    const drawn = it.connector && !it.underVirtualRoot;
+    const column = multipleRoots ? Math.max(0, it.indent - 1) : it.indent;
+    let prefix = "";
+    for (let level = 0; level < column; level++) {
+      const gutter = it.gutters.find((g) => g.position === level);
+      if (gutter) prefix += gutter.show ? "│  " : "   ";
+      else if (drawn && level === column - 1) {
+        const f = fold(it.id);
+        prefix += (it.isLast ? "└" : "├") + (f === "folded" ? "⊞" : f === "foldable" ? "⊟" : "─") + " ";
+      } else prefix += "   ";
+    }
+    out.set(it.id, { prefix, connector: drawn });
+    const kids = shape.children.get(it.id) ?? [];
+    const branches = kids.length > 1;
+    const indent = branches || (it.justBranched && it.indent > 0) ? it.indent + 1 : it.indent;
+    const gutters = drawn ? [...it.gutters, { position: Math.max(0, column - 1), show: !it.isLast }] : it.gutters;
+    for (let i = kids.length - 1; i >= 0; i--) {
+      stack.push({ id: kids[i]!, indent, justBranched: branches, connector: branches, isLast: i === kids.length - 1, gutters, underVirtualRoot: false });
+    }
+  }
+  return out;
+}

@@ -1,19 +1,20 @@
 /**
  * /tree: the session's entries as a tree (indented at branch points, the active path bright,
  * labels shown). Enter jumps there (a user message: its parent, with the text back in the
- * editor), Shift+L labels the entry, Ctrl+X copies its text, Ctrl+F forks a new session from a
+ * editor), Shift+L labels the entry, Ctrl+X copies its text, Ctrl+K forks a new session from a
  * user message; the filters are pi 1.6's: Ctrl+D default, Ctrl+T no tool results, Ctrl+U user
  * messages, Ctrl+L labeled entries, Ctrl+A every entry (Ctrl+O / Ctrl+Shift+O step through
- * them). ←/→ move a page, Ctrl+←/→ (Alt+←/→) fold and unfold a branch or step between branch
- * starts, Shift+T shows when each label was set. Every key is a keybinding id (app.tree.*). Jumping uses AgentSession.navigateTree when the session has it (branch summaries,
- * hooks); otherwise it moves the store's leaf directly.
+ * them). ←/→ (Ctrl+B/Ctrl+F) move a page of half the terminal's height, Ctrl+←/→ (Alt+←/→) fold
+ * and unfold a branch or step between branch starts, Shift+T shows when each label was set. Every
+ * key is a keybinding id (app.tree.*). Jumping uses AgentSession.navigateTree when the session has
+ * it (branch summaries, hooks); otherwise it moves the store's leaf directly.
  */
 import type { SessionEntry, SessionTreeNode } from "../../core/stores/index.js";
 import type { TreeHost } from "./host.js";
 import { forkAt } from "./fork.js";
 import { applyFiles, chooseFiles } from "./restore-files.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
-import { branchStep, canFold, labelTime, listShape, unfoldedRows } from "./tree-nav.js";
+import { branchPrefixes, branchStep, canFold, labelTime, listShape, unfoldedRows } from "./tree-nav.js";
 
 export interface TreeRow {
   id: string;
@@ -145,20 +146,26 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
       if (last) last.isLeaf = true;
     }
     const t = app.theme;
-    return unfoldedRows(filtered, folded).map((r) => {
-      const indent = "  ".repeat(Math.min(r.depth, 12));
-      const fold = folded.has(r.id) ? t.fg("accent", "⊞ ") : "";
-      const mark = r.isLeaf ? t.fg("accent", "● ") : r.onPath ? t.fg("muted", "│ ") : t.fg("dim", "· ");
-      const body = r.kind === "user" ? t.fg("accent", r.text) : r.onPath ? r.text : t.fg("dim", r.text);
+    const shown = unfoldedRows(filtered, folded);
+    const shape = listShape(shown, filtered);
+    const prefixes = branchPrefixes(shown, filtered, (id) => (folded.has(id) ? "folded" : canFold(id, shape) ? "foldable" : undefined));
+    // As pi 1.6 draws a row: the branch lines, `•` on the active path, the label, then the entry.
+    return shown.map((r) => {
+      const p = prefixes.get(r.id) ?? { prefix: "", connector: false };
+      const fold = folded.has(r.id) && !p.connector ? t.fg("accent", "⊞ ") : "";
+      const mark = r.onPath ? t.fg("accent", "• ") : "";
       const when = labelTimes && r.label && r.labelTimestamp ? labelTime(r.labelTimestamp) : "";
-      const label = r.label ? t.fg("warning", ` [${r.label}]`) + (when ? t.fg("muted", ` ${when}`) : "") : "";
-      return { label: indent + fold + mark + body + label, value: r, searchText: `${r.text} ${r.label ?? ""}` };
+      const label = r.label ? t.fg("warning", `[${r.label}] `) + (when ? t.fg("muted", `${when} `) : "") : "";
+      const body = r.kind === "user" ? t.fg("accent", r.text) : r.onPath ? r.text : t.fg("dim", r.text);
+      return { label: t.fg("dim", p.prefix) + fold + mark + label + body, value: r, searchText: `${r.text} ${r.label ?? ""}` };
     });
   };
   const items = build();
   if (!items.length) return app.addNotice("The session is empty: nothing to navigate yet", "info");
   const leafIdx = Math.max(0, items.findIndex((i) => (initialId ? i.value.id === initialId : i.value.isLeaf)));
   const keyText = (ids: string[]) => compactKeys(ids.map((id) => app.keys.hint(id))).replace(/\bLeft\b/g, "←").replace(/\bRight\b/g, "→");
+  // The list shows, and ←/→ move, half the terminal's height (at least 5 rows), as pi 1.6 does.
+  const page = Math.max(5, Math.floor(app.terminalRows / 2));
   const picked = await app.dialog<TreeRow | undefined>((finish) => {
     /** Rebuild the rows and keep the selection on entry `id` (or the nearest row still shown). */
     const refresh = (id: string | undefined) => {
@@ -173,10 +180,11 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
       items,
       search: true,
       initialIndex: leafIdx,
-      maxVisible: 30,
+      maxVisible: page,
+      centered: true,
       onDone: finish,
       wrapHint: true,
-      hint: `Enter jump · ${keyText(["tui.editor.cursorLeft", "tui.editor.cursorRight"])} page · ${keyText(["app.tree.foldOrUp", "app.tree.unfoldOrDown"])} branch · ${keyText(["app.tree.editLabel"])} label · ${keyText(["app.tree.toggleLabelTimestamp"])} label time · ${keyText(["app.message.copy"])} copy · Ctrl+F fork · filters Ctrl+D/T/U/L/A (Ctrl+O cycles) · Esc close`,
+      hint: `Enter jump · ${keyText(["tui.editor.cursorLeft", "tui.editor.cursorRight"])} page · ${keyText(["app.tree.foldOrUp", "app.tree.unfoldOrDown"])} branch · ${keyText(["app.tree.editLabel"])} label · ${keyText(["app.tree.toggleLabelTimestamp"])} label time · ${keyText(["app.message.copy"])} copy · ${keyText(["app.tree.forkFromUser"])} fork · filters Ctrl+D/T/U/L/A (Ctrl+O cycles) · Esc close`,
       onKey: (k, item) => {
         const kb = app.keys;
         if (kb.matches(k, "app.tree.editLabel")) {
@@ -206,7 +214,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
             );
           return true;
         }
-        if (k.id === "ctrl+f") {
+        if (kb.matches(k, "app.tree.forkFromUser")) {
           if (!item) return true;
           if (item.value.kind !== "user") {
             app.addNotice("Fork from a user message (the new session ends just before it)", "info");
@@ -240,14 +248,14 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
           }
           return true;
         }
-        // ←/→ (and PageUp/PageDown) move a page: as many rows as the list shows.
+        // ←/→ (Ctrl+B/Ctrl+F, PageUp/PageDown) move a page.
         const last = Math.max(0, layer.visible.length - 1);
         if (kb.matches(k, "tui.editor.cursorLeft") || kb.matches(k, "tui.select.pageUp")) {
-          layer.index = Math.max(0, layer.index - layer.pageSize);
+          layer.index = Math.max(0, layer.index - page);
           return true;
         }
         if (kb.matches(k, "tui.editor.cursorRight") || kb.matches(k, "tui.select.pageDown")) {
-          layer.index = Math.min(last, layer.index + layer.pageSize);
+          layer.index = Math.min(last, layer.index + page);
           return true;
         }
         const direct = FILTERS.find((f) => kb.matches(k, f.id));

@@ -1,0 +1,64 @@
+import { describe, it, expect } from "@jest/globals";
+import type { SessionInfo } from "../../core/stores/index.js";
+import { searchSessions, threadSessions } from "./session-search.js";
+
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute));
+function session(path: string, minute: number, text: string, extra: Partial<SessionInfo> = {}): SessionInfo {
+  return { path, id: `id-${path}`, cwd: "/work/project", created: at(minute), modified: at(minute), messageCount: 2, firstMessage: text, allMessagesText: text, ...extra };
+}
+// Newest first, as the listing gives them.
+const list = [
+  session("c", 3, "write docs"),
+  session("b", 2, "the bug in login\nlater"),
+  session("a", 1, "fix the login bug\nin auth.ts", { name: "auth work" }),
+];
+const paths = (q: string, sort: "threaded" | "recent" | "relevance" = "relevance") => searchSessions(list, q, sort).map((s) => s.path);
+
+describe("session search", () => {
+  it("every word must appear, in any order; case aside", () => {
+    expect(paths("login bug", "recent")).toEqual(["b", "a"]);
+    expect(paths("DOCS")).toEqual(["c"]);
+  });
+
+  it('"a phrase" in quotes must appear as written (spaces and case aside); an unclosed quote gives words', () => {
+    expect(paths('"login bug"')).toEqual(["a"]);
+    expect(paths('"bug in login" the')).toEqual(["b"]);
+    expect(paths('"login bug', "recent")).toEqual(["b", "a"]);
+  });
+
+  it("re:<pattern> is a regular expression (case-insensitive); an invalid one matches nothing", () => {
+    expect(paths("re:login\\s+bug")).toEqual(["a"]);
+    expect(paths("re:^WRITE")).toEqual(["c"]);
+    expect(paths("re:(unclosed")).toEqual([]);
+  });
+
+  it("recent keeps the newest first; relevance and threaded rank a name match first, scattered letters in the name last", () => {
+    expect(paths("auth", "recent")).toEqual(["a"]);
+    expect(paths("bug", "recent")).toEqual(["b", "a"]);
+    expect(paths("auth bug")).toEqual(["a"]);
+    const withName = [session("x", 5, "login"), session("y", 4, "other", { name: "login page" })];
+    expect(searchSessions(withName, "login", "recent").map((s) => s.path)).toEqual(["x", "y"]);
+    expect(searchSessions(withName, "login", "relevance").map((s) => s.path)).toEqual(["y", "x"]);
+    expect(searchSessions(withName, "login", "threaded").map((s) => s.path)).toEqual(["y", "x"]);
+    expect(searchSessions(withName, "lgpg", "relevance").map((s) => s.path)).toEqual(["y"]);
+  });
+
+  it("threads forks under their session, each level by its latest activity", () => {
+    const sessions = [
+      session("/s/old", 1, "old"),
+      session("/s/root", 2, "root"),
+      session("/s/fork-1", 3, "fork one", { parentSessionPath: "/s/root" }),
+      session("/s/fork-2", 4, "fork two", { parentSessionPath: "/s/root" }),
+      session("/s/fork-2-a", 5, "fork of fork", { parentSessionPath: "/s/fork-2" }),
+      session("/s/orphan", 0, "orphan", { parentSessionPath: "/s/gone" }),
+    ];
+    expect(threadSessions(sessions).map((t) => `${t.prefix}${t.session.firstMessage}`)).toEqual([
+      "root",
+      "   ├─ fork two",
+      "   │  └─ fork of fork",
+      "   └─ fork one",
+      "old",
+      "orphan",
+    ]);
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * The session picker's search and orders. A search is words (each matched on its own), "a
+ * phrase" in quotes (matched as written, spaces and case aside) or `re:<pattern>` (a regular
+ * expression). A word matches when its text is in the session's name, id, messages or folder, or
+ * when its letters appear in order, scattered, in the name or the folder. Matches are ranked in
+ * tiers: text in the name first, then text anywhere else, then scattered letters.
+ *
+ * The orders (Ctrl+S cycles them): "threaded" lists forks under the session they came from, each
+ * level by its latest activity; "recent" lists newest first and a search keeps that order;
+ * "relevance" (shown as Fuzzy) lists newest first and a search ranks the matches. A search in
+ * the threaded order ranks too (a flat list).
+ */
+import { fuzzyMatch, type SessionInfo } from "../../core/stores/index.js";
+
+export type SessionSort = "threaded" | "recent" | "relevance";
+
+/** The orders in the sequence Ctrl+S steps through, each with the word the title shows. */
+export const SESSION_SORTS: Array<{ sort: SessionSort; label: string }> = [
+  { sort: "threaded", label: "Threaded" },
+  { sort: "recent", label: "Recent" },
+  { sort: "relevance", label: "Fuzzy" },
+];
+
+const TIER = 1_000_000;
+type Term = { phrase: boolean; text: string };
+type Query = { regex: RegExp | null; terms: Term[]; invalid: boolean };
+
+const squash = (s: string) => s.toLowerCase().replace(/\s+/g, " ").trim();
+
+/** Words and "quoted phrases" (an unclosed quote: every word on its own), or `re:<pattern>`. */
+export function parseSessionQuery(query: string): Query {
+  const q = query.trim();
+  if (q.startsWith("re:")) {
+    const pattern = q.slice(3).trim();
+    try {
+      return pattern ? { regex: new RegExp(pattern, "i"), terms: [], invalid: false } : { regex: null, terms: [], invalid: true };
+    } catch {
+      return { regex: null, terms: [], invalid: true };
+    }
+  }
+  if ((q.match(/"/g) ?? []).length % 2) return { regex: null, terms: q.replace(/"/g, " ").split(/\s+/).filter(Boolean).map((text) => ({ phrase: false, text })), invalid: false };
+  const terms = [...q.matchAll(/"([^"]*)"|([^\s"]+)/g)]
+    .map((m) => (m[1] !== undefined ? { phrase: true, text: squash(m[1]) } : { phrase: false, text: m[2] ?? "" }))
+    .filter((t) => t.text);
+  return { regex: null, terms, invalid: false };
+}
+
+/** A session's score for the query (lower is better), or undefined when it does not match. */
+export function sessionScore(s: SessionInfo, q: Query): number | undefined {
+  if (q.invalid) return undefined;
+  if (q.regex) {
+    if (s.name && q.regex.test(s.name)) return 0;
+    return q.regex.test(s.id) || q.regex.test(s.allMessagesText) || q.regex.test(s.cwd) ? TIER : undefined;
+  }
+  let total = 0;
+  for (const term of q.terms) {
+    const score = termScore(s, term);
+    if (score === undefined) return undefined;
+    total += score;
+  }
+  return total;
+}
+
+function termScore(s: SessionInfo, term: Term): number | undefined {
+  const norm = term.phrase ? squash : (x: string) => x.toLowerCase();
+  const text = term.phrase ? term.text : term.text.toLowerCase();
+  const name = norm(s.name ?? "");
+  if (name.includes(text)) return fuzzyMatch(text, name).score;
+  if ([s.id, s.allMessagesText, s.cwd].some((f) => norm(f).includes(text))) return TIER;
+  if (term.phrase) return undefined;
+  let best: number | undefined;
+  for (const field of [s.name ?? "", s.cwd]) {
+    const m = fuzzyMatch(text, field);
+    if (m.matches && (best === undefined || m.score < best)) best = m.score;
+  }
+  return best === undefined ? undefined : 2 * TIER + best;
+}
+
+/** The sessions a search leaves, in the order `sort` gives them (`list` comes newest first). */
+export function searchSessions(list: readonly SessionInfo[], query: string, sort: SessionSort): SessionInfo[] {
+  if (!query.trim()) return [...list];
+  const q = parseSessionQuery(query);
+  const scored = list.map((s) => ({ s, score: sessionScore(s, q) })).filter((x): x is { s: SessionInfo; score: number } => x.score !== undefined);
+  if (sort !== "recent") scored.sort((a, b) => a.score - b.score || b.s.modified.getTime() - a.s.modified.getTime());
+  return scored.map((x) => x.s);
+}
+
+/**
+ * The threaded order: a fork under the session it was forked from (when that one is listed),
+ * each level by the latest activity anywhere below it, newest first; `prefix` draws the branch.
+ */
+export function threadSessions(list: readonly SessionInfo[]): Array<{ session: SessionInfo; prefix: string }> {
+  type Node = { session: SessionInfo; children: Node[]; latest: number };
+  const byPath = new Map<string, Node>(list.map((s) => [s.path, { session: s, children: [], latest: s.modified.getTime() }]));
+  const roots: Node[] = [];
+  for (const node of byPath.values()) {
+    const parent = node.session.parentSessionPath ? byPath.get(node.session.parentSessionPath) : undefined;
+    if (parent && parent !== node) parent.children.push(node);
+    else roots.push(node);
+  }
+  const latest = (n: Node, seen: Set<Node>): number => {
+    if (seen.has(n)) return n.latest;
+    seen.add(n);
+    for (const c of n.children) n.latest = Math.max(n.latest, latest(c, seen));
+    return n.latest;
+  };
+  const seen = new Set<Node>();
+  for (const r of roots) latest(r, seen);
+  const out: Array<{ session: SessionInfo; prefix: string }> = [];
+  const walk = (nodes: Node[], depth: number, rails: string) => {
+    nodes.sort((a, b) => b.latest - a.latest);
+    nodes.forEach((n, i) => {
+      const last = i === nodes.length - 1;
+      out.push({ session: n.session, prefix: depth === 0 ? "" : rails + (last ? "└─ " : "├─ ") });
+      listed.add(n);
+      walk(n.children, depth + 1, depth === 0 ? "   " : rails + (last ? "   " : "│  "));
+    });
+  };
+  const listed = new Set<Node>();
+  walk(roots, 0, "");
+  // Sessions whose forks point at each other in a circle reach no root: listed on their own.
+  for (const n of byPath.values()) if (!listed.has(n)) out.push({ session: n.session, prefix: "" });
+  return out;
+}
