@@ -42,7 +42,7 @@ const ANY_BUDGET: Record<string, number> = {
   "core/kernel": 13,
   "core/stores": 6,
   "core/engine": 1,
-  "plugins/extensions": 69,
+  "plugins/extensions": 66,
   "plugins/codemode": 1,
   "plugins/faux": 1,
   "plugins/mcp": 3,
@@ -50,7 +50,7 @@ const ANY_BUDGET: Record<string, number> = {
   "plugins/providers": 4,
   "plugins/tools": 2,
   "modes/print": 2,
-  "modes/tui": 105,
+  "modes/tui": 102,
   sdk: 5,
   "sdk/pi-package": 7,
 };

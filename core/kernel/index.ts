@@ -22,6 +22,7 @@ export * from "./hooks.js";
 export * from "./kernel.js";
 export * from "./loader.js";
 export * from "./modes.js";
+export * from "./ordered-registry.js";
 export * from "./plugin.js";
 export * from "./plugin-host.js";
 export * from "./plugin-teardown.js";

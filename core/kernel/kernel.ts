@@ -7,6 +7,7 @@
 import { createHooks, tapHook, type HookHandler, type HookName, type Hooks } from "./hooks.js";
 import { Registry, type RegisterOptions } from "./registry.js";
 import { ToolRegistry, type ToolWrapper } from "./tool-registry.js";
+import { OrderedRegistry } from "./ordered-registry.js";
 import { KERNEL_API_VERSION } from "./api-version.js";
 import { redactDiagnostic } from "./redact.js";
 import { PluginTeardowns } from "./plugin-teardown.js";
@@ -173,6 +174,20 @@ export interface MessageRenderer {
   customType: string;
   render: (...args: any[]) => unknown;
 }
+/**
+ * Chooses the renderers for calls to a tool: returns them for `toolName`, or `next()` (the
+ * resolvers registered after this one, then the tool's own renderers).
+ */
+export type ToolRendererResolver = (toolName: string, next: () => unknown) => unknown;
+/** Draws custom session entries of one `customType` in the transcript. */
+export interface EntryRenderer {
+  customType: string;
+  render: (entry: unknown, options: unknown, theme: unknown) => unknown;
+}
+export interface RegisteredMarkdownTransformer {
+  transform: (markdown: string, context: unknown) => unknown;
+  options?: unknown;
+}
 export interface Shortcut {
   key: string;
   description?: string;
@@ -235,6 +250,11 @@ export class Kernel {
   readonly flags: Registry<CliFlag>;
   readonly modes: Registry<ModeDefinition>;
   readonly messageRenderers: Registry<MessageRenderer>;
+  /** Tool renderer resolvers, in registration order (the first is asked first). */
+  readonly toolRenderers = new OrderedRegistry<ToolRendererResolver>("tool renderer");
+  /** Entry renderers, in registration order (for a custom type, the last one registered draws). */
+  readonly entryRenderers = new OrderedRegistry<EntryRenderer>("entry renderer");
+  readonly markdownTransformers = new OrderedRegistry<RegisteredMarkdownTransformer>("markdown transformer");
   readonly shortcuts: Registry<Shortcut>;
 
   readonly app: AppConfig;
@@ -373,6 +393,15 @@ export class PluginApi {
   }
   registerMessageRenderer(r: MessageRenderer) {
     return this.keep(this.kernel.messageRenderers.register(r.customType, r, this.name));
+  }
+  registerToolRenderer(resolve: ToolRendererResolver) {
+    return this.keep(this.kernel.toolRenderers.add(resolve, this.name))!;
+  }
+  registerEntryRenderer(r: EntryRenderer) {
+    return this.keep(this.kernel.entryRenderers.add(r, this.name))!;
+  }
+  registerMarkdownTransformer(t: RegisteredMarkdownTransformer) {
+    return this.keep(this.kernel.markdownTransformers.add(t, this.name))!;
   }
   registerShortcut(s: Shortcut) {
     return this.keep(this.kernel.shortcuts.register(s.key, s, this.name));

@@ -7,7 +7,7 @@ import { PassThrough, Writable } from "node:stream";
 import { createTestKernel, echoTool } from "../../tests/helpers/test-kernel.js";
 import { createSessionRuntime } from "../../sdk/session-setup.js";
 import type { FauxStep } from "../../plugins/faux/index.js";
-import type { PluginManifest } from "../../core/kernel/index.js";
+import type { Kernel, PluginManifest } from "../../core/kernel/index.js";
 import { TuiApp } from "./app.js";
 import { SessionManager } from "../../core/stores/index.js";
 import { join } from "node:path";
@@ -224,15 +224,13 @@ describe("interactive mode", () => {
   });
 
   it("draws custom entries with their entry renderer live and in place after a rebuild; a tool renderer resolver draws a tool", async () => {
-    const renderers = {
-      toolRenderers: [
-        { owner: "t", resolve: (name: string, next: () => unknown) => (name === "lister" ? { renderCall: (a: { text: string }) => ({ render: () => [`RESOLVED ${a.text}`] }) } : next()) },
-      ],
-      entryRenderers: new Map([["card", { owner: "t", render: (e: { data: { n: number } }) => ({ render: () => [`CARD-${e.data.n}`] }) }]]),
-      markdownTransformers: [],
-    };
     const tool = { ...echoTool("lister") };
-    const h = await harness({ tools: [tool], steps: [{ text: "Listing.", toolCalls: [{ name: "lister", arguments: { text: "abc" } }] }, "ANSWER-ONE"], before: (tk) => tk.kernel.provide("extension-renderers", renderers, "test") });
+    const before = (tk: { kernel: Kernel }) => {
+      const api = tk.kernel.scope("t");
+      api.registerToolRenderer((name, next) => (name === "lister" ? { renderCall: (a: { text: string }) => ({ render: () => [`RESOLVED ${a.text}`] }) } : next()));
+      api.registerEntryRenderer({ customType: "card", render: (e) => ({ render: () => [`CARD-${(e as { data: { n: number } }).data.n}`] }) });
+    };
+    const h = await harness({ tools: [tool], steps: [{ text: "Listing.", toolCalls: [{ name: "lister", arguments: { text: "abc" } }] }, "ANSWER-ONE"], before });
     const sm = h.runtime.session.sessionManager;
     sm.appendCustomEntry("card", { n: 1 });
     sm.appendCustomEntry("other-type", { n: 9 }); // no renderer: no line

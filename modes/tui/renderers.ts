@@ -1,6 +1,6 @@
 /**
- * pi 1.6's renderer registrations drawn in the chat (kept by the extension plugin in the kernel
- * service "extension-renderers"):
+ * pi 1.6's renderer registrations drawn in the chat (the kernel registries `toolRenderers` and
+ * `entryRenderers`, which the extension plugin fills through each extension's PluginApi):
  *   registerToolRenderer(resolver)       — resolvers chosen per tool name, in load order, each
  *                                          given next() (the remaining resolvers, then the tool's own
  *                                          renderCall/renderResult/renderShell)
@@ -10,6 +10,7 @@
  * last entry seen (a few entries per frame at most); an `entry_appended` session event, where the
  * session emits one, adds them at once.
  */
+import type { EntryRenderer } from "../../core/kernel/index.js";
 import type { TreeSessionStore } from "../../core/stores/index.js";
 import type { AppView } from "./app-view.js";
 import { Block, componentLines, type ChatContext } from "./chat.js";
@@ -20,31 +21,22 @@ export interface ToolRenderers {
   renderResult?: (...a: any[]) => unknown;
 }
 
-interface RendererService {
-  toolRenderers: Array<{ owner: string; resolve: (...a: any[]) => unknown }>;
-  entryRenderers: Map<string, { owner: string; render: (...a: any[]) => unknown }>;
-}
-
-function service(app: AppView): RendererService | undefined {
-  return (app.kernel as unknown as { service(n: string): unknown }).service("extension-renderers") as RendererService | undefined;
-}
-
 /** The renderers for calls to `name`: the extensions' resolvers in load order, then the tool's own. */
 export function resolveToolRenderers(app: AppView, name: string): ToolRenderers | undefined {
   const base = (): ToolRenderers | undefined => {
     const def = app.kernel.tools.get(name) as ToolRenderers | undefined;
     return def && (def.renderCall || def.renderResult || def.renderShell) ? { renderShell: def.renderShell, renderCall: def.renderCall, renderResult: def.renderResult } : undefined;
   };
-  const list = service(app)?.toolRenderers ?? [];
+  const list = app.kernel.toolRenderers.list();
   if (!list.length) return base();
   const resolve = (i: number): ToolRenderers | undefined => {
     if (i >= list.length) return base();
     const r = list[i]!;
     try {
-      const out = r.resolve(name, () => resolve(i + 1));
+      const out = r.value(name, () => resolve(i + 1));
       return out && typeof out === "object" ? (out as ToolRenderers) : undefined;
     } catch (error) {
-      reportOnce(app, `${r.owner}:${name}`, `tool renderer of ${r.owner} failed for "${name}"`, error);
+      reportOnce(app, `${r.source}:${name}`, `tool renderer of ${r.source} failed for "${name}"`, error);
       return resolve(i + 1);
     }
   };
@@ -60,8 +52,9 @@ function reportOnce(app: AppView, key: string, message: string, error: unknown):
   app.kernel.diagnostics.report({ level: "warning", source: "tui", message, error });
 }
 
-export function entryRenderer(app: AppView, customType: string): ((...a: any[]) => unknown) | undefined {
-  return service(app)?.entryRenderers.get(customType)?.render;
+/** The entry renderer for `customType`: the last one registered. */
+export function entryRenderer(app: AppView, customType: string): EntryRenderer["render"] | undefined {
+  return app.kernel.entryRenderers.list().findLast((e) => e.value.customType === customType)?.value.render;
 }
 
 export interface CustomEntry {

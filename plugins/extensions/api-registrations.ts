@@ -1,8 +1,8 @@
 /**
  * The registration methods pi 1.6 added to the extension API. Each registration belongs to the
- * extension (undone by /reload through `ext.disposers`) and is kept in one kernel service,
- * "extension-renderers" / "extension-mcp-servers", for the modes and plugins that use them:
- * the TUI draws with the renderers, the MCP plugin connects the servers.
+ * extension and is undone by /reload: the renderers and markdown transformers go to the kernel's
+ * registries through the extension's PluginApi scope (the TUI draws with them); the MCP servers
+ * are kept in the kernel service "extension-mcp-servers", which the MCP plugin connects.
  */
 import type { Kernel } from "../../core/kernel/index.js";
 import type { LoadedExtension } from "./loaded-extension.js";
@@ -15,18 +15,10 @@ export interface RegisteredMcpServer {
   extensionPath: string;
 }
 
-/** Kernel service "extension-renderers": what extensions registered for drawing. */
 declare module "../../core/kernel/services.js" {
   interface KernelServices {
-    "extension-renderers": ExtensionRenderers;
     "extension-mcp-servers": ExtensionMcpServers;
   }
-}
-
-export interface ExtensionRenderers {
-  toolRenderers: Array<{ owner: string; resolve: (...a: any[]) => unknown }>;
-  entryRenderers: Map<string, { owner: string; render: (...a: any[]) => unknown }>;
-  markdownTransformers: Array<{ owner: string; transform: (...a: any[]) => unknown; options?: unknown }>;
 }
 
 /** Kernel service "extension-mcp-servers". */
@@ -47,7 +39,6 @@ export interface RegistrationApi {
 }
 
 interface Shared {
-  renderers: ExtensionRenderers;
   mcp: Map<string, RegisteredMcpServer>;
 }
 const shared = new WeakMap<Kernel, Shared>();
@@ -55,18 +46,12 @@ const shared = new WeakMap<Kernel, Shared>();
 function sharedOf(kernel: Kernel): Shared {
   let s = shared.get(kernel);
   if (!s) {
-    s = { renderers: { toolRenderers: [], entryRenderers: new Map(), markdownTransformers: [] }, mcp: new Map() };
+    s = { mcp: new Map() };
     shared.set(kernel, s);
     const mcp = s.mcp;
-    kernel.provide("extension-renderers", s.renderers, "extensions");
     kernel.provide("extension-mcp-servers", { list: () => [...mcp.values()].map((v) => ({ ...v })) }, "extensions");
   }
   return s;
-}
-
-function removeFrom<T>(list: T[], item: T): void {
-  const i = list.indexOf(item);
-  if (i >= 0) list.splice(i, 1);
 }
 
 export function createRegistrationApi(kernel: Kernel, ext: LoadedExtension, alive: () => void, ctx: () => unknown): RegistrationApi {
@@ -83,29 +68,18 @@ export function createRegistrationApi(kernel: Kernel, ext: LoadedExtension, aliv
     registerToolRenderer(resolver) {
       alive();
       fn("registerToolRenderer", resolver);
-      const list = sharedOf(kernel).renderers.toolRenderers;
-      const item = { owner: ext.name, resolve: resolver };
-      list.push(item);
-      ext.disposers.push(() => removeFrom(list, item));
+      ext.scope.registerToolRenderer(resolver);
     },
     registerEntryRenderer(customType, renderer) {
       alive();
       if (typeof customType !== "string" || !customType) throw new TypeError("registerEntryRenderer: customType must be a non-empty string");
       fn(`registerEntryRenderer("${customType}")`, renderer);
-      const map = sharedOf(kernel).renderers.entryRenderers;
-      const item = { owner: ext.name, render: renderer };
-      map.set(customType, item);
-      ext.disposers.push(() => {
-        if (map.get(customType) === item) map.delete(customType);
-      });
+      ext.scope.registerEntryRenderer({ customType, render: renderer });
     },
     registerMarkdownTransformer(transformer, options) {
       alive();
       fn("registerMarkdownTransformer", transformer);
-      const list = sharedOf(kernel).renderers.markdownTransformers;
-      const item = { owner: ext.name, transform: transformer, options };
-      list.push(item);
-      ext.disposers.push(() => removeFrom(list, item));
+      ext.scope.registerMarkdownTransformer({ transform: transformer, options });
     },
     registerMcpServer(name, config) {
       alive();
