@@ -53,7 +53,8 @@ export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog:
       // their exit work; the test removes their folders next, so wait for them too.
       let pids: number[] = [];
       try {
-        pids = tmux("list-panes", "-a", "-F", "#{pane_pid}").split("\n").filter(Boolean).map(Number).flatMap((p) => [p, ...descendants(p)]);
+        pids = execFileSync("tmux", ["-L", socket, "list-panes", "-a", "-F", "#{pane_pid}"], { encoding: "utf8", env: env(), stdio: ["ignore", "pipe", "ignore"] })
+          .split("\n").filter(Boolean).map(Number).flatMap((p) => [p, ...descendants(p)]);
       } catch {
         /* no server */
       }
