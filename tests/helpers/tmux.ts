@@ -70,7 +70,7 @@ export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog:
       const t0 = Date.now();
       while (Date.now() - t0 < 10_000) {
         try {
-          tmux("list-sessions");
+          execFileSync("tmux", ["-L", socket, "list-sessions"], { env: env(), stdio: "ignore" });
         } catch {
           return;
         }
