@@ -193,4 +193,43 @@ describe("/llama: progress of a download and a load", () => {
     sh.send("Escape");
     await sh.waitFor((x) => !/llama\.cpp models at/.test(x));
   });
+
+  it("stopping a load that unloaded the other models loads them again", async () => {
+    const count = (call: string) => calls.filter((c) => c === call).length;
+    const reload = 'POST /models/load {"model":"tiny-model"}';
+    const before = count(reload);
+    sh.typeText("/llama");
+    sh.send("Enter");
+    await sh.waitFor(/tiny-model {2}\(loaded\)/);
+    sh.send("Down");
+    await sh.waitFor((s) => selected(s).startsWith("acme/tiny-GGUF:Q4_K_M"));
+    sh.send("Enter");
+    await sh.waitFor(/1 other model is loaded/);
+    sh.send("Enter"); // Unload them and load
+    await sh.waitFor(/Loading model/);
+    expect(calls).toContain('POST /models/unload {"model":"tiny-model"}');
+    await until(() => streams.size > 0 && calls.includes('POST /models/load {"model":"acme/tiny-GGUF:Q4_K_M"}'));
+    sh.send("Escape");
+    await sh.waitFor(/Stop loading\?/);
+    sh.send("y");
+    await until(() => calls.includes('POST /models/unload {"model":"acme/tiny-GGUF:Q4_K_M"}') && count(reload) > before);
+    await sh.waitFor(/Loading again what was loaded: tiny-model/);
+    models.set("tiny-model", { id: "tiny-model", status: { value: "loaded" } });
+    let s = await sh.waitFor(/tiny-model {2}\(loaded\)/);
+    expect(s).toMatch(/acme\/tiny-GGUF:Q4_K_M {2}\(unloaded\)/);
+    expect(s).not.toMatch(/Loading model/);
+    sh.send("Escape");
+    await sh.waitFor((x) => !/llama\.cpp models at/.test(x));
+  });
+
+  it("a failed download is one error line and the view closes", async () => {
+    const id = "acme/gone-GGUF:Q4_K_M";
+    await startDownload(id);
+    emit(id, "download_failed", { error: { message: "the repository has no file model-Q4_K_M.gguf" } });
+    const s = await sh.waitFor(/the repository has no file model-Q4_K_M\.gguf/);
+    expect(s).not.toMatch(/\n\s+at /);
+    await sh.waitFor((x) => /llama\.cpp models at/.test(x) && !/Downloading model/.test(x));
+    sh.send("Escape");
+    await sh.waitFor((x) => !/llama\.cpp models at/.test(x));
+  });
 });

@@ -176,19 +176,37 @@ async function manage(ui: ExtensionUI, router: LlamaRouter, service: LlamaServic
         ui.notify(`Unloaded ${m.id}`);
       } else if (m.status.value === "unloaded") {
         const others = models.filter((x) => x.id !== m.id && isServing(x));
+        let replaced: RouterModel[] = [];
         if (others.length) {
           const choice = await ui.select(`${others.length} other model${others.length === 1 ? " is" : "s are"} loaded`, ["Unload them and load", "Keep them loaded", "Cancel"]);
           if (!choice || choice === "Cancel") continue;
-          if (choice === "Unload them and load") for (const o of others) await router.unload(o.id);
+          if (choice === "Unload them and load") replaced = others;
+          for (const o of replaced) {
+            await router.unload(o.id);
+            await router.waitFor(o.id, (x) => !x || x.status.value === "unloaded");
+          }
         }
-        const done = await runWithProgress(ui, {
-          title: "Loading model",
-          model: m.id,
-          stopTitle: "Stop loading?",
-          run: (signal, update) => router.loadAndWait(m.id, update, signal),
-          cancel: () => router.unload(m.id),
-        });
-        if (!done.cancelled) {
+        // A load stopped or failed after unloading the others brings them back.
+        const restore = async () => {
+          if (!replaced.length) return;
+          ui.notify(`Loading again what was loaded: ${replaced.map((o) => o.id).join(", ")}`);
+          for (const o of replaced) await router.loadAndWait(o.id, () => {});
+        };
+        let done;
+        try {
+          done = await runWithProgress(ui, {
+            title: "Loading model",
+            model: m.id,
+            stopTitle: "Stop loading?",
+            run: (signal, update) => router.loadAndWait(m.id, update, signal),
+            cancel: () => router.unload(m.id),
+          });
+        } catch (e) {
+          await restore().catch(() => {});
+          throw e;
+        }
+        if (done.cancelled) await restore();
+        else {
           const now = (await service.refresh(router)).find((x) => x.id === m.id);
           ui.notify(now && isServing(now) ? `Loaded ${m.id}; /model selects it` : `Load started for ${m.id}`);
         }
