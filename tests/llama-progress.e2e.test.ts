@@ -23,14 +23,22 @@ const streams = new Set<ServerResponse>();
 let streamsOpened = 0;
 const sh = tuiShell("pi-llama-progress", () => e);
 
-/** Checks re-run whenever the stand-in router sees a request or a connection ends. */
+/**
+ * Resolves when `cond` holds; checked again whenever the stand-in router sees a request or a
+ * connection ends. A condition still false after a minute fails the test (a bound, not a wait).
+ */
 const checks = new Set<() => void>();
 const changed = () => [...checks].forEach((c) => c());
 function until(cond: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const bound = setTimeout(() => {
+      checks.delete(check);
+      reject(new Error(`the stand-in router never saw: ${cond}\ncalls: ${calls.join("\n")}`));
+    }, 60_000);
     const check = () => {
       if (!cond()) return;
       checks.delete(check);
+      clearTimeout(bound);
       resolve();
     };
     checks.add(check);
@@ -130,7 +138,7 @@ describe("/llama: progress of a download and a load", () => {
   it("a download shows the bar and the bytes as events arrive, and ends with Downloaded …", async () => {
     const id = "acme/tiny-GGUF:Q4_K_M";
     await startDownload(id);
-    let s = await sh.waitFor(/Downloading model\s*\n[\s\S]*acme\/tiny-GGUF:Q4_K_M/);
+    let s = await sh.waitFor(/── Downloading model ─[\s\S]*acme\/tiny-GGUF:Q4_K_M/);
     expect(s).toMatch(/esc stop/);
     downloaded(id, 1 * MiB, 4 * MiB);
     s = await sh.waitFor(/1\.00 MiB \/ 4\.00 MiB/);

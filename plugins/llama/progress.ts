@@ -41,8 +41,10 @@ class ProgressView {
 
   render(width: number): string[] {
     const { message, ratio, detail } = this.state;
+    // A title rule like the TUI's own dialogs: "── Downloading model ─────…".
     const title = this.theme?.bold ? this.theme.bold(this.title) : this.title;
-    const lines = [this.paint("borderAccent", "─".repeat(Math.max(1, width))), ` ${this.paint("accent", title)}`, "", ` ${this.model}`, "", ` ${this.paint("muted", message)}`];
+    const rest = Math.max(0, width - this.title.length - 4);
+    const lines = [`${this.paint("borderAccent", "── ")}${title}${this.paint("borderAccent", ` ${"─".repeat(rest)}`)}`, "", ` ${this.model}`, "", ` ${this.paint("muted", message)}`];
     if (ratio !== undefined) {
       const share = Math.max(0, Math.min(1, ratio));
       const filled = Math.round(share * BAR_CELLS);
