@@ -18,6 +18,7 @@ let e: E2eEnv;
 let router: Server;
 let hub: Server;
 const routerCalls: string[] = [];
+const routerModels = [{ id: "tiny-model", status: { value: "unloaded" } }];
 const hubCalls: string[] = [];
 const sh = tuiShell("pi-llama-hf", () => e);
 
@@ -54,8 +55,10 @@ describe("/llama: Download model… searches Hugging Face", () => {
       req.on("data", (c) => (body += c));
       req.on("end", () => {
         routerCalls.push(`${req.method} ${req.url} ${body}`);
+        // A download completes at once: the model is listed from then on (no event stream here).
+        if (req.method === "POST" && req.url === "/models") routerModels.push({ id: (JSON.parse(body) as { model: string }).model, status: { value: "unloaded" } });
         res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify(req.method === "GET" && req.url === "/models" ? { data: [{ id: "tiny-model", status: { value: "unloaded" } }] } : { success: true }));
+        res.end(JSON.stringify(req.method === "GET" && req.url === "/models" ? { data: routerModels } : { success: true }));
       });
     });
     hub = createServer((req, res) => {
@@ -114,7 +117,7 @@ describe("/llama: Download model… searches Hugging Face", () => {
     sh.send("Down");
     await sh.waitFor((x) => selected(x).startsWith("Q8_0"));
     sh.send("Enter");
-    await sh.waitFor(/Download started for ggml-org\/gemma-3-1b-it-GGUF:Q8_0/);
+    await sh.waitFor(/Downloaded ggml-org\/gemma-3-1b-it-GGUF:Q8_0/);
     expect(routerCalls).toContain(`POST /models {"model":"ggml-org/gemma-3-1b-it-GGUF:Q8_0"}`);
     await sh.waitFor(/llama\.cpp models at/);
     sh.send("Escape");
@@ -137,7 +140,7 @@ describe("/llama: Download model… searches Hugging Face", () => {
     sh.send("Enter");
     await sh.waitFor(/is gated on Hugging Face/);
     sh.send("Enter"); // Continue
-    await sh.waitFor(/Download started for acme\/locked-GGUF:Q4_K_M/);
+    await sh.waitFor(/Downloaded acme\/locked-GGUF:Q4_K_M/);
     sh.send("Escape");
     await sh.waitFor((x) => !/llama\.cpp models at/.test(x));
   });

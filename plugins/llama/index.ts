@@ -5,13 +5,15 @@
  * `{"type": "api_key", "key": …, "env": {"LLAMA_BASE_URL": …}}`, or LLAMA_BASE_URL / LLAMA_API_KEY
  * configure it; `/llama` (terminal UI) lists the router's models: choosing one loads or unloads
  * it, "Download model…" searches Hugging Face for GGUF models (or takes an exact
- * `owner/repository[:quant]`), asks for a quantization and has the router fetch it. Turned off by
+ * `owner/repository[:quant]`), asks for a quantization and has the router fetch it; a download
+ * and a load show a progress view (Esc stops them: the router unloads the model). Turned off by
  * `-builtin:llama.cpp` (or `!builtin:*`) in the global `extensions` setting and by
  * `--no-extensions`, as in 1.6.
  */
 import { type Kernel, definePlugin, type ExtensionUI, resolveBuiltinExtensions } from "../../core/kernel/index.js";
 import { DEFAULT_LLAMA_SERVER_URL, isServing, LlamaRouter, normalizeServerUrl, type RouterModel } from "./client.js";
 import { EXACT_MODEL, HuggingFace, huggingFaceToken, shortBytes, shortCount } from "./huggingface.js";
+import { runWithProgress } from "./progress.js";
 
 export const LLAMA_PROVIDER = "llama.cpp";
 
@@ -154,8 +156,17 @@ async function manage(ui: ExtensionUI, router: LlamaRouter, service: LlamaServic
       if (picked === DOWNLOAD) {
         const id = await chooseDownload(ui);
         if (!id) continue;
-        await router.download(id);
-        ui.notify(`Download started for ${id}`);
+        const done = await runWithProgress(ui, {
+          title: "Downloading model",
+          model: id,
+          stopTitle: "Stop download?",
+          run: (signal, update) => router.downloadAndWait(id, update, signal),
+          cancel: () => router.unload(id),
+        });
+        if (!done.cancelled) {
+          await service.refresh(router);
+          ui.notify(`Downloaded ${id}`);
+        }
         continue;
       }
       const m = models.find((x) => label(x) === picked)!;
@@ -165,14 +176,40 @@ async function manage(ui: ExtensionUI, router: LlamaRouter, service: LlamaServic
         ui.notify(`Unloaded ${m.id}`);
       } else if (m.status.value === "unloaded") {
         const others = models.filter((x) => x.id !== m.id && isServing(x));
+        let replaced: RouterModel[] = [];
         if (others.length) {
           const choice = await ui.select(`${others.length} other model${others.length === 1 ? " is" : "s are"} loaded`, ["Unload them and load", "Keep them loaded", "Cancel"]);
           if (!choice || choice === "Cancel") continue;
-          if (choice === "Unload them and load") for (const o of others) await router.unload(o.id);
+          if (choice === "Unload them and load") replaced = others;
+          for (const o of replaced) {
+            await router.unload(o.id);
+            await router.waitFor(o.id, (x) => !x || x.status.value === "unloaded");
+          }
         }
-        await router.load(m.id);
-        const now = await router.waitFor(m.id, (x) => !!x && isServing(x));
-        ui.notify(now && isServing(now) ? `Loaded ${m.id}; /model selects it` : `Load started for ${m.id}`);
+        // A load stopped or failed after unloading the others brings them back.
+        const restore = async () => {
+          if (!replaced.length) return;
+          ui.notify(`Loading again what was loaded: ${replaced.map((o) => o.id).join(", ")}`);
+          for (const o of replaced) await router.loadAndWait(o.id, () => {});
+        };
+        let done;
+        try {
+          done = await runWithProgress(ui, {
+            title: "Loading model",
+            model: m.id,
+            stopTitle: "Stop loading?",
+            run: (signal, update) => router.loadAndWait(m.id, update, signal),
+            cancel: () => router.unload(m.id),
+          });
+        } catch (e) {
+          await restore().catch(() => {});
+          throw e;
+        }
+        if (done.cancelled) await restore();
+        else {
+          const now = (await service.refresh(router)).find((x) => x.id === m.id);
+          ui.notify(now && isServing(now) ? `Loaded ${m.id}; /model selects it` : `Load started for ${m.id}`);
+        }
       } else ui.notify(`${m.id} is ${m.status.value}`, "warning");
     } catch (e) {
       ui.notify((e as Error).message, "error");
