@@ -240,4 +240,28 @@ describe("/llama: progress of a download and a load", () => {
     sh.send("Escape");
     await sh.waitFor((x) => !/llama\.cpp models at/.test(x));
   });
+
+  it("choosing a loaded model asks Unload model? first; no keeps it loaded, yes unloads it", async () => {
+    const unload = 'POST /models/unload {"model":"tiny-model"}';
+    const count = () => calls.filter((c) => c === unload).length;
+    const before = count();
+    models.set("tiny-model", { id: "tiny-model", status: { value: "loaded" } });
+    sh.typeText("/llama");
+    sh.send("Enter");
+    await sh.waitFor(/tiny-model {2}\(loaded\)/);
+    await sh.waitFor((s) => selected(s).startsWith("tiny-model"));
+    sh.send("Enter");
+    await sh.waitFor(/Unload model\?/);
+    sh.send("n");
+    await sh.waitFor((x) => /llama\.cpp models at/.test(x) && !/Unload model\?/.test(x));
+    expect(count()).toBe(before);
+    await sh.waitFor((s) => selected(s).startsWith("tiny-model"));
+    sh.send("Enter");
+    await sh.waitFor(/Unload model\?/);
+    sh.send("y");
+    await sh.waitFor(/Unloaded tiny-model/);
+    expect(count()).toBe(before + 1);
+    sh.send("Escape");
+    await sh.waitFor((x) => !/llama\.cpp models at/.test(x));
+  });
 });

@@ -171,6 +171,7 @@ async function manage(ui: ExtensionUI, router: LlamaRouter, service: LlamaServic
       }
       const m = models.find((x) => label(x) === picked)!;
       if (isServing(m)) {
+        if (!(await ui.confirm("Unload model?", m.id))) continue;
         await router.unload(m.id);
         await router.waitFor(m.id, (x) => !x || x.status.value === "unloaded");
         ui.notify(`Unloaded ${m.id}`);
