@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 import { tuiShell } from "./helpers/tui-shell.js";
+import { listen, selectedRow } from "./helpers/loopback.js";
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -40,12 +41,8 @@ const DETAILS: Record<string, object> = {
   "acme/locked-GGUF": { id: "acme/locked-GGUF", gated: "manual", siblings: [{ rfilename: "locked-Q4_K_M.gguf", size: 1 }] },
 };
 
-function listen(s: Server): Promise<string> {
-  return new Promise((r) => s.listen(0, "127.0.0.1", () => r(`http://127.0.0.1:${(s.address() as { port: number }).port}`)));
-}
 
-/** The selected row of a list (marked ❯). */
-const selected = (screen: string) => /❯\s+(.*?)\s*$/m.exec(screen)?.[1] ?? "";
+const selected = selectedRow;
 
 describe("/llama: Download model… searches Hugging Face", () => {
   beforeAll(async () => {

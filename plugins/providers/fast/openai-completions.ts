@@ -11,6 +11,7 @@
  */
 import type { AssistantMessage, Model, Api, Usage } from "@mariozechner/pi-ai";
 import type { PiAiParts } from "./pi-ai-parts.js";
+import { isReasoningDetail } from "./openai-request.js";
 import type { FastAssembler, FastSink } from "./types.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- wire JSON of unknown shape, handled as pi-ai does */
@@ -57,17 +58,6 @@ function chunkUsage(raw: Json, model: Model<Api>, parts: PiAiParts): Usage {
   parts.calculateCost(model, usage);
   if (model.provider === "openrouter" || model.baseUrl.includes("openrouter.ai")) parts.applyOpenRouterReportedCost(usage, raw);
   return usage;
-}
-
-/** A reasoning detail as OpenRouter streams them (the shapes pi-ai keeps for replay). */
-function isReasoningDetail(d: Json): boolean {
-  if (typeof d !== "object" || d === null || Array.isArray(d)) return false;
-  if (!(d.id === undefined || d.id === null || typeof d.id === "string")) return false;
-  if (!(d.format === undefined || typeof d.format === "string") || !(d.index === undefined || typeof d.index === "number")) return false;
-  if (d.type === "reasoning.summary") return typeof d.summary === "string";
-  if (d.type === "reasoning.encrypted") return typeof d.data === "string";
-  if (d.type === "reasoning.text") return typeof d.text === "string" && (d.signature === undefined || d.signature === null || typeof d.signature === "string");
-  return false;
 }
 
 /** Add a streamed detail: consecutive text or summary pieces join into one entry, encrypted ones stay apart. */

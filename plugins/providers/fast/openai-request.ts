@@ -200,8 +200,8 @@ const imagePart = (b: Json) => ({ type: "image_url", image_url: { url: `data:${b
 
 const REASONING_FIELDS = ["reasoning", "reasoning_content", "reasoning_text"];
 
-/** A reasoning detail pi-ai replays (OpenRouter's `reasoning_details` entries). */
-function isReasoningDetail(d: Json): boolean {
+/** A reasoning detail as OpenRouter streams them and pi-ai replays them (`reasoning_details` entries). */
+export function isReasoningDetail(d: Json): boolean {
   if (typeof d !== "object" || d === null || Array.isArray(d)) return false;
   if (!(d.id === undefined || d.id === null || typeof d.id === "string")) return false;
   if (!(d.format === undefined || typeof d.format === "string") || !(d.index === undefined || typeof d.index === "number")) return false;
