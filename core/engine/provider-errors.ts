@@ -4,7 +4,7 @@
  * overflow). The session itself classifies nothing.
  */
 const RETRYABLE =
-  /overloaded|rate.?limit|too many requests|\b429\b|\b500\b|\b502\b|\b503\b|\b504\b|service.?unavailable|server.?error|internal.?error|connection.?error|connection.?refused|other side closed|fetch failed|upstream.?connect|reset before headers|terminated|retry delay|ECONNRESET|socket hang up|in JSON at position|Unexpected (token|end of JSON)|is not valid JSON|could not parse/i;
+  /overloaded|rate.?limit|too many requests|\b429\b|\b500\b|\b502\b|\b503\b|\b504\b|service.?unavailable|server.?error|internal.?error|connection.?error|connection.?refused|other side closed|fetch failed|upstream.?connect|reset before headers|terminated|retry delay|ECONNRESET|socket hang up|in JSON at position|Unexpected (token|end of JSON)|is not valid JSON|could not parse|malformed server-sent event/i;
 const OVERFLOW = /context.?(length|window)|too many tokens|prompt is too long|maximum context|exceeds the context|input is too long|token limit/i;
 
 /**
