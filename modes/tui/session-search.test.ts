@@ -4,7 +4,7 @@ import { searchSessions, threadSessions } from "./session-search.js";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute));
 function session(path: string, minute: number, text: string, extra: Partial<SessionInfo> = {}): SessionInfo {
-  return { path, id: `id-${path}`, cwd: "/work/project", created: at(minute), modified: at(minute), messageCount: 2, firstMessage: text, allMessagesText: text, ...extra };
+  return { path, id: `id-${path}`, cwd: "/srv/app", created: at(minute), modified: at(minute), messageCount: 2, firstMessage: text, allMessagesText: text, ...extra };
 }
 // Newest first, as the listing gives them.
 const list = [
