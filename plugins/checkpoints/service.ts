@@ -128,6 +128,21 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
     return s;
   };
 
+  /**
+   * The watcher is trusted from the first whole-project scan after its watches are in place; a
+   * store's first captures (a session's start, its first prompt) often run before that. So once
+   * the watches are in place, one scan runs in the queue, recording nothing: the capture before
+   * the first tool call then finds the watcher's verdict ("nothing changed") instead of scanning
+   * the project again while the call waits. When a capture has scanned since, it costs no git.
+   */
+  const baselined = new WeakSet<CheckpointStore>();
+  const baselineWhenWatching = (s: CheckpointStore) => {
+    const watching = s.watching;
+    if (!watching || baselined.has(s)) return;
+    baselined.add(s);
+    void watching.then(() => (s.watchState === "ready" ? serial(() => s.snapshot("baseline")) : undefined)).catch(() => undefined); // a failure is reported by the next capture
+  };
+
   const record = (session: SessionLike, data: CheckpointData) => session.sessionManager.appendCustomEntry(CHECKPOINT_TYPE, data);
 
   const planFor = (session: SessionLike, point: RewindPoint, name: string): Promise<RestorePlan> =>
@@ -147,13 +162,19 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
   const service: CheckpointsService = {
     settings: () => readSettings(kernel),
     store,
-    warm: (cwd) => serial(async () => void (await store(cwd).snapshot("start"))),
+    warm: (cwd) =>
+      serial(async () => {
+        const s = store(cwd);
+        await s.snapshot("start");
+        baselineWhenWatching(s);
+      }),
     flush: () => serial(async () => void (await Promise.all([...stores.values()].map((s) => s.flush())))),
     flushLater: (onError) => later(service.flush().catch(onError)),
     capture(session, phase, extra = {}, only) {
       return serial(async () => {
         const s = store(session.cwd);
         const snap = await s.snapshot(`${phase}${extra.tool ? ` ${extra.tool}` : ""}`, only);
+        baselineWhenWatching(s);
         if (!pruned) {
           // Once per process, beside the captures (refs of their own, objects younger than an
           // hour kept): nothing waits for it; at exit it is ended like any git child.

@@ -119,6 +119,8 @@ export class CheckpointStore {
   private dropExit: (() => void) | undefined;
   /** Tells whether anything changed since the last scan (started after the first whole-project capture). */
   private watcher: ProjectWatcher | undefined;
+  /** The start of the watcher (listing the ignored folders, then the watches). */
+  private watchStart: Promise<void> | undefined;
   /** The files the last whole-project scan left out for their size (a capture that needs no scan reports them again). */
   private lastSkipped: string[] = [];
 
@@ -266,10 +268,15 @@ export class CheckpointStore {
     if (this.watcher || !this.opts.watch) return;
     const watcher = (this.watcher = new ProjectWatcher(this.cwd, this.dir));
     // Ignored folders (build output, node_modules) are not watched.
-    void this.git(["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]).then(
+    this.watchStart = this.git(["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]).then(
       (out) => watcher.start(new Set(out.split("\0").filter((p) => p.endsWith("/")))),
       (e: Error) => watcher.stop(`listing the ignored folders failed: ${e.message}`),
     );
+  }
+
+  /** Settles once the watcher has started or given up (undefined before the first whole-project capture or with watch: false). */
+  get watching(): Promise<void> | undefined {
+    return this.watchStart;
   }
 
   /** The watcher's state: "off" before the first whole-project capture or with watch: false. */
