@@ -119,6 +119,13 @@ export async function runAgentLoop(
     await config.emit({ type: "message_end", message: m });
   };
 
+  // The tool-call path's one-time work (validators, hook dispatchers) starts with the run's
+  // set-up, which mostly waits (prompt hooks, the provider module's load), and stops once the
+  // first answer has begun to arrive.
+  let setupAnswered = false;
+  const setupDone = () => setupAnswered;
+  if (config.tools.length) preloadValidator(config.tools, setupDone);
+  config.whileWaiting?.(setupDone);
   await config.emit({ type: "agent_start" });
   let turnIndex = 0;
   await config.emit({ type: "turn_start", turnIndex, timestamp: Date.now() });
@@ -137,7 +144,7 @@ export async function runAgentLoop(
       for (const m of pending) await push(m);
       pending = [];
 
-      const assistant = await streamAssistant(transcript, config, signal);
+      const assistant = await streamAssistant(transcript, config, signal, () => (setupAnswered = true));
       added.push(assistant);
       if (assistant.stopReason === "error" || assistant.stopReason === "aborted") {
         await config.emit({ type: "turn_end", turnIndex, message: assistant, toolResults: [] });
@@ -168,7 +175,7 @@ export async function runAgentLoop(
   return added;
 }
 
-async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConfig, signal: AbortSignal): Promise<AssistantMessage> {
+async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConfig, signal: AbortSignal, onAnswer: () => void): Promise<AssistantMessage> {
   const { model } = config;
   let final: AssistantMessage | undefined;
   let started = false;
@@ -194,6 +201,7 @@ async function streamAssistant(transcript: AgentMessage[], config: AgentLoopConf
       config.whileWaiting?.(isAnswered);
       for await (const ev of stream) {
         answered = true;
+        onAnswer();
         if (ev.type === "done" || ev.type === "error") break;
         if (!started) {
           started = true;

@@ -57,6 +57,7 @@ export async function prepareDirect(): Promise<void> {
   try {
     await loadRequestParts();
     loadTransport();
+    void loadPiAiParts().catch(() => undefined);
   } catch {
     // reported by the request
   }
