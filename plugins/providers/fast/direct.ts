@@ -19,7 +19,7 @@
 import type { AssistantMessage, Model, Api } from "@mariozechner/pi-ai";
 import type { AssistantStream, StreamFn } from "../../../core/kernel/index.js";
 import { AssistantMessageEventStream, createLazyStream } from "../../../core/stores/index.js";
-import { FIRST_FETCH, fastPathApplies, readBody, streamStart, timeMessage, type StreamStart } from "./fast-path.js";
+import { FIRST_FETCH, fastPathApplies, readBody, streamStart, timeMessage, warmAnswerPath, type StreamStart } from "./fast-path.js";
 import { loadTransport, sendDirect, type DirectResponse } from "./http-request.js";
 import { buildOpenAIRequest, directOpenAIApplies, simpleToStreamOptions, transcriptOf } from "./openai-request.js";
 import { loadPiAiParts, loadRequestParts, type PiAiParts } from "./pi-ai-parts.js";
@@ -49,15 +49,18 @@ export function directApplies(model: Model<Api>, options: Json, context?: Json):
 /**
  * Load what building and sending the first direct request needs (pi-ai's message helpers,
  * node:http), so that a provider preload (the session's warm-up while a mode waits for input)
- * takes it off that request's path. Not the helpers that read the answer: this also runs on the
- * first prompt's own path, and those load while the server works (runDirect). Failures are left
- * to the request, which reports them.
+ * takes it off that request's path. The helpers that read the answer start loading too, without
+ * being waited for, and then read a canned answer once (warmAnswerPath): a server that answers
+ * at once would otherwise find them still loading and compiling (Node 22: 4-7 ms between its
+ * last byte and the tool call). Failures are left to the request, which reports them.
  */
 export async function prepareDirect(): Promise<void> {
   try {
     await loadRequestParts();
     loadTransport();
-    void loadPiAiParts().catch(() => undefined);
+    void loadPiAiParts()
+      .then(warmAnswerPath)
+      .catch(() => undefined);
   } catch {
     // reported by the request
   }
@@ -82,8 +85,8 @@ async function runDirect(model: Model<Api>, context: Json, options: Json, out: A
   let payload: unknown;
   let res: DirectResponse;
   try {
-    // pi-ai's streaming-JSON helpers are needed only to read the answer: they load while the
-    // server works on the request (~8 ms of module loading on the first prompt, Node 22).
+    // pi-ai's streaming-JSON helpers are needed only to read the answer: when no preload
+    // started them, they load while the server works on the request (~8 ms on Node 22).
     const rp = await loadRequestParts();
     const transcript = transcriptOf(context, rp);
     const so = simpleToStreamOptions(model, options, transcript, rp);

@@ -14,7 +14,7 @@ import { describe, it, expect, beforeAll, afterAll, afterEach } from "@jest/glob
 import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
 import { startLlmServer } from "../../../tests/fixtures/llm-server.mjs";
 import type { StreamFn, AssistantStream } from "../../../core/kernel/index.js";
-import { withFastPath, loadPiAiParts, fastPathApplies, type FastApi } from "./fast-path.js";
+import { withFastPath, loadPiAiParts, fastPathApplies, warmAnswerPath, type FastApi } from "./fast-path.js";
 import type { PiAiParts } from "./pi-ai-parts.js";
 import { loadPiAiStream } from "../pi-ai-api.js";
 
@@ -470,5 +470,14 @@ describe("backpressure", () => {
     expect(pulled).toBe(500);
     expect(rest).toBeGreaterThan(490);
     expect((await s.result()).content).toEqual([{ type: "text", text: "w ".repeat(500) }]);
+  });
+});
+
+describe("the answer path's warm-up", () => {
+  it("reads its canned answer to the end: one tool call with its parsed arguments, stop reason toolUse", async () => {
+    const message = await warmAnswerPath(await loadPiAiParts());
+    expect(message?.stopReason).toBe("toolUse");
+    expect(message?.content).toEqual([{ type: "toolCall", id: "call_0", name: "tool", arguments: { path: "a.txt", n: 1 } }]);
+    expect(message?.usage.totalTokens).toBe(3);
   });
 });

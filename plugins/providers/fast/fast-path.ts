@@ -252,3 +252,38 @@ export function timeMessage<T extends AssistantMessage>(message: T, started: Str
   if (m.durationMs === undefined) m.durationMs = Math.max(0, Math.round(performance.now() - started.monotonic));
   return message;
 }
+
+/** A chat-completions answer carrying a tool call, with usage, as a server streams it. */
+const CANNED_TOOL_CALL_ANSWER = [
+  { choices: [{ index: 0, delta: { role: "assistant", content: null }, finish_reason: null }] },
+  { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_0", type: "function", function: { name: "tool", arguments: "" } }] }, finish_reason: null }] },
+  { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"path":"a.txt",' } }] }, finish_reason: null }] },
+  { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"n":1}' } }] }, finish_reason: null }] },
+  { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+  { choices: [], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } },
+]
+  .map((c) => `data: ${JSON.stringify({ id: "chatcmpl-0", object: "chat.completion.chunk", created: 0, model: "m", ...c })}\n\n`)
+  .concat("data: [DONE]\n\n");
+
+/**
+ * Read a canned chat-completions answer carrying a tool call through readBody (the SSE decoder,
+ * the assembler, the streaming-JSON parser, the event stream), so that V8 has compiled that code
+ * before the first real answer arrives: on its first run it costs a few milliseconds, which
+ * otherwise fall between a fast server's last byte and the tool call. Nothing leaves it: the
+ * body, the message, the model and the stream are its own, and the stream is read to its end.
+ * Resolves with the message read (undefined if the path failed).
+ */
+export async function warmAnswerPath(parts: PiAiParts): Promise<AssistantMessage | undefined> {
+  const model = { id: "m", name: "m", api: "openai-completions", provider: "warm-up", baseUrl: "http://127.0.0.1", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1, maxTokens: 1 } as unknown as Model<Api>;
+  const chunks = CANNED_TOOL_CALL_ANSWER.map((s) => new TextEncoder().encode(s));
+  const body: BodySource = { read: async () => (chunks.length ? { done: false, value: chunks.shift()! } : { done: true }), cancel: () => undefined };
+  const out = new AssistantMessageEventStream();
+  const reading = readBody("openai-completions", body, streamStart(), out, model, undefined, parts);
+  let final: AssistantMessage | undefined;
+  for await (const ev of out) {
+    if (ev.type === "done") final = ev.message;
+    if (ev.type === "done" || ev.type === "error") break;
+  }
+  await reading;
+  return final;
+}
