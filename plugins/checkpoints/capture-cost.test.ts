@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CheckpointStore, DEFAULTS } from "./store.js";
 import type { EntryLike } from "./points.js";
+import type { Kernel } from "../../core/kernel/index.js";
+import { createCheckpointsService, type SessionLike } from "./service.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -140,5 +142,44 @@ describe("a tool call's after-state, recorded after its result", () => {
     add({ id: "u2", type: "message", message: { role: "user", content: "next" } });
     const after = entries.find((e) => e.parentId === "r1" && e.type === "custom")!;
     expect(svc.list(session).find((p) => p.entryId === "u2")?.tree).toBe((after.data as { tree: string }).tree);
+  });
+});
+
+describe("the first whole-project capture after the watches are in place", () => {
+  it("is the service's own scan: a session's next capture of an unchanged project runs no git scan", async () => {
+    const root = mkdtempSync(join(tmpdir(), "pi-cp-baseline-"));
+    roots.push(root);
+    const cwd = join(root, "p");
+    mkdirSync(join(cwd, "src"), { recursive: true });
+    writeFileSync(join(cwd, "src", "a.ts"), "a\n");
+    const kernel = { agentDir: join(root, "agent"), settings: { get: () => ({}) } } as unknown as Kernel;
+    const service = createCheckpointsService(kernel, (m) => {
+      throw new Error(`unexpected warning: ${m}`);
+    });
+    const entries: unknown[] = [];
+    const session: SessionLike = {
+      cwd,
+      sessionManager: { getBranch: () => [], getEntry: () => undefined, appendCustomEntry: (_type, data) => String(entries.push(data)) },
+      navigateTree: async () => ({ cancelled: false }),
+    };
+    // The session's start: the first scan, before any watch exists.
+    await service.warm(cwd);
+    const store = service.store(cwd);
+    expect(store.watching).toBeDefined();
+    await store.watching;
+    expect(store.watchState).toBe("ready");
+    await service.flush(); // queued behind the service's own scan
+    const calls: string[] = [];
+    const git = store.git.bind(store);
+    store.git = (args, opts) => {
+      calls.push(args[0]!);
+      return git(args, opts);
+    };
+    const data = await service.capture(session, "before");
+    expect(data?.tree).toMatch(/^[0-9a-f]{40}$/);
+    expect(entries).toHaveLength(1);
+    expect(calls.filter((c) => c === "ls-files" || c === "update-index" || c === "write-tree")).toEqual([]);
+    await service.settle();
+    store.close();
   });
 });
