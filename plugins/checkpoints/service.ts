@@ -143,6 +143,16 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
     void watching.then(() => (s.watchState === "ready" ? serial(() => s.snapshot("baseline")) : undefined)).catch(() => undefined); // a failure is reported by the next capture
   };
 
+  /**
+   * Once per process, after a store's first capture, beside the captures (refs of their own,
+   * objects younger than an hour kept): nothing waits for it; at exit it is ended like any git child.
+   */
+  const pruneOnce = (s: CheckpointStore) => {
+    if (pruned) return;
+    pruned = true;
+    s.prune().catch((e) => warn(`pruning old checkpoints failed: ${(e as Error).message}`));
+  };
+
   const record = (session: SessionLike, data: CheckpointData) => session.sessionManager.appendCustomEntry(CHECKPOINT_TYPE, data);
 
   const planFor = (session: SessionLike, point: RewindPoint, name: string): Promise<RestorePlan> =>
@@ -167,6 +177,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
         const s = store(cwd);
         await s.snapshot("start");
         baselineWhenWatching(s);
+        pruneOnce(s); // with the session's start, not on its first prompt's way
       }),
     flush: () => serial(async () => void (await Promise.all([...stores.values()].map((s) => s.flush())))),
     flushLater: (onError) => later(service.flush().catch(onError)),
@@ -175,12 +186,7 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
         const s = store(session.cwd);
         const snap = await s.snapshot(`${phase}${extra.tool ? ` ${extra.tool}` : ""}`, only);
         baselineWhenWatching(s);
-        if (!pruned) {
-          // Once per process, beside the captures (refs of their own, objects younger than an
-          // hour kept): nothing waits for it; at exit it is ended like any git child.
-          pruned = true;
-          s.prune().catch((e) => warn(`pruning old checkpoints failed: ${(e as Error).message}`));
-        }
+        pruneOnce(s);
         const current = stateAt(session.sessionManager.getBranch(), afterResolver(session));
         if (current?.tree === snap.tree && phase !== "pre-restore" && phase !== "restore") return undefined;
         const data: CheckpointData = { tree: snap.tree, phase, ...extra, ...(snap.skipped.length ? { skipped: snap.skipped } : {}) };
