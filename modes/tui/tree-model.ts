@@ -1,0 +1,419 @@
+/**
+ * The session tree as a selector list, the one model behind the TUI's /tree and the exported
+ * TreeSelectorComponent: the entries in tree order with the active branch first, pi 1.6's filter
+ * modes (default hides bookkeeping entries, no-tools also tool results, user-only, labeled-only,
+ * all), its search (every word of the query in the entry's label, role and text), folding, the
+ * selection kept on an entry (or its nearest shown ancestor) across changes, the tree keys
+ * (fold / branch steps, pages, filters, label times, typing), and the drawing of one row. The
+ * hosts only frame it: each draws the selection and the window its own way.
+ */
+import { homedir } from "node:os";
+import { isAbsolute, relative, sep } from "node:path";
+import type { SessionEntry, SessionTreeNode } from "../../core/stores/index.js";
+import { branchPrefixes, branchStep, canFold, labelTime, listShape, unfoldedRows, type NavRow } from "./tree-nav.js";
+
+export type TreeFilter = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
+
+/** The filter modes in pi 1.6's order (Ctrl+O steps through them), each with its keybinding id and its mark. */
+export const TREE_FILTERS: ReadonlyArray<{ mode: TreeFilter; key: string; mark: string }> = [
+  { mode: "default", key: "app.tree.filter.default", mark: "" },
+  { mode: "no-tools", key: "app.tree.filter.noTools", mark: "[no-tools]" },
+  { mode: "user-only", key: "app.tree.filter.userOnly", mark: "[user]" },
+  { mode: "labeled-only", key: "app.tree.filter.labeledOnly", mark: "[labeled]" },
+  { mode: "all", key: "app.tree.filter.all", mark: "[all]" },
+];
+
+/** The filter a name stands for ("user" and "user-only" alike), or undefined. */
+export function treeFilterNamed(name: unknown): TreeFilter | undefined {
+  const s = String(name);
+  return TREE_FILTERS.find((f) => f.mode === s || f.mode === `${s}-only`)?.mode;
+}
+
+/** Bookkeeping entries the default view leaves out. */
+const BOOKKEEPING = new Set(["label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"]);
+
+/** What a row's drawing needs of a theme. */
+export interface Painter {
+  fg(token: string, text: string): string;
+  bold(text: string): string;
+  italic(text: string): string;
+}
+
+export interface TreeRow extends NavRow {
+  node: SessionTreeNode;
+  entry: SessionEntry;
+}
+
+/** The text blocks of a message's content, joined. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((c: any) => (c?.type === "text" ? c.text : "")).join("");
+}
+const oneLine = (s: string) => s.replace(/[\n\t]/g, " ").trim();
+const short = (s: string) => contentText(s).slice(0, 200);
+
+/** A path under the home folder as ~/… */
+function homePath(p: string): string {
+  const home = process.env.HOME || process.env.USERPROFILE || homedir();
+  if (!home || !isAbsolute(p)) return p;
+  const rel = relative(home, p);
+  if (rel.startsWith("..") || isAbsolute(rel)) return p;
+  return rel ? `~${sep}${rel}` : "~";
+}
+
+/** ":10" / ":10-29" for a read's offset and limit. */
+function lineRange(offset: unknown, limit: unknown): string {
+  const num = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? Number(v) : v);
+  if (offset == null && limit == null) return "";
+  const start = offset == null ? 1 : num(offset);
+  if (typeof start !== "number" || !Number.isFinite(start)) return "";
+  if (limit == null) return `:${start}`;
+  const count = num(limit);
+  if (typeof count !== "number" || !Number.isFinite(count)) return "";
+  const end = start + count - 1;
+  return `:${start}${end ? `-${end}` : ""}`;
+}
+
+/** A tool call as a tool result's row shows it: "[read: ~/a.ts:1-20]", "[bash: ls -la]". */
+export function toolCallText(name: string, args: Record<string, unknown>): string {
+  const path = (fallback = "") => homePath(String(args.path || args.file_path || fallback));
+  switch (name) {
+    case "read":
+      return `[read: ${path()}${lineRange(args.offset, args.limit)}]`;
+    case "write":
+    case "edit":
+      return `[${name}: ${path()}]`;
+    case "bash": {
+      const cmd = String(args.command || "");
+      return `[bash: ${oneLine(cmd).slice(0, 50)}${cmd.length > 50 ? "..." : ""}]`;
+    }
+    case "grep":
+      return `[grep: /${String(args.pattern || "")}/ in ${path(".")}]`;
+    case "find":
+      return `[find: ${String(args.pattern || "")} in ${path(".")}]`;
+    case "ls":
+      return `[ls: ${path(".")}]`;
+    default: {
+      const json = JSON.stringify(args) ?? "";
+      return `[${name}: ${json.slice(0, 40)}${json.length > 40 ? "..." : ""}]`;
+    }
+  }
+}
+
+const isUser = (e: SessionEntry) => e.type === "message" && (e.message as { role?: string }).role === "user";
+
+/** Whether an entry is a user message (the rows /tree forks from and jumps before). */
+export const isUserRow = (r: TreeRow) => isUser(r.entry);
+
+export class TreeModel {
+  filter: TreeFilter;
+  query = "";
+  labelTimes = false;
+  readonly folded = new Set<string>();
+  /** The entries from the leaf up to the root. */
+  readonly activePath = new Set<string>();
+  /** The rows the filter and the search leave (before folding), in list order. */
+  rows: TreeRow[] = [];
+  /** The rows on screen (folded branches hidden). */
+  shown: TreeRow[] = [];
+  selected = 0;
+  private readonly nodes: SessionTreeNode[] = [];
+  private readonly byId = new Map<string, SessionTreeNode>();
+  private readonly tools = new Map<string, { name: string; arguments: Record<string, unknown> }>();
+  private prefixes = new Map<string, { prefix: string; connector: boolean }>();
+
+  constructor(
+    roots: SessionTreeNode[],
+    readonly leafId: string | null,
+    filter: TreeFilter = "default",
+    selectId?: string,
+  ) {
+    this.filter = filter;
+    for (const n of this.flatten(roots)) {
+      this.nodes.push(n);
+      this.byId.set(n.entry.id, n);
+      const m = (n.entry as any).message;
+      if (n.entry.type === "message" && m?.role === "assistant" && Array.isArray(m.content)) {
+        for (const c of m.content) if (c?.type === "toolCall") this.tools.set(c.id, { name: c.name, arguments: c.arguments ?? {} });
+      }
+    }
+    for (let id = leafId; id; id = this.byId.get(id)?.entry.parentId ?? null) this.activePath.add(id);
+    this.refresh(selectId ?? leafId ?? undefined);
+  }
+
+  /** Depth first, the branch holding the leaf before its siblings (iteratively: long sessions are deep chains). */
+  private flatten(roots: SessionTreeNode[]): SessionTreeNode[] {
+    const order: SessionTreeNode[] = [];
+    const pre = [...roots];
+    while (pre.length) {
+      const n = pre.pop()!;
+      order.push(n);
+      for (let i = (n.children ?? []).length - 1; i >= 0; i--) pre.push(n.children[i]!);
+    }
+    const holdsLeaf = new Set<SessionTreeNode>();
+    for (let i = order.length - 1; i >= 0; i--) {
+      const n = order[i]!;
+      if (n.entry.id === this.leafId || (n.children ?? []).some((c) => holdsLeaf.has(c))) holdsLeaf.add(n);
+    }
+    const first = (list: SessionTreeNode[]) => [...list.filter((n) => holdsLeaf.has(n)), ...list.filter((n) => !holdsLeaf.has(n))];
+    const out: SessionTreeNode[] = [];
+    const stack = first(roots).reverse();
+    while (stack.length) {
+      const n = stack.pop()!;
+      out.push(n);
+      stack.push(...first(n.children ?? []).reverse());
+    }
+    return out;
+  }
+
+  private passes(n: SessionTreeNode): boolean {
+    const e = n.entry as any;
+    if (e.type === "usage") return false;
+    // An assistant message with tool calls only (no text, no error) is left out, the leaf always shown.
+    if (e.type === "message" && e.message?.role === "assistant" && e.id !== this.leafId) {
+      const m = e.message;
+      if (!contentText(m.content).trim() && (!m.stopReason || m.stopReason === "stop" || m.stopReason === "toolUse")) return false;
+    }
+    switch (this.filter) {
+      case "user-only":
+        if (!isUser(e)) return false;
+        break;
+      case "no-tools":
+        if (BOOKKEEPING.has(e.type) || (e.type === "message" && e.message?.role === "toolResult")) return false;
+        break;
+      case "labeled-only":
+        if (n.label === undefined) return false;
+        break;
+      case "all":
+        break;
+      default:
+        if (BOOKKEEPING.has(e.type)) return false;
+    }
+    const words = this.query.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.length) return true;
+    const hay = this.searchText(n).toLowerCase();
+    return words.every((w) => hay.includes(w));
+  }
+
+  /** Re-filter and redraw the branch lines; the selection stays on `keepId` (else the selected entry) or its nearest shown ancestor, else the last row. */
+  refresh(keepId: string | undefined = this.shown[this.selected]?.id): void {
+    const kept = new Set<string>();
+    const rows: TreeRow[] = [];
+    for (const n of this.nodes) {
+      if (!this.passes(n)) continue;
+      let parentId = n.entry.parentId ?? null;
+      while (parentId !== null && !kept.has(parentId)) parentId = this.byId.get(parentId)?.entry.parentId ?? null;
+      kept.add(n.entry.id);
+      rows.push({ id: n.entry.id, parentId, node: n, entry: n.entry });
+    }
+    this.rows = rows;
+    this.shown = unfoldedRows(rows, this.folded);
+    const shape = listShape(this.shown, rows);
+    this.prefixes = branchPrefixes(this.shown, rows, (id) => (this.folded.has(id) ? "folded" : canFold(id, shape) ? "foldable" : undefined));
+    this.selected = this.nearestShown(keepId);
+  }
+
+  /** The index of entry `id` among the shown rows, or of its nearest shown ancestor; the last row when none is shown. */
+  nearestShown(id: string | null | undefined): number {
+    const at = new Map(this.shown.map((r, i) => [r.id, i]));
+    for (let cur = id ?? null; cur !== null; cur = this.byId.get(cur)?.entry.parentId ?? null) {
+      const i = at.get(cur);
+      if (i !== undefined) return i;
+      if (!this.byId.has(cur)) break;
+    }
+    return Math.max(0, this.shown.length - 1);
+  }
+
+  get selectedRow(): TreeRow | undefined {
+    return this.shown[this.selected];
+  }
+
+  /** " [user] [+label time]": the filter's and the label times' marks. */
+  marks(): string {
+    const f = TREE_FILTERS.find((x) => x.mode === this.filter)!.mark;
+    return (f ? ` ${f}` : "") + (this.labelTimes ? " [+label time]" : "");
+  }
+
+  setFilter(mode: TreeFilter): void {
+    this.filter = mode;
+    this.folded.clear();
+    this.refresh();
+  }
+
+  setQuery(query: string): void {
+    this.query = query;
+    this.folded.clear();
+    this.refresh();
+  }
+
+  /** Set (or clear, with undefined) an entry's label in the model. */
+  setLabel(id: string, label: string | undefined, timestamp?: string): void {
+    const n = this.byId.get(id);
+    if (!n) return;
+    n.label = label;
+    n.labelTimestamp = label === undefined ? undefined : (timestamp ?? new Date().toISOString());
+    this.refresh();
+  }
+
+  /**
+   * The tree's own keys, `is(id)` telling whether the key is a keybinding id, `text` the printable
+   * text it types (if any), `page` the rows a page moves: "moved" when only the selection moved,
+   * "changed" when the rows changed, undefined when the key is none of them.
+   */
+  handleKey(is: (id: string) => boolean, text: string | undefined, page: number): "moved" | "changed" | undefined {
+    const n = this.shown.length;
+    const moved = (to: number) => {
+      this.selected = to;
+      return "moved" as const;
+    };
+    if (is("tui.select.up")) return moved(n ? (this.selected + n - 1) % n : 0);
+    if (is("tui.select.down")) return moved(n ? (this.selected + 1) % n : 0);
+    const fold = is("app.tree.foldOrUp");
+    if (fold || is("app.tree.unfoldOrDown")) {
+      const id = this.selectedRow?.id;
+      if (id === undefined) return "moved";
+      const shape = listShape(this.shown, this.rows);
+      if (fold ? !this.folded.has(id) && canFold(id, shape) : this.folded.has(id)) {
+        if (fold) this.folded.add(id);
+        else this.folded.delete(id);
+        this.refresh(id);
+        return "changed";
+      }
+      return moved(branchStep(fold ? "up" : "down", this.selected, this.shown, shape));
+    }
+    if (is("tui.editor.cursorLeft") || is("tui.select.pageUp")) return moved(Math.max(0, this.selected - page));
+    if (is("tui.editor.cursorRight") || is("tui.select.pageDown")) return moved(Math.max(0, Math.min(n - 1, this.selected + page)));
+    if (is("tui.select.cancel") && this.query) {
+      this.setQuery("");
+      return "changed";
+    }
+    const direct = TREE_FILTERS.find((f) => is(f.key));
+    const forward = is("app.tree.filter.cycleForward");
+    if (direct || forward || is("app.tree.filter.cycleBackward")) {
+      const at = TREE_FILTERS.findIndex((f) => f.mode === this.filter);
+      const next = TREE_FILTERS[(at + (forward ? 1 : TREE_FILTERS.length - 1)) % TREE_FILTERS.length]!.mode;
+      this.setFilter(direct ? (direct.mode === "default" || this.filter !== direct.mode ? direct.mode : "default") : next);
+      return "changed";
+    }
+    if (is("tui.editor.deleteCharBackward")) {
+      if (this.query) this.setQuery(Array.from(this.query).slice(0, -1).join(""));
+      return "changed";
+    }
+    if (is("app.tree.toggleLabelTimestamp")) {
+      this.labelTimes = !this.labelTimes;
+      return "changed";
+    }
+    if (text && ![...text].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 0x7f || (ch.charCodeAt(0) >= 0x80 && ch.charCodeAt(0) <= 0x9f))) {
+      this.setQuery(this.query + text);
+      return "changed";
+    }
+    return undefined;
+  }
+
+  /** What the search looks in: the label, the role or kind, and the text. */
+  searchText(n: SessionTreeNode): string {
+    const e = n.entry as any;
+    const parts: string[] = n.label ? [n.label] : [];
+    switch (e.type) {
+      case "message":
+        parts.push(e.message.role);
+        if (e.message.content) parts.push(short(e.message.content));
+        if (e.message.role === "bashExecution" && e.message.command) parts.push(e.message.command);
+        break;
+      case "custom_message":
+        parts.push(e.customType, short(e.content));
+        break;
+      case "compaction":
+        parts.push("compaction");
+        break;
+      case "branch_summary":
+        parts.push("branch summary", e.summary);
+        break;
+      case "session_info":
+        parts.push("title", ...(e.name ? [e.name] : []));
+        break;
+      case "model_change":
+        parts.push("model", e.modelId);
+        break;
+      case "thinking_level_change":
+        parts.push("thinking", e.thinkingLevel);
+        break;
+      case "custom":
+        parts.push("custom", e.customType);
+        break;
+      case "context_edit":
+        parts.push("context edit", e.replacement === null ? "omit" : "replace", e.targetId);
+        break;
+      case "label":
+        parts.push("label", e.label ?? "");
+        break;
+    }
+    return parts.join(" ");
+  }
+
+  /** The text Ctrl+X copies of an entry (its full text, a command, a summary), or undefined. */
+  copyText(e: SessionEntry): string | undefined {
+    const x = e as any;
+    let text: string | undefined;
+    if (e.type === "message") {
+      if (x.message.role === "bashExecution") text = x.message.command;
+      else if ("content" in x.message) text = contentText(x.message.content) || (x.message.role === "assistant" ? x.message.errorMessage : undefined);
+    } else if (e.type === "custom_message") text = contentText(x.content);
+    else if (e.type === "compaction" || e.type === "branch_summary") text = x.summary;
+    return text?.trim() ? text : undefined;
+  }
+
+  /** An entry's text in its row: its kind in colour, then its content on one line. */
+  describe(e: SessionEntry, t: Painter): string {
+    const x = e as any;
+    switch (e.type) {
+      case "message": {
+        const m = x.message;
+        if (m.role === "user") return t.fg("accent", "user: ") + oneLine(short(m.content));
+        if (m.role === "assistant") {
+          const text = oneLine(short(m.content));
+          const rest = text || (m.stopReason === "aborted" ? t.fg("muted", "(aborted)") : m.errorMessage ? t.fg("error", oneLine(m.errorMessage).slice(0, 80)) : t.fg("muted", "(no content)"));
+          return t.fg("success", "assistant: ") + rest;
+        }
+        if (m.role === "toolResult") {
+          const call = m.toolCallId ? this.tools.get(m.toolCallId) : undefined;
+          return t.fg("muted", call ? toolCallText(call.name, call.arguments) : `[${m.toolName ?? "tool"}]`);
+        }
+        if (m.role === "bashExecution") return t.fg("dim", `[bash]: ${oneLine(m.command ?? "")}`);
+        return t.fg("dim", `[${m.role}]`);
+      }
+      case "custom_message":
+        return t.fg("customMessageLabel", `[${x.customType}]: `) + oneLine(contentText(x.content));
+      case "compaction":
+        return t.fg("borderAccent", `[compaction: ${Math.round((x.tokensBefore ?? 0) / 1000)}k tokens]`);
+      case "branch_summary":
+        return t.fg("warning", "[branch summary]: ") + oneLine(x.summary ?? "");
+      case "model_change":
+        return t.fg("dim", `[model: ${x.modelId}]`);
+      case "thinking_level_change":
+        return t.fg("dim", `[thinking: ${x.thinkingLevel}]`);
+      case "custom":
+        return t.fg("dim", `[custom: ${x.customType}]`);
+      case "context_edit":
+        return t.fg("dim", `[context ${x.replacement === null ? "omit" : "replace"}: ${x.targetId}]`);
+      case "label":
+        return t.fg("dim", `[label: ${x.label ?? "(cleared)"}]`);
+      case "session_info":
+        return t.fg("dim", "[title: ") + (x.name ? t.fg("dim", x.name) : t.italic(t.fg("dim", "empty"))) + t.fg("dim", "]");
+      default:
+        return "";
+    }
+  }
+
+  /** A row as pi 1.6 draws it: the branch lines, ⊞ on a folded root, • on the active path, the label (and its time), the entry. */
+  drawRow(r: TreeRow, t: Painter, selected = false): string {
+    const p = this.prefixes.get(r.id) ?? { prefix: "", connector: false };
+    const fold = this.folded.has(r.id) && !p.connector ? t.fg("accent", "⊞ ") : "";
+    const mark = this.activePath.has(r.id) ? t.fg("accent", "• ") : "";
+    const when = this.labelTimes && r.node.label && r.node.labelTimestamp ? labelTime(r.node.labelTimestamp) : "";
+    const label = r.node.label ? t.fg("warning", `[${r.node.label}] `) + (when ? t.fg("muted", `${when} `) : "") : "";
+    const body = this.describe(r.entry, t);
+    return t.fg("dim", p.prefix) + fold + mark + label + (selected ? t.bold(body) : body);
+  }
+}
