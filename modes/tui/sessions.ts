@@ -11,7 +11,7 @@ import { unlink } from "node:fs/promises";
 import { SessionManager, listSessionsInDir, type SessionInfo } from "../../core/stores/index.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
-import { SESSION_SORTS, searchSessions, threadSessions, type SessionSort } from "./session-search.js";
+import { SESSION_SORTS, hasSessionName, listSessions, type SessionSort } from "./session-search.js";
 
 export function timeAgo(d: Date, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - d.getTime()) / 1000));
@@ -62,15 +62,21 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
   const kb = app.keys;
   const hint = `↑↓ move · Enter open · Tab this folder / all · ${kb.hint("app.session.toggleSort")} sort · ${kb.hint("app.session.toggleNamedFilter")} named · ${kb.hint("app.session.togglePath")} path · ${kb.hint("app.session.rename")} rename · ${kb.hint("app.session.delete")} delete · Esc cancel`;
   const title = () => `Resume a session (${all ? "all folders" : "this folder"}${namedOnly ? ", named only" : ""}) Sort: ${SESSION_SORTS.find((x) => x.sort === sort)!.label}`;
-  const named = () => (namedOnly ? list.filter((s) => s.name) : list);
   let layerRef: SelectLayer<string> | undefined;
+  /** The picker's rows for a search, as items. */
+  const rows = (query: string) => {
+    const listed = listSessions(list, { query, sort, namedOnly });
+    return sessionItems(
+      listed.map((r) => r.session),
+      { all, current, showPath, prefixes: listed.map((r) => r.prefix) },
+    );
+  };
   const show = (note?: string) => {
     const layer = layerRef;
     if (!layer) return;
-    const shown = named();
-    const threaded = sort === "threaded" ? threadSessions(shown) : undefined;
-    layer.setItems(threaded ? sessionItems(threaded.map((t) => t.session), { all, current, showPath, prefixes: threaded.map((t) => t.prefix) }) : sessionItems(shown, { all, current, showPath }));
-    layer.title = `${title()} — ${note ?? `${shown.length} session${shown.length === 1 ? "" : "s"}`}`;
+    const count = namedOnly ? list.filter(hasSessionName).length : list.length;
+    layer.setItems(rows(""));
+    layer.title = `${title()} — ${note ?? `${count} session${count === 1 ? "" : "s"}`}`;
     app.requestRender();
   };
   const refresh = async (note?: string) => {
@@ -94,7 +100,7 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
       maxVisible: 12,
       onDone: finish,
       // A search gives a flat list: matches in the order the sort gives them.
-      filter: (_items, query) => sessionItems(searchSessions(named(), query, sort), { all, current, showPath }),
+      filter: (_items, query) => rows(query),
       wrapHint: true,
       hint,
       onKey: (k, item) => {

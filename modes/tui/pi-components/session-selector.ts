@@ -12,12 +12,13 @@ import { homedir } from "node:os";
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
 import type { SessionInfo, SessionListProgress } from "../../../core/stores/index.js";
 import { DynamicBorder } from "../pi-theme.js";
+import { listSessions, type SessionSort } from "../session-search.js";
 import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
 
 type SessionsLoader = (onProgress?: SessionListProgress, signal?: AbortSignal) => Promise<SessionInfo[]>;
-export type SortMode = "threaded" | "recent" | "relevance";
+export type SortMode = SessionSort;
 export type NameFilter = "all" | "named";
-type Row = { s: SessionInfo; depth: number; last: boolean; score: number };
+type Row = { session: SessionInfo; prefix: string };
 
 const ROWS = 10;
 
@@ -34,69 +35,6 @@ function age(d: Date, now = Date.now()): string {
   return `${Math.floor(days / 365)}y`;
 }
 const home = (p: string) => (p.startsWith(homedir()) ? "~" + p.slice(homedir().length) : p);
-
-/** How well a session matches a query: lower is better, undefined is no match. */
-export function sessionMatch(s: SessionInfo, query: string): number | undefined {
-  const q = query.trim();
-  if (!q) return 0;
-  const name = (s.name ?? "").toLowerCase();
-  const fields = [s.id, s.allMessagesText ?? s.firstMessage ?? "", s.cwd ?? ""].map((f) => f.toLowerCase());
-  if (q.startsWith("re:")) {
-    let re: RegExp;
-    try {
-      re = new RegExp(q.slice(3).trim(), "i");
-    } catch {
-      return undefined;
-    }
-    return re.test(s.name ?? "") ? 0 : [s.id, s.allMessagesText ?? "", s.cwd ?? ""].some((f) => re.test(f)) ? 1 : undefined;
-  }
-  const tokens = [...q.matchAll(/"([^"]+)"?|(\S+)/g)].map((m) => ({ text: (m[1] ?? m[2]!).toLowerCase().replace(/\s+/g, " "), phrase: m[1] !== undefined }));
-  let total = 0;
-  for (const tok of tokens) {
-    let best: number | undefined;
-    if (name.includes(tok.text)) best = 0;
-    else if (fields.some((f) => f.replace(/\s+/g, " ").includes(tok.text))) best = 1;
-    else if (!tok.phrase) {
-      for (const f of [name, (s.cwd ?? "").toLowerCase()]) {
-        const m = piTui().fuzzyMatch(tok.text, f);
-        if (m.matches) best = Math.min(best ?? Infinity, 2 + m.score / 1e6);
-      }
-    }
-    if (best === undefined) return undefined;
-    total += best;
-  }
-  return total;
-}
-
-/** Forks under their parent; roots and siblings by their latest activity, newest first. */
-function threaded(list: SessionInfo[]): Row[] {
-  type Node = { s: SessionInfo; kids: Node[]; latest: number };
-  const byPath = new Map<string, Node>(list.map((s) => [s.path, { s, kids: [], latest: s.modified.getTime() }]));
-  const roots: Node[] = [];
-  for (const n of byPath.values()) {
-    const parent = n.s.parentSessionPath ? byPath.get(n.s.parentSessionPath) : undefined;
-    (parent && parent !== n ? parent.kids : roots).push(n);
-  }
-  const latest = (n: Node, seen = new Set<Node>()): number => {
-    if (seen.has(n)) return n.latest;
-    seen.add(n);
-    for (const k of n.kids) n.latest = Math.max(n.latest, latest(k, seen));
-    return n.latest;
-  };
-  roots.forEach((r) => latest(r));
-  const out: Row[] = [];
-  const walk = (nodes: Node[], depth: number, seen: Set<Node>) => {
-    nodes.sort((a, b) => b.latest - a.latest);
-    nodes.forEach((n, i) => {
-      if (seen.has(n)) return;
-      seen.add(n);
-      out.push({ s: n.s, depth, last: i === nodes.length - 1, score: 0 });
-      walk(n.kids, depth + 1, seen);
-    });
-  };
-  walk(roots, 0, new Set());
-  return out;
-}
 
 export interface SessionList extends Component {
   onSelect?: (sessionPath: string) => void;
@@ -135,7 +73,7 @@ class Sessions implements SessionList {
   }
 
   getSelectedSessionPath(): string | undefined {
-    return this.rows[this.selected]?.s.path;
+    return this.rows[this.selected]?.session.path;
   }
   setSessions(sessions: SessionInfo[], showCwd: boolean, _partial?: boolean): void {
     const keep = this.getSelectedSessionPath() ?? this.currentPath;
@@ -144,17 +82,8 @@ class Sessions implements SessionList {
     this.refilter(keep);
   }
   refilter(keep?: string): void {
-    const query = this.search.getValue();
-    const pool = this.names === "named" ? this.all.filter((s) => s.name?.trim()) : this.all;
-    const scored: Row[] = [];
-    for (const s of pool) {
-      const score = sessionMatch(s, query);
-      if (score !== undefined) scored.push({ s, depth: 0, last: true, score });
-    }
-    if (this.sort === "threaded" && !query.trim()) this.rows = threaded(scored.map((r) => r.s));
-    else if (this.sort === "relevance" && query.trim()) this.rows = scored.sort((a, b) => a.score - b.score || b.s.modified.getTime() - a.s.modified.getTime());
-    else this.rows = scored.sort((a, b) => b.s.modified.getTime() - a.s.modified.getTime());
-    const i = keep ? this.rows.findIndex((r) => r.s.path === keep) : -1;
+    this.rows = listSessions(this.all, { query: this.search.getValue(), sort: this.sort, namedOnly: this.names === "named" });
+    const i = keep ? this.rows.findIndex((r) => r.session.path === keep) : -1;
     this.selected = i >= 0 ? i : Math.min(this.selected, Math.max(0, this.rows.length - 1));
   }
   invalidate(): void {}
@@ -175,10 +104,9 @@ class Sessions implements SessionList {
     }
     const [start, end] = windowOf(this.selected, this.rows.length, ROWS);
     for (let i = start; i < end; i++) {
-      const { s, depth, last } = this.rows[i]!;
+      const { session: s, prefix } = this.rows[i]!;
       const sel = i === this.selected;
       const deleting = s.path === this.confirming;
-      const prefix = depth ? "   ".repeat(depth - 1) + (last ? "└─ " : "├─ ") : "";
       let right = `${s.messageCount} ${age(s.modified)}`;
       if (this.showCwd && s.cwd) right = `${home(s.cwd)} ${right}`;
       if (this.showPath) right = `${home(s.path)} ${right}`;
