@@ -9,8 +9,11 @@
  * level by its latest activity; "recent" lists newest first and a search keeps that order;
  * "relevance" (shown as Fuzzy) lists newest first and a search ranks the matches. A search in
  * the threaded order ranks too (a flat list). `listSessions` is the list both pickers show (the
- * TUI's /resume and the exported SessionSelectorComponent).
+ * TUI's /resume and the exported SessionSelectorComponent), which also share the deletion.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { fuzzyMatch, type SessionInfo } from "../../core/stores/index.js";
 
 export type SessionSort = "threaded" | "recent" | "relevance";
@@ -21,6 +24,9 @@ export const SESSION_SORTS: Array<{ sort: SessionSort; label: string }> = [
   { sort: "recent", label: "Recent" },
   { sort: "relevance", label: "Fuzzy" },
 ];
+
+/** The order after `sort` (Ctrl+S). */
+export const nextSessionSort = (sort: SessionSort) => SESSION_SORTS[(SESSION_SORTS.findIndex((x) => x.sort === sort) + 1) % SESSION_SORTS.length]!.sort;
 
 const TIER = 1_000_000;
 type Term = { phrase: boolean; text: string };
@@ -135,4 +141,12 @@ export function listSessions(list: readonly SessionInfo[], opts: { query: string
   const pool = opts.namedOnly ? list.filter(hasSessionName) : list;
   if (opts.sort === "threaded" && !opts.query.trim()) return threadSessions(pool);
   return searchSessions(pool, opts.query, opts.sort).map((session) => ({ session, prefix: "" }));
+}
+
+/** Delete a session file: the `trash` command when there is one, else removed for good. */
+export async function deleteSessionFile(path: string): Promise<"trash" | "deleted"> {
+  const trashed = spawnSync("trash", path.startsWith("-") ? ["--", path] : [path], { stdio: "ignore" });
+  if (trashed.status === 0 || !existsSync(path)) return "trash";
+  await unlink(path);
+  return "deleted";
 }

@@ -5,13 +5,10 @@
  * named sessions, Ctrl+P the file's path shown, Ctrl+R rename, Ctrl+D (or Ctrl+Backspace with an
  * empty search) delete after Enter confirms — to the trash when a `trash` command exists.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { unlink } from "node:fs/promises";
 import { SessionManager, listSessionsInDir, type SessionInfo } from "../../core/stores/index.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
-import { SESSION_SORTS, hasSessionName, listSessions, type SessionSort } from "./session-search.js";
+import { SESSION_SORTS, deleteSessionFile, hasSessionName, listSessions, nextSessionSort, type SessionSort } from "./session-search.js";
 
 export function timeAgo(d: Date, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - d.getTime()) / 1000));
@@ -34,14 +31,6 @@ export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?
     const desc = [opts.showPath ? tilde(s.path) : "", timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? tilde(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
     return { label, description: desc, value: s.path, searchText: `${s.name ?? ""}\n${s.firstMessage}\n${s.allMessagesText}\n${s.cwd}` };
   });
-}
-
-/** Delete a session file: the `trash` command when there is one, else removed for good. */
-async function deleteSessionFile(path: string): Promise<"trash" | "deleted"> {
-  const trashed = spawnSync("trash", path.startsWith("-") ? ["--", path] : [path], { stdio: "ignore" });
-  if (trashed.status === 0 || !existsSync(path)) return "trash";
-  await unlink(path);
-  return "deleted";
 }
 
 export async function pickSession(app: SessionsHost): Promise<string | undefined> {
@@ -125,8 +114,7 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
           return true;
         }
         if (kb.matches(k, "app.session.toggleSort")) {
-          const at = SESSION_SORTS.findIndex((x) => x.sort === sort);
-          sort = SESSION_SORTS[(at + 1) % SESSION_SORTS.length]!.sort;
+          sort = nextSessionSort(sort);
           show();
           return true;
         }

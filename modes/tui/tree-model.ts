@@ -51,7 +51,7 @@ export function contentText(content: unknown): string {
   return content.map((c: any) => (c?.type === "text" ? c.text : "")).join("");
 }
 const oneLine = (s: string) => s.replace(/[\n\t]/g, " ").trim();
-const short = (s: string) => contentText(s).slice(0, 200);
+const short = (c: unknown) => contentText(c).slice(0, 200);
 
 /** A path under the home folder as ~/… */
 function homePath(p: string): string {
@@ -100,6 +100,20 @@ export function toolCallText(name: string, args: Record<string, unknown>): strin
     }
   }
 }
+
+/** The words an entry is found by, per entry type (besides its label). */
+const SEARCH_WORDS: Record<string, (e: any) => unknown[]> = {
+  message: (e) => [e.message.role, e.message.content ? short(e.message.content) : "", e.message.role === "bashExecution" ? e.message.command : ""],
+  custom_message: (e) => [e.customType, short(e.content)],
+  compaction: () => ["compaction"],
+  branch_summary: (e) => ["branch summary", e.summary],
+  session_info: (e) => ["title", e.name],
+  model_change: (e) => ["model", e.modelId],
+  thinking_level_change: (e) => ["thinking", e.thinkingLevel],
+  custom: (e) => ["custom", e.customType],
+  context_edit: (e) => ["context edit", e.replacement === null ? "omit" : "replace", e.targetId],
+  label: (e) => ["label", e.label],
+};
 
 const isUser = (e: SessionEntry) => e.type === "message" && (e.message as { role?: string }).role === "user";
 
@@ -313,43 +327,7 @@ export class TreeModel {
 
   /** What the search looks in: the label, the role or kind, and the text. */
   searchText(n: SessionTreeNode): string {
-    const e = n.entry as any;
-    const parts: string[] = n.label ? [n.label] : [];
-    switch (e.type) {
-      case "message":
-        parts.push(e.message.role);
-        if (e.message.content) parts.push(short(e.message.content));
-        if (e.message.role === "bashExecution" && e.message.command) parts.push(e.message.command);
-        break;
-      case "custom_message":
-        parts.push(e.customType, short(e.content));
-        break;
-      case "compaction":
-        parts.push("compaction");
-        break;
-      case "branch_summary":
-        parts.push("branch summary", e.summary);
-        break;
-      case "session_info":
-        parts.push("title", ...(e.name ? [e.name] : []));
-        break;
-      case "model_change":
-        parts.push("model", e.modelId);
-        break;
-      case "thinking_level_change":
-        parts.push("thinking", e.thinkingLevel);
-        break;
-      case "custom":
-        parts.push("custom", e.customType);
-        break;
-      case "context_edit":
-        parts.push("context edit", e.replacement === null ? "omit" : "replace", e.targetId);
-        break;
-      case "label":
-        parts.push("label", e.label ?? "");
-        break;
-    }
-    return parts.join(" ");
+    return [n.label, ...(SEARCH_WORDS[n.entry.type]?.(n.entry) ?? [])].filter(Boolean).join(" ");
   }
 
   /** The text Ctrl+X copies of an entry (its full text, a command, a summary), or undefined. */

@@ -7,12 +7,11 @@
  * Ctrl+N shows named sessions only, Ctrl+P shows paths, Ctrl+D deletes the selected file after a
  * confirmation, Ctrl+R renames it (when a renameSession option is given). Enter → onSelect(path).
  */
-import { unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
 import type { SessionInfo, SessionListProgress } from "../../../core/stores/index.js";
 import { DynamicBorder } from "../pi-theme.js";
-import { listSessions, type SessionSort } from "../session-search.js";
+import { SESSION_SORTS, deleteSessionFile, listSessions, nextSessionSort, type SessionSort } from "../session-search.js";
 import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
 
 type SessionsLoader = (onProgress?: SessionListProgress, signal?: AbortSignal) => Promise<SessionInfo[]>;
@@ -238,7 +237,7 @@ export const SessionSelectorComponent: new (
       const t = theme();
       const title = t.bold(this.scope === "current" ? "Resume Session (Current Folder)" : "Resume Session (All)");
       const scope = this.list.loading ? t.fg("accent", "Loading…") : this.scope === "current" ? t.fg("accent", "◉ Current Folder") + t.fg("muted", " | ○ All") : t.fg("muted", "○ Current Folder | ") + t.fg("accent", "◉ All");
-      const sort = t.fg("muted", "Sort: ") + t.fg("accent", this.list.sort === "threaded" ? "Threaded" : this.list.sort === "recent" ? "Recent" : "Fuzzy");
+      const sort = t.fg("muted", "Sort: ") + t.fg("accent", SESSION_SORTS.find((x) => x.sort === this.list.sort)!.label);
       const named = t.fg("muted", "Name: ") + t.fg("accent", this.list.names === "all" ? "All" : "Named");
       const right = fit(`${scope}  ${named}  ${sort}`, width);
       const vw = piTui().visibleWidth;
@@ -311,7 +310,7 @@ export const SessionSelectorComponent: new (
         this.list.setSessions(have ?? [], this.scope === "all");
         if (have === null) void this.load(this.scope);
       } else if (what === "sort") {
-        this.list.sort = this.list.sort === "threaded" ? "recent" : this.list.sort === "recent" ? "relevance" : "threaded";
+        this.list.sort = nextSessionSort(this.list.sort);
         this.list.refilter();
       } else if (what === "named") {
         this.list.names = this.list.names === "all" ? "named" : "all";
@@ -322,10 +321,10 @@ export const SessionSelectorComponent: new (
 
     private async remove(path: string): Promise<void> {
       try {
-        await unlink(path);
+        const how = await deleteSessionFile(path);
         for (const k of ["current", "all"] as const) this.cache[k] = this.cache[k]?.filter((s) => s.path !== path) ?? null;
         this.list.setSessions(this.cache[this.scope] ?? [], this.scope === "all");
-        this.status = { text: "Session deleted", error: false };
+        this.status = { text: how === "trash" ? "Session moved to trash" : "Session deleted", error: false };
       } catch (e) {
         this.status = { text: `Failed to delete: ${e instanceof Error ? e.message : String(e)}`, error: true };
       }

@@ -1,10 +1,9 @@
 /**
  * pi 1.6's TreeSelectorComponent as a pi-tui component, on this project's session tree
- * (SessionManager.getTree(): entries with their children and labels): the entries indented at
- * branch points, the active path marked "•", the current leaf selected; typing searches, the
- * filter keys of pi 1.6 (Ctrl+D default, Ctrl+T no tools, Ctrl+U user only, Ctrl+L labeled,
- * Ctrl+A all, Ctrl+O cycle) narrow it, Shift+L edits the selected entry's label, Enter picks the
- * entry (onSelect(entryId)), Escape clears the search, then cancels.
+ * (SessionManager.getTree(): entries with their children and labels). The list is the TUI's /tree
+ * model (tree-model.ts: the same rows, filters, search, folding and keys); this file frames it as
+ * pi 1.6 does (borders, title, search line, the "›" cursor, the position line), edits a label in
+ * an Input (Shift+L), and reports Enter as onSelect(entryId); Escape clears the search, then cancels.
  */
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
 import type { SessionTreeNode } from "../../../core/stores/index.js";
