@@ -8,6 +8,7 @@
 import { SessionManager, listSessionsInDir, type SessionInfo } from "../../core/stores/index.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
+import { homePath } from "./text.js";
 import { SESSION_SORTS, deleteSessionFile, hasSessionName, listSessions, nextSessionSort, type SessionSort } from "./session-search.js";
 
 export function timeAgo(d: Date, now = Date.now()): string {
@@ -19,16 +20,11 @@ export function timeAgo(d: Date, now = Date.now()): string {
   return d.toISOString().slice(0, 10);
 }
 
-function tilde(p: string): string {
-  const home = process.env.HOME;
-  return home && p.startsWith(home) ? "~" + p.slice(home.length) : p;
-}
-
 export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?: string; showPath?: boolean; prefixes?: string[] }): SelectItem<string>[] {
   return list.map((s, i) => {
     const first = s.firstMessage.replace(/\s+/g, " ").trim();
     const label = (opts.prefixes?.[i] ?? "") + (s.name ? `${s.name} — ${first}` : first);
-    const desc = [opts.showPath ? tilde(s.path) : "", timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? tilde(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
+    const desc = [opts.showPath ? homePath(s.path) : "", timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? homePath(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
     return { label, description: desc, value: s.path, searchText: `${s.name ?? ""}\n${s.firstMessage}\n${s.allMessagesText}\n${s.cwd}` };
   });
 }

@@ -7,9 +7,8 @@
  * (fold / branch steps, pages, filters, label times, typing), and the drawing of one row. The
  * hosts only frame it: each draws the selection and the window its own way.
  */
-import { homedir } from "node:os";
-import { isAbsolute, relative, sep } from "node:path";
 import type { SessionEntry, SessionTreeNode } from "../../core/stores/index.js";
+import { homePath } from "./text.js";
 import { branchPrefixes, branchStep, canFold, labelTime, listShape, unfoldedRows, type NavRow } from "./tree-nav.js";
 
 export type TreeFilter = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
@@ -52,15 +51,6 @@ export function contentText(content: unknown): string {
 }
 const oneLine = (s: string) => s.replace(/[\n\t]/g, " ").trim();
 const short = (c: unknown) => contentText(c).slice(0, 200);
-
-/** A path under the home folder as ~/… */
-function homePath(p: string): string {
-  const home = process.env.HOME || process.env.USERPROFILE || homedir();
-  if (!home || !isAbsolute(p)) return p;
-  const rel = relative(home, p);
-  if (rel.startsWith("..") || isAbsolute(rel)) return p;
-  return rel ? `~${sep}${rel}` : "~";
-}
 
 /** ":10" / ":10-29" for a read's offset and limit. */
 function lineRange(offset: unknown, limit: unknown): string {

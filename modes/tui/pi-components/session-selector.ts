@@ -7,10 +7,10 @@
  * Ctrl+N shows named sessions only, Ctrl+P shows paths, Ctrl+D deletes the selected file after a
  * confirmation, Ctrl+R renames it (when a renameSession option is given). Enter → onSelect(path).
  */
-import { homedir } from "node:os";
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
 import type { SessionInfo, SessionListProgress } from "../../../core/stores/index.js";
 import { DynamicBorder } from "../pi-theme.js";
+import { homePath } from "../text.js";
 import { SESSION_SORTS, deleteSessionFile, listSessions, nextSessionSort, type SessionSort } from "../session-search.js";
 import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
 
@@ -33,7 +33,6 @@ function age(d: Date, now = Date.now()): string {
   if (days < 365) return `${Math.floor(days / 30)}mo`;
   return `${Math.floor(days / 365)}y`;
 }
-const home = (p: string) => (p.startsWith(homedir()) ? "~" + p.slice(homedir().length) : p);
 
 export interface SessionList extends Component {
   onSelect?: (sessionPath: string) => void;
@@ -107,8 +106,8 @@ class Sessions implements SessionList {
       const sel = i === this.selected;
       const deleting = s.path === this.confirming;
       let right = `${s.messageCount} ${age(s.modified)}`;
-      if (this.showCwd && s.cwd) right = `${home(s.cwd)} ${right}`;
-      if (this.showPath) right = `${home(s.path)} ${right}`;
+      if (this.showCwd && s.cwd) right = `${homePath(s.cwd)} ${right}`;
+      if (this.showPath) right = `${homePath(s.path)} ${right}`;
       const text = (s.name ?? s.firstMessage ?? "").replace(/[\x00-\x1f\x7f]/g, " ").trim();
       const room = Math.max(10, width - 2 - prefix.length - right.length - 2);
       const cut = piTui().truncateToWidth(text, room, "…");
