@@ -14,8 +14,6 @@
 import type { SessionEntry, SessionTreeNode } from "../../core/stores/index.js";
 import { homePath } from "./text.js";
 
-// ---- the list's shape ----------------------------------------------------------------------------
-
 /** What navigation needs of a row: its id and its nearest ancestor the filter shows. */
 export interface NavRow {
   id: string;
@@ -146,8 +144,6 @@ export function branchPrefixes(shown: readonly NavRow[], all: readonly NavRow[],
   return out;
 }
 
-// ---- the model ------------------------------------------------------------------------------------
-
 export type TreeFilter = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
 
 /** The filter modes in pi 1.6's order (Ctrl+O steps through them), each with its keybinding id and its mark. */
@@ -242,6 +238,19 @@ const SEARCH_WORDS: Record<string, (e: any) => unknown[]> = {
   label: (e) => ["label", e.label],
 };
 
+/** The row text of the entries other than messages, per entry type. */
+const ROW_TEXT: Record<string, (x: any, t: Painter) => string> = {
+  custom_message: (x, t) => t.fg("customMessageLabel", `[${x.customType}]: `) + oneLine(contentText(x.content)),
+  compaction: (x, t) => t.fg("borderAccent", `[compaction: ${Math.round((x.tokensBefore ?? 0) / 1000)}k tokens]`),
+  branch_summary: (x, t) => t.fg("warning", "[branch summary]: ") + oneLine(x.summary ?? ""),
+  model_change: (x, t) => t.fg("dim", `[model: ${x.modelId}]`),
+  thinking_level_change: (x, t) => t.fg("dim", `[thinking: ${x.thinkingLevel}]`),
+  custom: (x, t) => t.fg("dim", `[custom: ${x.customType}]`),
+  context_edit: (x, t) => t.fg("dim", `[context ${x.replacement === null ? "omit" : "replace"}: ${x.targetId}]`),
+  label: (x, t) => t.fg("dim", `[label: ${x.label ?? "(cleared)"}]`),
+  session_info: (x, t) => t.fg("dim", "[title: ") + (x.name ? t.fg("dim", x.name) : t.italic(t.fg("dim", "empty"))) + t.fg("dim", "]"),
+};
+
 const isUser = (e: SessionEntry) => e.type === "message" && (e.message as { role?: string }).role === "user";
 
 /** Whether an entry is a user message (the rows /tree forks from and jumps before). */
@@ -274,9 +283,10 @@ export class TreeModel {
     for (const n of this.flatten(roots)) {
       this.nodes.push(n);
       this.byId.set(n.entry.id, n);
-      const m = (n.entry as any).message;
+      type Call = { type?: string; id: string; name: string; arguments?: Record<string, unknown> };
+      const m = (n.entry as { message?: { role?: string; content?: unknown } }).message;
       if (n.entry.type === "message" && m?.role === "assistant" && Array.isArray(m.content)) {
-        for (const c of m.content) if (c?.type === "toolCall") this.tools.set(c.id, { name: c.name, arguments: c.arguments ?? {} });
+        for (const c of m.content as Call[]) if (c?.type === "toolCall") this.tools.set(c.id, { name: c.name, arguments: c.arguments ?? {} });
       }
     }
     for (let id = leafId; id; id = this.byId.get(id)?.entry.parentId ?? null) this.activePath.add(id);
@@ -488,26 +498,8 @@ export class TreeModel {
         if (m.role === "bashExecution") return t.fg("dim", `[bash]: ${oneLine(m.command ?? "")}`);
         return t.fg("dim", `[${m.role}]`);
       }
-      case "custom_message":
-        return t.fg("customMessageLabel", `[${x.customType}]: `) + oneLine(contentText(x.content));
-      case "compaction":
-        return t.fg("borderAccent", `[compaction: ${Math.round((x.tokensBefore ?? 0) / 1000)}k tokens]`);
-      case "branch_summary":
-        return t.fg("warning", "[branch summary]: ") + oneLine(x.summary ?? "");
-      case "model_change":
-        return t.fg("dim", `[model: ${x.modelId}]`);
-      case "thinking_level_change":
-        return t.fg("dim", `[thinking: ${x.thinkingLevel}]`);
-      case "custom":
-        return t.fg("dim", `[custom: ${x.customType}]`);
-      case "context_edit":
-        return t.fg("dim", `[context ${x.replacement === null ? "omit" : "replace"}: ${x.targetId}]`);
-      case "label":
-        return t.fg("dim", `[label: ${x.label ?? "(cleared)"}]`);
-      case "session_info":
-        return t.fg("dim", "[title: ") + (x.name ? t.fg("dim", x.name) : t.italic(t.fg("dim", "empty"))) + t.fg("dim", "]");
       default:
-        return "";
+        return ROW_TEXT[e.type]?.(x, t) ?? "";
     }
   }
 
