@@ -67,8 +67,9 @@ describe("/tree and /fork restore the files of the chosen point (tmux)", () => {
     typeText("/tree");
     send("Enter");
     await waitFor(/Session tree/);
-    typeText("tool write");
-    await waitFor(/tool write/);
+    // pi 1.6's search looks in the role and the text: the write's result ("Wrote … bytes to a.txt").
+    typeText("toolResult wrote a.txt");
+    await waitFor(/❯ .*\[write: a\.txt\]/);
     send("Enter");
     await waitFor(/Summarize the branch you leave\?/);
     send("Enter"); // No summary

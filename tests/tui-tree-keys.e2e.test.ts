@@ -174,6 +174,9 @@ describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () 
     expect(selected(s)).toBe("user: Q-LONG-1");
     sh.send("T"); // Shift+T is a letter for the search now
     await sh.waitFor(/› T/);
+    sh.send("Escape"); // as in pi 1.6, Escape clears the search first, and the list stays
+    s = await sh.waitFor((x) => /›\s+type to search/.test(x));
+    expect(s).toMatch(/Session tree/);
     await closeTree();
   });
 

@@ -10,7 +10,7 @@ import { highlightCode, languageFromPath } from "./highlight.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
 import type { Theme } from "./theme.js";
-import { padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
+import { homePath, padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
 
 export interface ChatContext {
   theme: Theme;
@@ -234,9 +234,7 @@ function resultText(r: AgentToolResult | undefined): string {
 function shortPath(p: unknown, cwd: string): string {
   const s = typeof p === "string" ? p : "";
   if (cwd && s.startsWith(cwd + "/")) return s.slice(cwd.length + 1);
-  const home = process.env.HOME;
-  if (home && s.startsWith(home + "/")) return "~" + s.slice(home.length);
-  return s;
+  return homePath(s);
 }
 
 export class ToolBlock extends Block {

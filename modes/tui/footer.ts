@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Theme } from "./theme.js";
-import { padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
+import { homePath, padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
 
 export interface FooterData {
   cwd: string;
@@ -46,11 +46,6 @@ export function findGitBranch(cwd: string): string | null {
   return null;
 }
 
-function tilde(p: string): string {
-  const home = process.env.HOME;
-  return home && (p === home || p.startsWith(home + "/")) ? "~" + p.slice(home.length) : p;
-}
-
 /** Token counts as pi 1.6's footer writes them: 999, 1.2k, 45k, 1.5M, 12M. */
 const fmt = (n: number): string => {
   const c = Math.round(n);
@@ -64,7 +59,7 @@ const fmt = (n: number): string => {
 export function renderFooter(d: FooterData, width: number, theme: Theme): string[] {
   const t = theme;
   const lines: string[] = [];
-  let loc = tilde(d.cwd);
+  let loc = homePath(d.cwd);
   if (d.gitBranch) loc += ` (${d.gitBranch})`;
   if (d.sessionName) loc += ` • ${d.sessionName}`;
   lines.push(t.fg("dim", truncate(sanitize(loc, false), width)));

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "@jest/globals";
 import type { SessionInfo } from "../../core/stores/index.js";
-import { searchSessions, threadSessions } from "./session-search.js";
+import { listSessions, searchSessions, threadSessions } from "./session-search.js";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute));
 function session(path: string, minute: number, text: string, extra: Partial<SessionInfo> = {}): SessionInfo {
@@ -62,3 +62,25 @@ describe("session search", () => {
     ]);
   });
 });
+
+describe("the pickers' list", () => {
+  const forks = [
+    session("child", 5, "a fork", { parentSessionPath: "root", name: "  " }),
+    session("other", 4, "unrelated", { name: "kept" }),
+    session("root", 1, "the start"),
+  ];
+  const rows = (query: string, sort: "threaded" | "recent" | "relevance", namedOnly = false) => listSessions(forks, { query, sort, namedOnly }).map((r) => r.prefix + r.session.path);
+
+  it("threaded without a search draws forks under their parent; a search, or another order, gives a flat list", () => {
+    expect(rows("", "threaded")).toEqual(["root", "   └─ child", "other"]);
+    expect(rows("", "recent")).toEqual(["child", "other", "root"]);
+    expect(rows("start fork", "threaded")).toEqual([]);
+    expect(rows("start", "threaded")).toEqual(["root"]);
+  });
+
+  it("named only keeps sessions whose name is more than blanks", () => {
+    expect(rows("", "threaded", true)).toEqual(["other"]);
+    expect(rows("", "recent", true)).toEqual(["other"]);
+  });
+});
+

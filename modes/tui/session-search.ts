@@ -8,8 +8,12 @@
  * The orders (Ctrl+S cycles them): "threaded" lists forks under the session they came from, each
  * level by its latest activity; "recent" lists newest first and a search keeps that order;
  * "relevance" (shown as Fuzzy) lists newest first and a search ranks the matches. A search in
- * the threaded order ranks too (a flat list).
+ * the threaded order ranks too (a flat list). `listSessions` is the list both pickers show (the
+ * TUI's /resume and the exported SessionSelectorComponent), which also share the deletion.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { fuzzyMatch, type SessionInfo } from "../../core/stores/index.js";
 
 export type SessionSort = "threaded" | "recent" | "relevance";
@@ -20,6 +24,9 @@ export const SESSION_SORTS: Array<{ sort: SessionSort; label: string }> = [
   { sort: "recent", label: "Recent" },
   { sort: "relevance", label: "Fuzzy" },
 ];
+
+/** The order after `sort` (Ctrl+S). */
+export const nextSessionSort = (sort: SessionSort) => SESSION_SORTS[(SESSION_SORTS.findIndex((x) => x.sort === sort) + 1) % SESSION_SORTS.length]!.sort;
 
 const TIER = 1_000_000;
 type Term = { phrase: boolean; text: string };
@@ -121,4 +128,25 @@ export function threadSessions(list: readonly SessionInfo[]): Array<{ session: S
   // Sessions whose forks point at each other in a circle reach no root: listed on their own.
   for (const n of byPath.values()) if (!listed.has(n)) out.push({ session: n.session, prefix: "" });
   return out;
+}
+
+/** A session with a name that is more than blanks (what "named only" keeps). */
+export const hasSessionName = (s: SessionInfo) => Boolean(s.name?.trim());
+
+/**
+ * The rows a session picker shows: the named sessions only when `namedOnly`, forks drawn under
+ * their parent (threaded, no search), else the flat list the search and order leave.
+ */
+export function listSessions(list: readonly SessionInfo[], opts: { query: string; sort: SessionSort; namedOnly: boolean }): Array<{ session: SessionInfo; prefix: string }> {
+  const pool = opts.namedOnly ? list.filter(hasSessionName) : list;
+  if (opts.sort === "threaded" && !opts.query.trim()) return threadSessions(pool);
+  return searchSessions(pool, opts.query, opts.sort).map((session) => ({ session, prefix: "" }));
+}
+
+/** Delete a session file: the `trash` command when there is one, else removed for good. */
+export async function deleteSessionFile(path: string): Promise<"trash" | "deleted"> {
+  const trashed = spawnSync("trash", path.startsWith("-") ? ["--", path] : [path], { stdio: "ignore" });
+  if (trashed.status === 0 || !existsSync(path)) return "trash";
+  await unlink(path);
+  return "deleted";
 }

@@ -5,13 +5,11 @@
  * named sessions, Ctrl+P the file's path shown, Ctrl+R rename, Ctrl+D (or Ctrl+Backspace with an
  * empty search) delete after Enter confirms — to the trash when a `trash` command exists.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { unlink } from "node:fs/promises";
 import { SessionManager, listSessionsInDir, type SessionInfo } from "../../core/stores/index.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
-import { SESSION_SORTS, searchSessions, threadSessions, type SessionSort } from "./session-search.js";
+import { homePath } from "./text.js";
+import { SESSION_SORTS, deleteSessionFile, hasSessionName, listSessions, nextSessionSort, type SessionSort } from "./session-search.js";
 
 export function timeAgo(d: Date, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - d.getTime()) / 1000));
@@ -22,26 +20,13 @@ export function timeAgo(d: Date, now = Date.now()): string {
   return d.toISOString().slice(0, 10);
 }
 
-function tilde(p: string): string {
-  const home = process.env.HOME;
-  return home && p.startsWith(home) ? "~" + p.slice(home.length) : p;
-}
-
 export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?: string; showPath?: boolean; prefixes?: string[] }): SelectItem<string>[] {
   return list.map((s, i) => {
     const first = s.firstMessage.replace(/\s+/g, " ").trim();
     const label = (opts.prefixes?.[i] ?? "") + (s.name ? `${s.name} — ${first}` : first);
-    const desc = [opts.showPath ? tilde(s.path) : "", timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? tilde(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
+    const desc = [opts.showPath ? homePath(s.path) : "", timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? homePath(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
     return { label, description: desc, value: s.path, searchText: `${s.name ?? ""}\n${s.firstMessage}\n${s.allMessagesText}\n${s.cwd}` };
   });
-}
-
-/** Delete a session file: the `trash` command when there is one, else removed for good. */
-async function deleteSessionFile(path: string): Promise<"trash" | "deleted"> {
-  const trashed = spawnSync("trash", path.startsWith("-") ? ["--", path] : [path], { stdio: "ignore" });
-  if (trashed.status === 0 || !existsSync(path)) return "trash";
-  await unlink(path);
-  return "deleted";
 }
 
 export async function pickSession(app: SessionsHost): Promise<string | undefined> {
@@ -62,15 +47,21 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
   const kb = app.keys;
   const hint = `↑↓ move · Enter open · Tab this folder / all · ${kb.hint("app.session.toggleSort")} sort · ${kb.hint("app.session.toggleNamedFilter")} named · ${kb.hint("app.session.togglePath")} path · ${kb.hint("app.session.rename")} rename · ${kb.hint("app.session.delete")} delete · Esc cancel`;
   const title = () => `Resume a session (${all ? "all folders" : "this folder"}${namedOnly ? ", named only" : ""}) Sort: ${SESSION_SORTS.find((x) => x.sort === sort)!.label}`;
-  const named = () => (namedOnly ? list.filter((s) => s.name) : list);
   let layerRef: SelectLayer<string> | undefined;
+  /** The picker's rows for a search, as items. */
+  const rows = (query: string) => {
+    const listed = listSessions(list, { query, sort, namedOnly });
+    return sessionItems(
+      listed.map((r) => r.session),
+      { all, current, showPath, prefixes: listed.map((r) => r.prefix) },
+    );
+  };
   const show = (note?: string) => {
     const layer = layerRef;
     if (!layer) return;
-    const shown = named();
-    const threaded = sort === "threaded" ? threadSessions(shown) : undefined;
-    layer.setItems(threaded ? sessionItems(threaded.map((t) => t.session), { all, current, showPath, prefixes: threaded.map((t) => t.prefix) }) : sessionItems(shown, { all, current, showPath }));
-    layer.title = `${title()} — ${note ?? `${shown.length} session${shown.length === 1 ? "" : "s"}`}`;
+    const count = namedOnly ? list.filter(hasSessionName).length : list.length;
+    layer.setItems(rows(""));
+    layer.title = `${title()} — ${note ?? `${count} session${count === 1 ? "" : "s"}`}`;
     app.requestRender();
   };
   const refresh = async (note?: string) => {
@@ -94,7 +85,7 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
       maxVisible: 12,
       onDone: finish,
       // A search gives a flat list: matches in the order the sort gives them.
-      filter: (_items, query) => sessionItems(searchSessions(named(), query, sort), { all, current, showPath }),
+      filter: (_items, query) => rows(query),
       wrapHint: true,
       hint,
       onKey: (k, item) => {
@@ -119,8 +110,7 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
           return true;
         }
         if (kb.matches(k, "app.session.toggleSort")) {
-          const at = SESSION_SORTS.findIndex((x) => x.sort === sort);
-          sort = SESSION_SORTS[(at + 1) % SESSION_SORTS.length]!.sort;
+          sort = nextSessionSort(sort);
           show();
           return true;
         }

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { charWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText, padToWidth } from "./text.js";
+import { charWidth, homePath, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText, padToWidth } from "./text.js";
 import { termName } from "./blessed-setup.js";
 
 describe("text widths", () => {
@@ -54,5 +54,14 @@ describe("terminal type", () => {
     const odd = termName({ TERM: "weird-term" });
     expect(odd.term).toBe("xterm-256color");
     expect(odd.notice).toMatch(/weird-term/);
+  });
+});
+
+describe("homePath", () => {
+  it("writes the home folder as ~, leaves paths outside it (and look-alike siblings) as they are", () => {
+    expect(homePath("/home/ann/project/a.ts", "/home/ann")).toBe("~/project/a.ts");
+    expect(homePath("/home/ann", "/home/ann")).toBe("~");
+    expect(homePath("/home/anna/x", "/home/ann")).toBe("/home/anna/x");
+    expect(homePath("relative/x", "/home/ann")).toBe("relative/x");
   });
 });

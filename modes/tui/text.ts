@@ -4,8 +4,10 @@
  *
  * The width table is the East Asian Wide/Fullwidth set of Unicode (the same data string-width
  * uses); blessed's own width function is patched to use `charWidth` (blessed-setup.ts), so the
- * line model and the screen never disagree about where a character ends.
+ * line model and the screen never disagree about where a character ends. Also: a path with the
+ * home folder written as `~`.
  */
+import { isAbsolute, relative, resolve, sep } from "node:path";
 
 // East Asian Width W/F ranges (Unicode 16), as [first, last] pairs.
 // prettier-ignore
@@ -322,4 +324,12 @@ export function fitLine(line: string, width: number): string {
 /** Split text into code points (surrogate pairs stay together). */
 export function codePoints(s: string): string[] {
   return Array.from(s);
+}
+
+/** A path with the home folder written as `~` (one outside it as it is). */
+export function homePath(p: string, home: string | undefined = process.env.HOME || process.env.USERPROFILE): string {
+  if (!home || !isAbsolute(p)) return p;
+  const rel = relative(resolve(home), resolve(p));
+  if (rel === "") return "~";
+  return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? p : `~${sep}${rel}`;
 }

@@ -9,114 +9,11 @@
  * key is a keybinding id (app.tree.*). Jumping uses AgentSession.navigateTree when the session has
  * it (branch summaries, hooks); otherwise it moves the store's leaf directly.
  */
-import type { SessionEntry, SessionTreeNode } from "../../core/stores/index.js";
 import type { TreeHost } from "./host.js";
 import { forkAt } from "./fork.js";
 import { applyFiles, chooseFiles } from "./restore-files.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
-import { branchPrefixes, branchStep, canFold, labelTime, listShape, unfoldedRows } from "./tree-nav.js";
-
-export interface TreeRow {
-  id: string;
-  depth: number;
-  text: string;
-  kind: "user" | "assistant" | "tool" | "other";
-  onPath: boolean;
-  isLeaf: boolean;
-  label?: string;
-  /** When the label was set (ISO time), shown by Shift+T. */
-  labelTimestamp?: string;
-  /** The nearest ancestor the filter shows (null at a root). */
-  parentId: string | null;
-  entry: SessionEntry;
-}
-
-type Filter = "default" | "no-tools" | "user" | "labeled" | "all";
-/** The filters in pi 1.6's order (Ctrl+O steps through them), each with its keybinding id and its mark in the title. */
-const FILTERS: Array<{ filter: Filter; id: string; mark: string }> = [
-  { filter: "default", id: "app.tree.filter.default", mark: "" },
-  { filter: "no-tools", id: "app.tree.filter.noTools", mark: "[no-tools]" },
-  { filter: "user", id: "app.tree.filter.userOnly", mark: "[user]" },
-  { filter: "labeled", id: "app.tree.filter.labeledOnly", mark: "[labeled]" },
-  { filter: "all", id: "app.tree.filter.all", mark: "[all]" },
-];
-
-function contentText(c: unknown): string {
-  if (typeof c === "string") return c;
-  if (!Array.isArray(c)) return "";
-  return c.map((b: any) => (b?.type === "text" ? b.text : b?.type === "image" ? "[image]" : "")).join("");
-}
-
-export function describeEntry(e: SessionEntry): { text: string; kind: TreeRow["kind"] } | undefined {
-  switch (e.type) {
-    case "message": {
-      const m = e.message as any;
-      if (m.role === "user") return { text: `user: ${contentText(m.content)}`, kind: "user" };
-      if (m.role === "assistant") {
-        const text = contentText(m.content);
-        const calls = (m.content ?? []).filter((b: any) => b?.type === "toolCall").map((b: any) => b.name);
-        const err = m.stopReason === "error" ? ` (error: ${m.errorMessage ?? ""})` : m.stopReason === "aborted" ? " (aborted)" : "";
-        return { text: `assistant: ${text || (calls.length ? `→ ${calls.join(", ")}` : "")}${err}`, kind: "assistant" };
-      }
-      if (m.role === "toolResult") return { text: `tool ${m.toolName}${m.isError ? " (error)" : ""}: ${contentText(m.content)}`, kind: "tool" };
-      if (m.role === "bashExecution") return { text: `! ${m.command}`, kind: "other" };
-      if (m.role === "custom") return { text: `[${m.customType}] ${contentText(m.content)}`, kind: "other" };
-      return { text: String(m.role), kind: "other" };
-    }
-    case "compaction":
-      return { text: `compaction (${e.tokensBefore} tokens before)`, kind: "other" };
-    case "branch_summary":
-      return { text: `branch summary: ${e.summary}`, kind: "other" };
-    case "custom_message":
-      return { text: `[${e.customType}] ${contentText(e.content)}`, kind: "other" };
-    case "model_change":
-      return { text: `model → ${(e as any).provider}/${(e as any).modelId}`, kind: "other" };
-    case "thinking_level_change":
-      return { text: `thinking → ${e.thinkingLevel}`, kind: "other" };
-    default:
-      return undefined;
-  }
-}
-
-/** Flatten the tree into rows; indentation grows where the tree branches. */
-export function treeRows(roots: SessionTreeNode[], leafId: string | null, pathIds: Set<string>, filter: Filter): TreeRow[] {
-  const rows: TreeRow[] = [];
-  const visible = (e: SessionEntry, kind: TreeRow["kind"] | undefined, label: string | undefined): boolean => {
-    if (filter === "all") return true;
-    if (filter === "labeled") return Boolean(label);
-    if (!kind) return false;
-    if (filter === "user") return kind === "user";
-    if (filter === "no-tools" && kind === "tool") return false;
-    return e.type !== "model_change" && e.type !== "thinking_level_change";
-  };
-  const ordered = [...roots].sort((a, b) => Number(pathIds.has(b.entry.id)) - Number(pathIds.has(a.entry.id)));
-  const stack: Array<{ node: SessionTreeNode; depth: number; parentId: string | null }> = ordered.map((n) => ({ node: n, depth: roots.length > 1 ? 1 : 0, parentId: null })).reverse();
-  while (stack.length) {
-    const { node, depth, parentId } = stack.pop()!;
-    const d = describeEntry(node.entry);
-    const shown = visible(node.entry, d?.kind, node.label);
-    if (shown) {
-      rows.push({
-        id: node.entry.id,
-        depth,
-        text: (d?.text ?? node.entry.type).replace(/\s+/g, " ").trim(),
-        kind: d?.kind ?? "other",
-        onPath: pathIds.has(node.entry.id),
-        isLeaf: node.entry.id === leafId,
-        label: node.label,
-        labelTimestamp: node.labelTimestamp,
-        parentId,
-        entry: node.entry,
-      });
-    }
-    // The branch the active path goes through comes first (as pi 1.6 lists it); the rest keep their order.
-    const kids = [...node.children].sort((a, b) => Number(pathIds.has(b.entry.id)) - Number(pathIds.has(a.entry.id)));
-    const childDepth = kids.length > 1 ? depth + 1 : depth;
-    const childParent = shown ? node.entry.id : parentId;
-    for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, depth: childDepth, parentId: childParent });
-  }
-  return rows;
-}
+import { contentText, isUserRow, treeFilterNamed, TreeModel, type TreeRow } from "./tree-model.js";
 
 /** "Ctrl+Left", "Ctrl+Right" → "Ctrl+Left/Right" (one modifier written once). */
 function compactKeys(keys: string[]): string {
@@ -130,56 +27,30 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
   const sm = s.sessionManager;
   if (typeof sm?.getTree !== "function") return app.addNotice("This session has no tree", "warning");
   // The filter it starts with: the treeFilterMode setting (pi 1.6's names).
-  const wanted = String((app.kernel.settings.get() as { treeFilterMode?: unknown }).treeFilterMode ?? "default").replace(/-only$/, "");
-  let filter: Filter = FILTERS.find((f) => f.filter === wanted)?.filter ?? "default";
-  const folded = new Set<string>();
-  let labelTimes = false;
-  let filtered: TreeRow[] = [];
-  const title = () => ["Session tree", FILTERS.find((f) => f.filter === filter)!.mark, labelTimes ? "[+label time]" : ""].filter(Boolean).join(" ");
-  const build = (): SelectItem<TreeRow>[] => {
-    const leaf = sm.getLeafId?.() ?? null;
-    const path = new Set<string>((sm.getBranch?.() ?? []).map((e: SessionEntry) => e.id));
-    filtered = treeRows(sm.getTree(), leaf, path, filter);
-    // The leaf may be a hidden entry (a model change): mark the last visible entry on the path.
-    if (!filtered.some((r) => r.isLeaf)) {
-      const last = [...filtered].reverse().find((r) => r.onPath);
-      if (last) last.isLeaf = true;
-    }
-    const t = app.theme;
-    const shown = unfoldedRows(filtered, folded);
-    const shape = listShape(shown, filtered);
-    const prefixes = branchPrefixes(shown, filtered, (id) => (folded.has(id) ? "folded" : canFold(id, shape) ? "foldable" : undefined));
-    // As pi 1.6 draws a row: the branch lines, `•` on the active path, the label, then the entry.
-    return shown.map((r) => {
-      const p = prefixes.get(r.id) ?? { prefix: "", connector: false };
-      const fold = folded.has(r.id) && !p.connector ? t.fg("accent", "⊞ ") : "";
-      const mark = r.onPath ? t.fg("accent", "• ") : "";
-      const when = labelTimes && r.label && r.labelTimestamp ? labelTime(r.labelTimestamp) : "";
-      const label = r.label ? t.fg("warning", `[${r.label}] `) + (when ? t.fg("muted", `${when} `) : "") : "";
-      const body = r.kind === "user" ? t.fg("accent", r.text) : r.onPath ? r.text : t.fg("dim", r.text);
-      return { label: t.fg("dim", p.prefix) + fold + mark + label + body, value: r, searchText: `${r.text} ${r.label ?? ""}` };
-    });
-  };
-  const items = build();
-  if (!items.length) return app.addNotice("The session is empty: nothing to navigate yet", "info");
-  const leafIdx = Math.max(0, items.findIndex((i) => (initialId ? i.value.id === initialId : i.value.isLeaf)));
+  const filter = treeFilterNamed((app.kernel.settings.get() as { treeFilterMode?: unknown }).treeFilterMode ?? "default") ?? "default";
+  const model = new TreeModel(sm.getTree(), sm.getLeafId?.() ?? null, filter, initialId);
+  if (!model.shown.length) return app.addNotice("The session is empty: nothing to navigate yet", "info");
+  const title = () => `Session tree${model.marks()}`;
+  const items = (): SelectItem<TreeRow>[] => model.shown.map((r) => ({ label: model.drawRow(r, app.theme), value: r }));
   const keyText = (ids: string[]) => compactKeys(ids.map((id) => app.keys.hint(id))).replace(/\bLeft\b/g, "←").replace(/\bRight\b/g, "→");
   // The list shows, and ←/→ move, half the terminal's height (at least 5 rows), as pi 1.6 does.
   const page = Math.max(5, Math.floor(app.terminalRows / 2));
   const picked = await app.dialog<TreeRow | undefined>((finish) => {
-    /** Rebuild the rows and keep the selection on entry `id` (or the nearest row still shown). */
-    const refresh = (id: string | undefined) => {
-      layer.setItems(build());
+    /** Show the model's rows, search and selection. */
+    const show = () => {
+      layer.query = model.query;
+      layer.setItems(items(), false);
       layer.title = title();
-      const at = id === undefined ? -1 : layer.visible.findIndex((i) => i.value.id === id);
-      if (at >= 0) layer.index = at;
+      layer.index = model.selected;
       app.requestRender();
     };
     const layer: SelectLayer<TreeRow> = new SelectLayer<TreeRow>({
       title: title(),
-      items,
+      items: items(),
       search: true,
-      initialIndex: leafIdx,
+      // The model searches (pi 1.6's words); the layer shows what it left.
+      filter: (rows) => rows,
+      initialIndex: model.selected,
       maxVisible: page,
       centered: true,
       onDone: finish,
@@ -187,15 +58,17 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
       hint: `Enter jump · ${keyText(["tui.editor.cursorLeft", "tui.editor.cursorRight"])} page · ${keyText(["app.tree.foldOrUp", "app.tree.unfoldOrDown"])} branch · ${keyText(["app.tree.editLabel"])} label · ${keyText(["app.tree.toggleLabelTimestamp"])} label time · ${keyText(["app.message.copy"])} copy · ${keyText(["app.tree.forkFromUser"])} fork · filters Ctrl+D/T/U/L/A (Ctrl+O cycles) · Esc close`,
       onKey: (k, item) => {
         const kb = app.keys;
+        model.selected = layer.index;
         if (kb.matches(k, "app.tree.editLabel")) {
           if (!item) return true;
           void (async () => {
-            const label = await app.input(`Label for ${item.value.id}`, { prefill: item.value.label ?? "", placeholder: "empty clears the label" });
+            const label = await app.input(`Label for ${item.value.id}`, { prefill: item.value.node.label ?? "", placeholder: "empty clears the label" });
             if (label === undefined) return;
             try {
               if (typeof s.setLabel === "function") s.setLabel(item.value.id, label.trim() || undefined);
               else sm.appendLabelChange(item.value.id, label.trim() || undefined);
-              refresh(item.value.id);
+              model.setLabel(item.value.id, label.trim() || undefined);
+              show();
             } catch (e) {
               app.addNotice((e as Error).message, "error");
             }
@@ -205,7 +78,11 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
         }
         if (kb.matches(k, "app.message.copy")) {
           if (!item) return true;
-          const text = contentText((item.value.entry as { message?: { content?: unknown } }).message?.content) || item.value.text;
+          const text = model.copyText(item.value.entry);
+          if (text === undefined) {
+            app.addNotice("Selected entry has no text to copy", "error");
+            return true;
+          }
           void import("./clipboard.js")
             .then((m) => m.copyText(text, { env: process.env, platform: process.platform, writeTerminal: (d) => process.stdout.write(d) }))
             .then(
@@ -216,7 +93,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
         }
         if (kb.matches(k, "app.tree.forkFromUser")) {
           if (!item) return true;
-          if (item.value.kind !== "user") {
+          if (!isUserRow(item.value)) {
             app.addNotice("Fork from a user message (the new session ends just before it)", "info");
             return true;
           }
@@ -225,56 +102,16 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
           void forkAt(app, item.value.id, text).catch((e: Error) => app.addNotice(e.message, "error"));
           return true;
         }
-        if (kb.matches(k, "app.tree.toggleLabelTimestamp")) {
-          labelTimes = !labelTimes;
-          refresh(item?.value.id);
-          return true;
-        }
-        const fold = kb.matches(k, "app.tree.foldOrUp");
-        if (fold || kb.matches(k, "app.tree.unfoldOrDown")) {
-          if (!item) return true;
-          const id = item.value.id;
-          const shown = layer.visible.map((i) => i.value);
-          const shape = listShape(shown, filtered);
-          if (fold && !folded.has(id) && canFold(id, shape)) {
-            folded.add(id);
-            refresh(id);
-          } else if (!fold && folded.has(id)) {
-            folded.delete(id);
-            refresh(id);
-          } else {
-            layer.index = branchStep(fold ? "up" : "down", layer.index, shown, shape);
-            app.requestRender();
-          }
-          return true;
-        }
-        // ←/→ (Ctrl+B/Ctrl+F, PageUp/PageDown) move a page.
-        const last = Math.max(0, layer.visible.length - 1);
-        if (kb.matches(k, "tui.editor.cursorLeft") || kb.matches(k, "tui.select.pageUp")) {
-          layer.index = Math.max(0, layer.index - page);
-          return true;
-        }
-        if (kb.matches(k, "tui.editor.cursorRight") || kb.matches(k, "tui.select.pageDown")) {
-          layer.index = Math.min(last, layer.index + page);
-          return true;
-        }
-        const direct = FILTERS.find((f) => kb.matches(k, f.id));
-        const forward = kb.matches(k, "app.tree.filter.cycleForward");
-        if (direct || forward || kb.matches(k, "app.tree.filter.cycleBackward")) {
-          const at = FILTERS.findIndex((f) => f.filter === filter);
-          const step = forward ? 1 : FILTERS.length - 1;
-          filter = direct ? (filter === direct.filter ? "default" : direct.filter) : FILTERS[(at + step) % FILTERS.length]!.filter;
-          folded.clear();
-          refresh(item?.value.id);
-          return true;
-        }
-        return false;
+        const done = model.handleKey((id) => kb.matches(k, id), k.text, page);
+        if (done === "changed") show();
+        else if (done === "moved") layer.index = model.selected;
+        return done !== undefined;
       },
     });
     return layer;
   }, undefined);
   if (!picked) return;
-  await navigateTo(app, picked);
+  await navigateTo(app, picked, model.leafId);
 }
 
 /**
@@ -298,10 +135,10 @@ async function askSummary(app: TreeHost): Promise<{ summarize: boolean; customIn
   }
 }
 
-async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
+async function navigateTo(app: TreeHost, row: TreeRow, leafId: string | null): Promise<void> {
   const s = app.session;
   if (s.isStreaming) return app.addNotice("Wait for the agent to finish (or press Esc) before moving in the tree", "warning");
-  if (row.isLeaf) return;
+  if (row.id === leafId) return;
   if (typeof s.navigateTree === "function") {
     let summarize = false;
     let customInstructions: string | undefined;
@@ -335,7 +172,7 @@ async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
   if (!files) return openTree(app, row.id);
   const sm = s.sessionManager;
   let editorText: string | undefined;
-  if (row.kind === "user") {
+  if (isUserRow(row)) {
     editorText = contentText((row.entry as any).message?.content);
     const parent = (row.entry as { parentId: string | null }).parentId;
     if (parent) sm.branch(parent);
@@ -345,5 +182,5 @@ async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
   app.rebuildChat();
   if (editorText !== undefined) app.editor.setText(editorText);
   await applyFiles(app, files);
-  app.addNotice(`Moved to ${row.kind === "user" ? "before the selected message" : "the selected entry"}; the next message starts a new branch there`, "info");
+  app.addNotice(`Moved to ${isUserRow(row) ? "before the selected message" : "the selected entry"}; the next message starts a new branch there`, "info");
 }

@@ -7,10 +7,9 @@
  *
  * pi-tui loads on first use (see components.ts, lazyClass).
  */
-import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Box, Component, Container, Loader, Text, TUI, TuiMouseEvent } from "@earendil-works/pi-tui";
 import { getActiveTheme, DynamicBorder } from "../pi-theme.js";
-import { stripAnsi } from "../text.js";
+import { homePath, stripAnsi } from "../text.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sanitizeOutput, truncateTail, type TruncationResult } from "../../../plugins/tools/truncate.js";
 import { lazyClass, piTui } from "./components.js";
 import { keyHint, keyText, truncateToVisualLines } from "./hints.js";
@@ -466,15 +465,6 @@ export function formatFooterTokens(count: number): string {
   return `${Math.round(count / 1_000_000)}M`;
 }
 
-/** `cwd` with the home folder written as `~`. */
-function homeRelative(cwd: string, home: string | undefined): string {
-  if (!home) return cwd;
-  const rel = relative(resolve(home), resolve(cwd));
-  if (rel === "") return "~";
-  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return cwd;
-  return `~${sep}${rel}`;
-}
-
 /** What the footer reads of a session: 1.6's AgentSession and ours both have it. */
 export interface FooterSessionLike {
   sessionManager: {
@@ -567,7 +557,7 @@ export class FooterComponent implements Component {
     const window = usage?.contextWindow ?? model?.contextWindow ?? 0;
     const percent = usage?.percent ?? null;
 
-    let where = homeRelative(this.session.sessionManager.getCwd(), process.env.HOME || process.env.USERPROFILE);
+    let where = homePath(this.session.sessionManager.getCwd());
     const branch = this.footerData.getGitBranch();
     if (branch) where += ` (${branch})`;
     const name = this.session.sessionManager.getSessionName?.();

@@ -2,18 +2,26 @@
  * What the pi-tui components share with the package's helpers: key hints from the TUI's default
  * keybindings, text cut to a number of wrapped lines, the clipboard, the parts of a skill block.
  */
+import { copyText } from "../clipboard.js";
 import { DEFAULT_BINDINGS } from "../keys.js";
 import { getActiveTheme } from "../pi-theme.js";
 import { wrapText } from "../text.js";
 
-/** "ctrl+c" style text for a key or a "/"-separated list of keys (pi writes keys lower-case). */
-function formatKeys(keys: readonly string[]): string {
-  return keys.join("/");
+/** pi 1.6's bindings of the selector actions the TUI's own table does not have. */
+const SELECTOR_BINDINGS: Record<string, string[]> = {
+  "app.models.save": ["ctrl+s"],
+  "app.thinking.save": ["ctrl+s"],
+  "app.session.toggleSort": ["ctrl+s"],
+};
+
+/** The keys bound to an action id. */
+export function keysOf(id: string): string[] {
+  return SELECTOR_BINDINGS[id] ?? DEFAULT_BINDINGS[id] ?? [];
 }
 
-/** The keys of an app or editor action (`"app.interrupt"` → `"escape"`); empty when unbound. */
+/** The keys of an app or editor action for a hint (`"app.interrupt"` → `"escape"`, pi writes keys lower-case, "/" between); empty when unbound. */
 export function keyText(keybinding: string): string {
-  return formatKeys(DEFAULT_BINDINGS[keybinding] ?? []);
+  return keysOf(keybinding).join("/");
 }
 
 /** A dim key followed by a muted description, for a component's hint line. */
@@ -49,19 +57,7 @@ export interface ParsedSkillBlock {
   userMessage: string | undefined;
 }
 
-/** Copy text to the system clipboard (OSC 52 on the terminal; also pbcopy/wl-copy/xclip/xsel when present). */
+/** Copy text to the system clipboard as /copy does (clipboard.ts; OSC 52 only to a terminal); throws an Error naming what is missing. */
 export async function copyToClipboard(text: string): Promise<void> {
-  const { spawn } = await import("node:child_process");
-  if (process.stdout.isTTY) process.stdout.write(`\x1b]52;c;${Buffer.from(text).toString("base64")}\x07`);
-  const tools: Array<[string, string[]]> =
-    process.platform === "darwin" ? [["pbcopy", []]] : process.platform === "win32" ? [["clip", []]] : [["wl-copy", []], ["xclip", ["-selection", "clipboard"]], ["xsel", ["--clipboard", "--input"]]];
-  for (const [cmd, args] of tools) {
-    const ok = await new Promise<boolean>((done) => {
-      const child = spawn(cmd, args, { stdio: ["pipe", "ignore", "ignore"] });
-      child.on("error", () => done(false));
-      child.on("close", (code) => done(code === 0));
-      child.stdin.end(text);
-    });
-    if (ok) return;
-  }
+  await copyText(text, { env: process.env, platform: process.platform, writeTerminal: (d) => void (process.stdout.isTTY && process.stdout.write(d)) });
 }

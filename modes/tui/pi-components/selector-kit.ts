@@ -4,34 +4,17 @@
  * active theme, and the sliding window of a list that shows at most `max` rows.
  */
 import type { Component } from "@earendil-works/pi-tui";
-import { DEFAULT_BINDINGS } from "../keys.js";
 import { getActiveTheme } from "../pi-theme.js";
 import { lazyClass, piTui } from "./components.js";
+import { keysOf, keyText } from "./hints.js";
 
-export { lazyClass, piTui };
+export { keyText, lazyClass, piTui };
 export const theme = () => getActiveTheme();
-
-/** pi 1.6's bindings of the selector actions the TUI's own table does not have. */
-const SELECTOR_BINDINGS: Record<string, string[]> = {
-  "app.models.save": ["ctrl+s"],
-  "app.thinking.save": ["ctrl+s"],
-  "app.session.toggleSort": ["ctrl+s"],
-};
-
-/** The keys bound to an action id. */
-export function keysOf(id: string): string[] {
-  return SELECTOR_BINDINGS[id] ?? DEFAULT_BINDINGS[id] ?? [];
-}
 
 /** Whether raw terminal input is one of the keys of an action id ("tui.select.up", "app.models.save"). */
 export function keyIs(data: string, id: string): boolean {
   const { matchesKey } = piTui();
   return keysOf(id).some((k) => matchesKey(data, k as never));
-}
-
-/** The keys of an action for a hint line ("ctrl+s"). */
-export function keyText(id: string): string {
-  return keysOf(id).join("/");
 }
 
 /** The first and past-the-last index of a `max`-row window over `count` rows, keeping `selected` in the middle. */

@@ -7,17 +7,17 @@
  * Ctrl+N shows named sessions only, Ctrl+P shows paths, Ctrl+D deletes the selected file after a
  * confirmation, Ctrl+R renames it (when a renameSession option is given). Enter → onSelect(path).
  */
-import { unlink } from "node:fs/promises";
-import { homedir } from "node:os";
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
 import type { SessionInfo, SessionListProgress } from "../../../core/stores/index.js";
 import { DynamicBorder } from "../pi-theme.js";
+import { homePath } from "../text.js";
+import { SESSION_SORTS, deleteSessionFile, listSessions, nextSessionSort, type SessionSort } from "../session-search.js";
 import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
 
 type SessionsLoader = (onProgress?: SessionListProgress, signal?: AbortSignal) => Promise<SessionInfo[]>;
-export type SortMode = "threaded" | "recent" | "relevance";
+export type SortMode = SessionSort;
 export type NameFilter = "all" | "named";
-type Row = { s: SessionInfo; depth: number; last: boolean; score: number };
+type Row = { session: SessionInfo; prefix: string };
 
 const ROWS = 10;
 
@@ -32,70 +32,6 @@ function age(d: Date, now = Date.now()): string {
   if (days < 30) return `${Math.floor(days / 7)}w`;
   if (days < 365) return `${Math.floor(days / 30)}mo`;
   return `${Math.floor(days / 365)}y`;
-}
-const home = (p: string) => (p.startsWith(homedir()) ? "~" + p.slice(homedir().length) : p);
-
-/** How well a session matches a query: lower is better, undefined is no match. */
-export function sessionMatch(s: SessionInfo, query: string): number | undefined {
-  const q = query.trim();
-  if (!q) return 0;
-  const name = (s.name ?? "").toLowerCase();
-  const fields = [s.id, s.allMessagesText ?? s.firstMessage ?? "", s.cwd ?? ""].map((f) => f.toLowerCase());
-  if (q.startsWith("re:")) {
-    let re: RegExp;
-    try {
-      re = new RegExp(q.slice(3).trim(), "i");
-    } catch {
-      return undefined;
-    }
-    return re.test(s.name ?? "") ? 0 : [s.id, s.allMessagesText ?? "", s.cwd ?? ""].some((f) => re.test(f)) ? 1 : undefined;
-  }
-  const tokens = [...q.matchAll(/"([^"]+)"?|(\S+)/g)].map((m) => ({ text: (m[1] ?? m[2]!).toLowerCase().replace(/\s+/g, " "), phrase: m[1] !== undefined }));
-  let total = 0;
-  for (const tok of tokens) {
-    let best: number | undefined;
-    if (name.includes(tok.text)) best = 0;
-    else if (fields.some((f) => f.replace(/\s+/g, " ").includes(tok.text))) best = 1;
-    else if (!tok.phrase) {
-      for (const f of [name, (s.cwd ?? "").toLowerCase()]) {
-        const m = piTui().fuzzyMatch(tok.text, f);
-        if (m.matches) best = Math.min(best ?? Infinity, 2 + m.score / 1e6);
-      }
-    }
-    if (best === undefined) return undefined;
-    total += best;
-  }
-  return total;
-}
-
-/** Forks under their parent; roots and siblings by their latest activity, newest first. */
-function threaded(list: SessionInfo[]): Row[] {
-  type Node = { s: SessionInfo; kids: Node[]; latest: number };
-  const byPath = new Map<string, Node>(list.map((s) => [s.path, { s, kids: [], latest: s.modified.getTime() }]));
-  const roots: Node[] = [];
-  for (const n of byPath.values()) {
-    const parent = n.s.parentSessionPath ? byPath.get(n.s.parentSessionPath) : undefined;
-    (parent && parent !== n ? parent.kids : roots).push(n);
-  }
-  const latest = (n: Node, seen = new Set<Node>()): number => {
-    if (seen.has(n)) return n.latest;
-    seen.add(n);
-    for (const k of n.kids) n.latest = Math.max(n.latest, latest(k, seen));
-    return n.latest;
-  };
-  roots.forEach((r) => latest(r));
-  const out: Row[] = [];
-  const walk = (nodes: Node[], depth: number, seen: Set<Node>) => {
-    nodes.sort((a, b) => b.latest - a.latest);
-    nodes.forEach((n, i) => {
-      if (seen.has(n)) return;
-      seen.add(n);
-      out.push({ s: n.s, depth, last: i === nodes.length - 1, score: 0 });
-      walk(n.kids, depth + 1, seen);
-    });
-  };
-  walk(roots, 0, new Set());
-  return out;
 }
 
 export interface SessionList extends Component {
@@ -135,7 +71,7 @@ class Sessions implements SessionList {
   }
 
   getSelectedSessionPath(): string | undefined {
-    return this.rows[this.selected]?.s.path;
+    return this.rows[this.selected]?.session.path;
   }
   setSessions(sessions: SessionInfo[], showCwd: boolean, _partial?: boolean): void {
     const keep = this.getSelectedSessionPath() ?? this.currentPath;
@@ -144,17 +80,8 @@ class Sessions implements SessionList {
     this.refilter(keep);
   }
   refilter(keep?: string): void {
-    const query = this.search.getValue();
-    const pool = this.names === "named" ? this.all.filter((s) => s.name?.trim()) : this.all;
-    const scored: Row[] = [];
-    for (const s of pool) {
-      const score = sessionMatch(s, query);
-      if (score !== undefined) scored.push({ s, depth: 0, last: true, score });
-    }
-    if (this.sort === "threaded" && !query.trim()) this.rows = threaded(scored.map((r) => r.s));
-    else if (this.sort === "relevance" && query.trim()) this.rows = scored.sort((a, b) => a.score - b.score || b.s.modified.getTime() - a.s.modified.getTime());
-    else this.rows = scored.sort((a, b) => b.s.modified.getTime() - a.s.modified.getTime());
-    const i = keep ? this.rows.findIndex((r) => r.s.path === keep) : -1;
+    this.rows = listSessions(this.all, { query: this.search.getValue(), sort: this.sort, namedOnly: this.names === "named" });
+    const i = keep ? this.rows.findIndex((r) => r.session.path === keep) : -1;
     this.selected = i >= 0 ? i : Math.min(this.selected, Math.max(0, this.rows.length - 1));
   }
   invalidate(): void {}
@@ -175,13 +102,12 @@ class Sessions implements SessionList {
     }
     const [start, end] = windowOf(this.selected, this.rows.length, ROWS);
     for (let i = start; i < end; i++) {
-      const { s, depth, last } = this.rows[i]!;
+      const { session: s, prefix } = this.rows[i]!;
       const sel = i === this.selected;
       const deleting = s.path === this.confirming;
-      const prefix = depth ? "   ".repeat(depth - 1) + (last ? "└─ " : "├─ ") : "";
       let right = `${s.messageCount} ${age(s.modified)}`;
-      if (this.showCwd && s.cwd) right = `${home(s.cwd)} ${right}`;
-      if (this.showPath) right = `${home(s.path)} ${right}`;
+      if (this.showCwd && s.cwd) right = `${homePath(s.cwd)} ${right}`;
+      if (this.showPath) right = `${homePath(s.path)} ${right}`;
       const text = (s.name ?? s.firstMessage ?? "").replace(/[\x00-\x1f\x7f]/g, " ").trim();
       const room = Math.max(10, width - 2 - prefix.length - right.length - 2);
       const cut = piTui().truncateToWidth(text, room, "…");
@@ -310,7 +236,7 @@ export const SessionSelectorComponent: new (
       const t = theme();
       const title = t.bold(this.scope === "current" ? "Resume Session (Current Folder)" : "Resume Session (All)");
       const scope = this.list.loading ? t.fg("accent", "Loading…") : this.scope === "current" ? t.fg("accent", "◉ Current Folder") + t.fg("muted", " | ○ All") : t.fg("muted", "○ Current Folder | ") + t.fg("accent", "◉ All");
-      const sort = t.fg("muted", "Sort: ") + t.fg("accent", this.list.sort === "threaded" ? "Threaded" : this.list.sort === "recent" ? "Recent" : "Fuzzy");
+      const sort = t.fg("muted", "Sort: ") + t.fg("accent", SESSION_SORTS.find((x) => x.sort === this.list.sort)!.label);
       const named = t.fg("muted", "Name: ") + t.fg("accent", this.list.names === "all" ? "All" : "Named");
       const right = fit(`${scope}  ${named}  ${sort}`, width);
       const vw = piTui().visibleWidth;
@@ -383,7 +309,7 @@ export const SessionSelectorComponent: new (
         this.list.setSessions(have ?? [], this.scope === "all");
         if (have === null) void this.load(this.scope);
       } else if (what === "sort") {
-        this.list.sort = this.list.sort === "threaded" ? "recent" : this.list.sort === "recent" ? "relevance" : "threaded";
+        this.list.sort = nextSessionSort(this.list.sort);
         this.list.refilter();
       } else if (what === "named") {
         this.list.names = this.list.names === "all" ? "named" : "all";
@@ -394,10 +320,10 @@ export const SessionSelectorComponent: new (
 
     private async remove(path: string): Promise<void> {
       try {
-        await unlink(path);
+        const how = await deleteSessionFile(path);
         for (const k of ["current", "all"] as const) this.cache[k] = this.cache[k]?.filter((s) => s.path !== path) ?? null;
         this.list.setSessions(this.cache[this.scope] ?? [], this.scope === "all");
-        this.status = { text: "Session deleted", error: false };
+        this.status = { text: how === "trash" ? "Session moved to trash" : "Session deleted", error: false };
       } catch (e) {
         this.status = { text: `Failed to delete: ${e instanceof Error ? e.message : String(e)}`, error: true };
       }

@@ -7,6 +7,7 @@
  */
 import type { Component, Container, SettingItem, SettingsList } from "@earendil-works/pi-tui";
 import { DynamicBorder, getSelectListTheme, getSettingsListTheme } from "../pi-theme.js";
+import { TREE_FILTERS } from "../tree-model.js";
 import { lazyClass, piTui } from "./selector-kit.js";
 
 type Kind = "bool" | "int" | "text";
@@ -22,7 +23,7 @@ interface Row {
 
 const BOOL = ["true", "false"];
 const MODES = ["one-at-a-time", "all"];
-const FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all"];
+const FILTERS = TREE_FILTERS.map((f) => f.mode);
 
 /** The settings listed, in pi 1.6's order. */
 const ROWS: Row[] = [

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { branchPrefixes, branchStep, canFold, labelTime, listShape, unfoldedRows, type NavRow } from "./tree-nav.js";
+import { branchPrefixes, branchStep, canFold, labelTime, listShape, unfoldedRows, type NavRow } from "./tree-model.js";
 
 // root → a → (b → c) | (d → e)
 const rows: NavRow[] = [
