@@ -5,7 +5,9 @@
  * @earendil-works/pi-coding-agent), of typebox, @sinclair/typebox and of the pi libraries
  * (pi-ai, pi-agent-core, pi-tui, pi-schema under both scopes, each the 1.6 package) resolve to
  * the very files the host runs, so they share the host's ESM module instances
- * (`instanceof` works, one TypeBox copy). jiti itself is imported on first use only.
+ * (`instanceof` works, one TypeBox copy). From the bundle those are its vendor entries (the
+ * libraries are bundled, not installed beside it); from sources, the installed packages. jiti
+ * itself is imported on first use only.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -93,11 +95,25 @@ function piAiAliases(as: string): Record<string, string> {
   return out;
 }
 
-let sharedAliases: Record<string, string> | undefined;
-function libraryAliases(): Record<string, string> {
-  // One generation of the pi libraries: the old scope (@mariozechner/*, pi 0.73 extensions) is
-  // served by the same 1.6 packages as the new one.
-  sharedAliases ??= {
+/**
+ * Running from the bundle (dist/bundle/...): the library aliases it was built with, each mapped
+ * to its vendor entry file (dist/bundle/vendor/aliases.json, written by scripts/bundle.mjs).
+ */
+function bundledAliases(): Record<string, string> | undefined {
+  const m = /^(.*[\\/]dist[\\/]bundle)[\\/]/.exec(fileURLToPath(import.meta.url));
+  const file = m ? join(m[1]!, "vendor", "aliases.json") : undefined;
+  if (!file || !existsSync(file)) return undefined;
+  const rel = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+  return Object.fromEntries(Object.entries(rel).map(([name, path]) => [name, join(dirname(file), path)]));
+}
+
+/**
+ * The library aliases resolved to the installed packages (the bundle build makes each file a
+ * vendor entry). One generation of the pi libraries: the old scope (@mariozechner/*, pi 0.73
+ * extensions) is served by the same 1.6 packages as the new one.
+ */
+export function installedLibraryAliases(): Record<string, string> {
+  return {
     ...exportAliases("typebox"),
     ...exportAliases("typebox", "@sinclair/typebox"),
     ...piAiAliases("@mariozechner/pi-ai"),
@@ -108,6 +124,11 @@ function libraryAliases(): Record<string, string> {
     ...exportAliases("@earendil-works/pi-tui"),
     ...exportAliases("@earendil-works/pi-schema"),
   };
+}
+
+let sharedAliases: Record<string, string> | undefined;
+function libraryAliases(): Record<string, string> {
+  sharedAliases ??= bundledAliases() ?? installedLibraryAliases();
   return sharedAliases;
 }
 
