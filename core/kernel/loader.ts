@@ -132,6 +132,17 @@ function libraryAliases(): Record<string, string> {
   return sharedAliases;
 }
 
+let vendorFiles: Record<string, string> | null | undefined;
+/**
+ * What to `require` for a library the host loads synchronously (pi-tui for the components it hands
+ * to extensions): from the bundle, its vendor entry (the instance extensions get; the package is
+ * not installed beside it); from sources, the package name.
+ */
+export function libraryRequireSpecifier(name: string): string {
+  vendorFiles ??= bundledAliases() ?? null;
+  return vendorFiles?.[name] ?? name;
+}
+
 export function createLoader(opts: LoaderOptions = {}): ModuleLoader {
   // Resolved on first use: computing them reads package.json files (~10 ms), wasted on runs without extensions.
   let aliasMap: Record<string, string> | undefined;
