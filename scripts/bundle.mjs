@@ -5,13 +5,14 @@
  *  - start-up loads a handful of files instead of hundreds (typebox alone is ~370 ESM files);
  *  - the `pi` binary and the package entry that extensions import are the same module graph
  *    (dist/bundle/index.js), so an extension gets the very instances the host runs.
- * The libraries extensions import (pi-ai, pi-agent-core, pi-tui, pi-schema, typebox) are bundled
- * too, each module the extension loader hands out an entry of its own under vendor/ (listed in
+ * The libraries extensions import (pi-ai, pi-agent-core, pi-tui, pi-schema) are bundled too,
+ * each module the extension loader hands out an entry of its own under vendor/ (listed in
  * vendor/aliases.json, which the loader reads), so host and extensions share one instance and the
  * package installs none of them nor the provider SDKs behind pi-ai; those, the MCP and ACP SDKs
- * load lazily from their own chunks. Packages that read files beside their code (WASM, native
- * helpers) or are optional stay external: blessed, jiti, cosmiconfig, undici, mvdan-sh, photon,
- * QuickJS. Last, it writes the built-in model catalog (scripts/model-catalog.mjs).
+ * load lazily from their own chunks. External: packages that read files beside their code (WASM,
+ * native helpers) or are optional (blessed, jiti, cosmiconfig, undici, mvdan-sh, photon,
+ * QuickJS), and TypeBox for extensions (the host's own use of it is inlined). Last, it writes the
+ * built-in model catalog (scripts/model-catalog.mjs).
  */
 import { build } from "esbuild";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -63,7 +64,7 @@ const result = await build({
   chunkNames: "chunks/[name]-[hash]",
   // CommonJS dependencies (tapable, yargs-parser, semver) call require().
   banner: { js: BANNER },
-  plugins: [piAiVariableImports(), openaiVersionInlined()],
+  plugins: [piAiVariableImports(), openaiVersionInlined(), piAiViewTypebox()],
   external: [
     "blessed",
     "jiti",
@@ -93,7 +94,9 @@ writeStamp(inputs);
  */
 async function vendorEntries(entries) {
   const { installedLibraryAliases } = await import(pathToFileURL(join(root, "dist", "core", "kernel", "loader.js")).href);
-  const installed = installedLibraryAliases();
+  // TypeBox stays an installed dependency that extensions import: as an entry, all of it would
+  // be live and on the start-up path (+160 KB loaded by `-p`, measured), not just what the host uses.
+  const installed = Object.fromEntries(Object.entries(installedLibraryAliases()).filter(([name]) => !/^(@sinclair\/)?typebox(\/|$)/.test(name)));
   const byFile = new Map();
   // The entry's name: the alias of the current scope (not @mariozechner/…, @sinclair/…).
   const rank = (name) => (/^@(mariozechner|sinclair)\//.test(name) ? 1 : 0);
@@ -124,6 +127,19 @@ function setup(b) {
       if (out === text || /import(OAuthModule|NodeOnlyApi)\("/.test(out)) throw new Error(`${args.path}: pi-ai's computed imports are not where the bundle expects them`);
       return { contents: out, loader: "js" };
     });
+}
+
+/**
+ * pi-ai-view (what extensions get for pi-ai) gives them TypeBox's `Type`: the installed package's,
+ * the copy their own `typebox` imports get, not the parts inlined for the host.
+ */
+function piAiViewTypebox() {
+  return {
+    name: "pi-ai-view-typebox",
+    setup(b) {
+      b.onResolve({ filter: /^typebox$/ }, (args) => (/[\\/]pi-ai-view\.(js|ts)$/.test(args.importer) ? { path: args.path, external: true } : undefined));
+    },
+  };
 }
 
 /** plugins/providers/fast/openai-sdk-version.ts as the version of the `openai` package pi-ai depends on, read now. */

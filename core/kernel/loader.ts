@@ -5,8 +5,9 @@
  * @earendil-works/pi-coding-agent), of typebox, @sinclair/typebox and of the pi libraries
  * (pi-ai, pi-agent-core, pi-tui, pi-schema under both scopes, each the 1.6 package) resolve to
  * the very files the host runs, so they share the host's ESM module instances
- * (`instanceof` works, one TypeBox copy). From the bundle those are its vendor entries (the
- * libraries are bundled, not installed beside it); from sources, the installed packages. jiti
+ * (`instanceof` works, one TypeBox copy for extensions). From the bundle those are its vendor
+ * entries (the libraries are bundled, not installed beside it; TypeBox stays installed); from
+ * sources, the installed packages. jiti
  * itself is imported on first use only.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -114,8 +115,7 @@ function bundledAliases(): Record<string, string> | undefined {
  */
 export function installedLibraryAliases(): Record<string, string> {
   return {
-    ...exportAliases("typebox"),
-    ...exportAliases("typebox", "@sinclair/typebox"),
+    ...typeboxAliases(),
     ...piAiAliases("@mariozechner/pi-ai"),
     ...piAiAliases("@earendil-works/pi-ai"),
     ...exportAliases("@earendil-works/pi-agent-core", "@mariozechner/pi-agent-core"),
@@ -126,9 +126,18 @@ export function installedLibraryAliases(): Record<string, string> {
   };
 }
 
+/**
+ * TypeBox, installed beside the bundle too: the bundle inlines the parts the host uses, and a
+ * vendor entry of the whole package would put all of it on the start-up path.
+ */
+function typeboxAliases(): Record<string, string> {
+  return { ...exportAliases("typebox"), ...exportAliases("typebox", "@sinclair/typebox") };
+}
+
 let sharedAliases: Record<string, string> | undefined;
 function libraryAliases(): Record<string, string> {
-  sharedAliases ??= bundledAliases() ?? installedLibraryAliases();
+  const bundled = bundledAliases();
+  sharedAliases ??= bundled ? { ...typeboxAliases(), ...bundled } : installedLibraryAliases();
   return sharedAliases;
 }
 
