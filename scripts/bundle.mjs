@@ -17,7 +17,7 @@
 import { build } from "esbuild";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -78,6 +78,14 @@ const result = await build({
 });
 requireBuiltins(Object.keys(result.metafile.outputs).map((f) => resolve(f)));
 writeFileSync(join(outdir, "vendor", "aliases.json"), JSON.stringify(vendorAliases, null, 1) + "\n");
+// dist/bundle-contents.json (not packed): each bundle file → the package files inlined in it, for
+// the tests that check which libraries a run loads (tests/startup.e2e.test.ts).
+const contents = {};
+for (const [file, o] of Object.entries(result.metafile.outputs)) {
+  const mods = Object.keys(o.inputs).filter((i) => i.includes("node_modules/")).map((i) => i.slice(i.lastIndexOf("node_modules/") + "node_modules/".length));
+  if (mods.length) contents[relative(outdir, resolve(file)).split(sep).join("/")] = mods;
+}
+writeFileSync(join(root, "dist", "bundle-contents.json"), JSON.stringify(contents));
 // PI_BUNDLE_META=<file>: esbuild's metafile (which module went into which file), for size work.
 if (process.env.PI_BUNDLE_META) writeFileSync(process.env.PI_BUNDLE_META, JSON.stringify(result.metafile));
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
