@@ -97,14 +97,24 @@ writeStamp(inputs);
 
 /**
  * One entry (vendor/<name>.js) per file the extension loader aliases a library name to, from the
- * installed packages (dist/core/kernel/loader.js, emitted by tsc just before); returns the alias
- * map the bundle's loader uses instead: name → entry file, relative to vendor/.
+ * installed packages (core/kernel/loader.ts, compiled beside dist/ so that it resolves them as the
+ * sources do; tsc's output may not exist when only the bundle is rebuilt); returns the alias map
+ * the bundle's loader uses instead: name → entry file, relative to vendor/.
  */
 async function vendorEntries(entries) {
-  const { installedLibraryAliases } = await import(pathToFileURL(join(root, "dist", "core", "kernel", "loader.js")).href);
+  const tmp = join(root, "dist", `.library-aliases-${process.pid}.mjs`);
+  await build({ entryPoints: [join(root, "core", "kernel", "loader.ts")], outfile: tmp, format: "esm", platform: "node", logLevel: "warning" });
+  let all;
+  try {
+    all = (await import(pathToFileURL(tmp).href)).installedLibraryAliases();
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  // pi-ai's root is the view the loader hands to extensions (from its sources here).
+  for (const name of ["@earendil-works/pi-ai", "@mariozechner/pi-ai"]) all[name] = join(root, "core", "kernel", "pi-ai-view.ts");
   // TypeBox stays an installed dependency that extensions import: as an entry, all of it would
   // be live and on the start-up path (+160 KB loaded by `-p`, measured), not just what the host uses.
-  const installed = Object.fromEntries(Object.entries(installedLibraryAliases()).filter(([name]) => !/^(@sinclair\/)?typebox(\/|$)/.test(name)));
+  const installed = Object.fromEntries(Object.entries(all).filter(([name]) => !/^(@sinclair\/)?typebox(\/|$)/.test(name)));
   const byFile = new Map();
   // The entry's name: the alias of the current scope (not @mariozechner/…, @sinclair/…).
   const rank = (name) => (/^@(mariozechner|sinclair)\//.test(name) ? 1 : 0);
