@@ -5,15 +5,20 @@
  *  - start-up loads a handful of files instead of hundreds (typebox alone is ~370 ESM files);
  *  - the `pi` binary and the package entry that extensions import are the same module graph
  *    (dist/bundle/index.js), so an extension gets the very instances the host runs.
- * Heavy or optional packages stay external and load lazily on the paths that need them:
- * pi-ai provider modules, the MCP SDK, blessed, jiti, cosmiconfig. Last, it writes the built-in
- * model catalog (scripts/model-catalog.mjs).
+ * The libraries extensions import (pi-ai, pi-agent-core, pi-tui, pi-schema) are bundled too,
+ * each module the extension loader hands out an entry of its own under vendor/ (listed in
+ * vendor/aliases.json, which the loader reads), so host and extensions share one instance and the
+ * package installs none of them nor the provider SDKs behind pi-ai; those, the MCP and ACP SDKs
+ * load lazily from their own chunks. External: packages that read files beside their code (WASM,
+ * native helpers) or are optional (blessed, jiti, cosmiconfig, undici, mvdan-sh, photon,
+ * QuickJS), and TypeBox for extensions (the host's own use of it is inlined). Last, it writes the
+ * built-in model catalog (scripts/model-catalog.mjs).
  */
 import { build } from "esbuild";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "dist", "bundle");
@@ -27,6 +32,7 @@ const entryPoints = { cli: join(root, "sdk/cli.ts"), binary: join(root, "sdk/bin
 if (existsSync(join(root, "sdk/index.ts"))) entryPoints.index = join(root, "sdk/index.ts");
 // plugin: the kernel's face as the package's `pi-kernel/plugin` entry (sdk/plugin.ts).
 if (existsSync(join(root, "sdk/plugin.ts"))) entryPoints.plugin = join(root, "sdk/plugin.ts");
+const vendorAliases = await vendorEntries(entryPoints);
 
 /**
  * Built-ins whose functions the code calls only when it does something (runs a command, reads
@@ -58,21 +64,11 @@ const result = await build({
   chunkNames: "chunks/[name]-[hash]",
   // CommonJS dependencies (tapable, yargs-parser, semver) call require().
   banner: { js: BANNER },
+  plugins: [piAiVariableImports(), openaiVersionInlined(), piAiViewTypebox()],
   external: [
-    // pi-ai's wire API modules and the SDKs behind them load from the installed package, the
-    // files the extension loader aliases too (one instance, nothing inlined twice).
-    "@earendil-works/pi-ai/api/*",
-    "@earendil-works/pi-ai/compat",
-    "@earendil-works/pi-ai/providers/*",
-    "@modelcontextprotocol/sdk",
-    "@modelcontextprotocol/sdk/*",
     "blessed",
-    // pi-tui stays one module instance shared with extensions (the loader aliases them to it).
-    "@earendil-works/pi-tui",
-    "@earendil-works/pi-tui/*",
     "jiti",
     "cosmiconfig",
-    "zod",
     "undici", // HTTP proxy/timeout settings (plugins/network): loaded only when one is set
     "mvdan-sh", // the bash parser for permission rules: ~1.5 MB, loaded only when a bash rule exists
     "@silvia-odwyer/photon-node", // image resizing (WASM, reads its .wasm beside it): loaded on the first resize
@@ -81,6 +77,15 @@ const result = await build({
   ],
 });
 requireBuiltins(Object.keys(result.metafile.outputs).map((f) => resolve(f)));
+writeFileSync(join(outdir, "vendor", "aliases.json"), JSON.stringify(vendorAliases, null, 1) + "\n");
+// dist/bundle-contents.json (not packed): each bundle file → the package files inlined in it, for
+// the tests that check which libraries a run loads (tests/startup.e2e.test.ts).
+const contents = {};
+for (const [file, o] of Object.entries(result.metafile.outputs)) {
+  const mods = Object.keys(o.inputs).filter((i) => i.includes("node_modules/")).map((i) => i.slice(i.lastIndexOf("node_modules/") + "node_modules/".length));
+  if (mods.length) contents[relative(outdir, resolve(file)).split(sep).join("/")] = mods;
+}
+writeFileSync(join(root, "dist", "bundle-contents.json"), JSON.stringify(contents));
 // PI_BUNDLE_META=<file>: esbuild's metafile (which module went into which file), for size work.
 if (process.env.PI_BUNDLE_META) writeFileSync(process.env.PI_BUNDLE_META, JSON.stringify(result.metafile));
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
@@ -89,6 +94,88 @@ console.log(`bundle: ${Object.keys(result.metafile.outputs).length} files, ${(by
 const catalog = await (await import("./model-catalog.mjs")).writeModelCatalog();
 console.log(`model catalog: ${catalog.models} models of ${catalog.providers} providers from ${catalog.source} → dist/model-catalog/`);
 writeStamp(inputs);
+
+/**
+ * One entry (vendor/<name>.js) per file the extension loader aliases a library name to, from the
+ * installed packages (core/kernel/loader.ts, compiled beside dist/ so that it resolves them as the
+ * sources do; tsc's output may not exist when only the bundle is rebuilt); returns the alias map
+ * the bundle's loader uses instead: name → entry file, relative to vendor/.
+ */
+async function vendorEntries(entries) {
+  const tmp = join(root, "dist", `.library-aliases-${process.pid}.mjs`);
+  await build({ entryPoints: [join(root, "core", "kernel", "loader.ts")], outfile: tmp, format: "esm", platform: "node", logLevel: "warning" });
+  let all;
+  try {
+    all = (await import(pathToFileURL(tmp).href)).installedLibraryAliases();
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  // pi-ai's root is the view the loader hands to extensions (from its sources here).
+  for (const name of ["@earendil-works/pi-ai", "@mariozechner/pi-ai"]) all[name] = join(root, "core", "kernel", "pi-ai-view.ts");
+  // TypeBox stays an installed dependency that extensions import: as an entry, all of it would
+  // be live and on the start-up path (+160 KB loaded by `-p`, measured), not just what the host uses.
+  const installed = Object.fromEntries(Object.entries(all).filter(([name]) => !/^(@sinclair\/)?typebox(\/|$)/.test(name)));
+  const byFile = new Map();
+  // The entry's name: the alias of the current scope (not @mariozechner/…, @sinclair/…).
+  const rank = (name) => (/^@(mariozechner|sinclair)\//.test(name) ? 1 : 0);
+  for (const [name, file] of Object.entries(installed).sort(([a], [b]) => rank(a) - rank(b))) {
+    if (!byFile.has(file)) byFile.set(file, name.replace(/^@/, "").replace(/\//g, "+"));
+  }
+  const out = {};
+  for (const [name, file] of Object.entries(installed)) {
+    const entry = byFile.get(file);
+    entries[`vendor/${entry}`] = file;
+    out[name] = `${entry}.js`;
+  }
+  return out;
+}
+
+/**
+ * pi-ai loads its OAuth flows and the Bedrock API through a computed specifier, resolved against
+ * its own file, so that bundlers do not follow them; bundled, that file is gone. The literal
+ * import instead: esbuild gives each its own lazy chunk.
+ */
+function piAiVariableImports() {
+  return { name: "pi-ai-variable-imports", setup };
+}
+function setup(b) {
+    b.onLoad({ filter: /[\\/]pi-ai[\\/]dist[\\/](auth[\\/]oauth[\\/]load|api[\\/]bedrock-converse-stream\.lazy)\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      const out = text.replace(/\bimport(?:OAuthModule|NodeOnlyApi)\("(\.\/[\w./-]+)\.ts"\)/g, (_all, p) => `import("${p}.js")`);
+      if (out === text || /import(OAuthModule|NodeOnlyApi)\("/.test(out)) throw new Error(`${args.path}: pi-ai's computed imports are not where the bundle expects them`);
+      return { contents: out, loader: "js" };
+    });
+}
+
+/**
+ * pi-ai-view (what extensions get for pi-ai) gives them TypeBox's `Type`: the installed package's,
+ * the copy their own `typebox` imports get, not the parts inlined for the host.
+ */
+function piAiViewTypebox() {
+  return {
+    name: "pi-ai-view-typebox",
+    setup(b) {
+      b.onResolve({ filter: /^typebox$/ }, (args) => (/[\\/]pi-ai-view\.(js|ts)$/.test(args.importer) ? { path: args.path, external: true } : undefined));
+    },
+  };
+}
+
+/** plugins/providers/fast/openai-sdk-version.ts as the version of the `openai` package pi-ai depends on, read now. */
+function openaiVersionInlined() {
+  const piAiCompletions = fileURLToPath(import.meta.resolve("@earendil-works/pi-ai/api/openai-completions"));
+  const req = createRequire(piAiCompletions);
+  const { VERSION } = req(req.resolve("openai/version"));
+  if (typeof VERSION !== "string") throw new Error("openai/version (pi-ai's dependency) has no VERSION");
+  return {
+    name: "openai-sdk-version",
+    setup(b) {
+      b.onLoad({ filter: /[\\/]plugins[\\/]providers[\\/]fast[\\/]openai-sdk-version\.ts$/ }, () => ({
+        contents: `export function openaiSdkVersion() { return ${JSON.stringify(VERSION)}; }`,
+        loader: "js",
+      }));
+    },
+  };
+}
 
 /**
  * Node's built-in modules are required, not imported: an ESM import of a built-in builds its

@@ -97,6 +97,10 @@ async function main() {
   for (const dev of Object.keys(pkg.devDependencies ?? {}).filter((d) => !d.startsWith("@types/"))) {
     check(!existsSync(join(installed, "node_modules", dev)) && !existsSync(join(prefix, "lib", "node_modules", dev)), `dev dependency ${dev} was installed`);
   }
+  // pi-ai's provider SDKs are bundled (lazy chunks), not installed as its dependencies.
+  for (const sdk of ["openai", "@anthropic-ai/sdk", "@google/genai", "@aws-sdk/client-bedrock-runtime"]) {
+    check(!existsSync(join(installed, "node_modules", sdk)), `provider SDK ${sdk} was installed (the bundle carries it)`);
+  }
   check(!existsSync(join(installed, "tsconfig.json")) && !existsSync(join(installed, "core")), "sources were packed");
 
   step("pi --version, pi-kernel --version");

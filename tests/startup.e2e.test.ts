@@ -40,7 +40,20 @@ async function traced(args: string[], input = "", env: Record<string, string> = 
     /* nothing resolved */
   }
   rmSync(file, { force: true });
-  return { modules, stdout: r.stdout, status: r.status };
+  return { modules: unbundled(modules), stdout: r.stdout, status: r.status };
+}
+
+/**
+ * The bundle inlines pi-ai, its provider SDKs and the MCP SDK: each traced bundle file is
+ * followed by the package files it carries (dist/bundle-contents.json, written by the build),
+ * as `bundled:/node_modules/<package path>`, so the patterns below see what a run loads.
+ */
+function unbundled(modules: string[]): string[] {
+  const contents = JSON.parse(readFileSync(join(ROOT, "dist", "bundle-contents.json"), "utf8")) as Record<string, string[]>;
+  return modules.flatMap((m) => {
+    const rel = /\/dist\/bundle\/(.+)$/.exec(m)?.[1];
+    return [m, ...(rel ? (contents[rel] ?? []).map((p) => `bundled:/node_modules/${p}`) : [])];
+  });
 }
 
 const HEAVY = {
@@ -95,16 +108,16 @@ describe("start-up loads only what the path needs", () => {
     expect(r.modules.filter((m) => /^node:(child_process|os|crypto|readline|worker_threads|string_decoder)$/.test(m))).toEqual([]);
   });
 
-  it("print: only the one provider API module it streams with; no blessed, no MCP SDK", async () => {
+  it("print: no provider API module beyond the direct path's; no blessed, no MCP SDK", async () => {
     const r = await traced(["-p", "--no-session", "hi"]);
     expect(r.stdout).toBe("traced\n");
     expect(r.modules.filter((m) => HEAVY.blessed.test(m))).toEqual([]);
     expect(r.modules.filter((m) => HEAVY.mcp.test(m))).toEqual([]);
     const piAi = r.modules.filter((m) => /@earendil-works\/pi-ai\/dist\/api\//.test(m)).map((m) => m.replace(/.*\/api\//, ""));
-    expect(piAi).toContain("openai-completions.js");
-    expect(piAi).not.toContain("anthropic-messages.js");
-    expect(piAi).not.toContain("google-generative-ai.js");
-    // The direct path serves the call: the `openai` SDK itself is not loaded.
+    // The direct path serves the call with pi-ai's message transformation: no pi-ai API module
+    // streams it, and the `openai` SDK itself is not loaded.
+    expect(piAi).toContain("transform-messages.js");
+    expect(piAi.filter((m) => m !== "transform-messages.js")).toEqual([]);
     expect(r.modules.filter((m) => /node_modules\/openai\/(?!version\.js$|package\.json$)/.test(m))).toEqual([]);
   });
 });

@@ -5,7 +5,10 @@
  * @earendil-works/pi-coding-agent), of typebox, @sinclair/typebox and of the pi libraries
  * (pi-ai, pi-agent-core, pi-tui, pi-schema under both scopes, each the 1.6 package) resolve to
  * the very files the host runs, so they share the host's ESM module instances
- * (`instanceof` works, one TypeBox copy). jiti itself is imported on first use only.
+ * (`instanceof` works, one TypeBox copy for extensions). From the bundle those are its vendor
+ * entries (the libraries are bundled, not installed beside it; TypeBox stays installed); from
+ * sources, the installed packages. jiti
+ * itself is imported on first use only.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -93,13 +96,26 @@ function piAiAliases(as: string): Record<string, string> {
   return out;
 }
 
-let sharedAliases: Record<string, string> | undefined;
-function libraryAliases(): Record<string, string> {
-  // One generation of the pi libraries: the old scope (@mariozechner/*, pi 0.73 extensions) is
-  // served by the same 1.6 packages as the new one.
-  sharedAliases ??= {
-    ...exportAliases("typebox"),
-    ...exportAliases("typebox", "@sinclair/typebox"),
+/**
+ * Running from the bundle (dist/bundle/...): the library aliases it was built with, each mapped
+ * to its vendor entry file (dist/bundle/vendor/aliases.json, written by scripts/bundle.mjs).
+ */
+function bundledAliases(): Record<string, string> | undefined {
+  const m = /^(.*[\\/]dist[\\/]bundle)[\\/]/.exec(fileURLToPath(import.meta.url));
+  const file = m ? join(m[1]!, "vendor", "aliases.json") : undefined;
+  if (!file || !existsSync(file)) return undefined;
+  const rel = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+  return Object.fromEntries(Object.entries(rel).map(([name, path]) => [name, join(dirname(file), path)]));
+}
+
+/**
+ * The library aliases resolved to the installed packages (the bundle build makes each file a
+ * vendor entry). One generation of the pi libraries: the old scope (@mariozechner/*, pi 0.73
+ * extensions) is served by the same 1.6 packages as the new one.
+ */
+export function installedLibraryAliases(): Record<string, string> {
+  return {
+    ...typeboxAliases(),
     ...piAiAliases("@mariozechner/pi-ai"),
     ...piAiAliases("@earendil-works/pi-ai"),
     ...exportAliases("@earendil-works/pi-agent-core", "@mariozechner/pi-agent-core"),
@@ -108,7 +124,32 @@ function libraryAliases(): Record<string, string> {
     ...exportAliases("@earendil-works/pi-tui"),
     ...exportAliases("@earendil-works/pi-schema"),
   };
+}
+
+/**
+ * TypeBox, installed beside the bundle too: the bundle inlines the parts the host uses, and a
+ * vendor entry of the whole package would put all of it on the start-up path.
+ */
+function typeboxAliases(): Record<string, string> {
+  return { ...exportAliases("typebox"), ...exportAliases("typebox", "@sinclair/typebox") };
+}
+
+let sharedAliases: Record<string, string> | undefined;
+function libraryAliases(): Record<string, string> {
+  const bundled = bundledAliases();
+  sharedAliases ??= bundled ? { ...typeboxAliases(), ...bundled } : installedLibraryAliases();
   return sharedAliases;
+}
+
+let vendorFiles: Record<string, string> | null | undefined;
+/**
+ * What to `require` for a library the host loads synchronously (pi-tui for the components it hands
+ * to extensions): from the bundle, its vendor entry (the instance extensions get; the package is
+ * not installed beside it); from sources, the package name.
+ */
+export function libraryRequireSpecifier(name: string): string {
+  vendorFiles ??= bundledAliases() ?? null;
+  return vendorFiles?.[name] ?? name;
 }
 
 export function createLoader(opts: LoaderOptions = {}): ModuleLoader {

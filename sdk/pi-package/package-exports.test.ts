@@ -169,7 +169,8 @@ describe("pi-tui loads only when a component is built", () => {
     const file = join(e.root, `trace-${Math.random().toString(16).slice(2)}.txt`);
     const r = await run(["--import", join(ROOT, "tests", "fixtures", "trace-loads.mjs"), CLI, ...args], { ...e.env, ...env, PI_TRACE_LOADS: file }, e.cwd);
     const modules = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-    return { ...r, tui: modules.filter((m) => /node_modules\/@(earendil-works|mariozechner)\/pi-tui\//.test(m)) };
+    // pi-tui's package files, or the bundle's pi-tui entry (the bundle carries pi-tui)
+    return { ...r, tui: modules.filter((m) => /node_modules\/@(earendil-works|mariozechner)\/pi-tui\/|\/vendor\/earendil-works\+pi-tui\.js$/.test(m)) };
   }
   const EXT = join(ROOT, "tests", "fixtures", "extensions", "components.ts");
 

@@ -5,11 +5,12 @@
  *
  * pi-tui costs hundreds of milliseconds to load, and most runs that import this package never
  * build a component, so it is loaded on first use: each class is a stand-in that loads pi-tui
- * (synchronously, require of the ESM package — the same instance an `import` gets) and builds
+ * (synchronously, require of the ESM module — the same instance an `import` gets) and builds
  * the real class the first time it is constructed, subclassed, or checked with instanceof.
  * `class MyEditor extends CustomEditor` works: it reads CustomEditor.prototype, which loads it.
  */
 import { createRequire } from "node:module";
+import { libraryRequireSpecifier } from "../../../core/kernel/index.js";
 import type { CancellableLoader, Component, Editor, EditorOptions, EditorTheme, Loader, TUI } from "@earendil-works/pi-tui";
 import { Keybindings, keyFromData } from "../keys.js";
 import { DynamicBorder } from "../pi-theme.js";
@@ -20,7 +21,7 @@ let tuiModule: PiTui | undefined;
 
 /** pi-tui 1.6, loaded on first call. */
 export function piTui(): PiTui {
-  return (tuiModule ??= createRequire(import.meta.url)("@earendil-works/pi-tui") as PiTui);
+  return (tuiModule ??= createRequire(import.meta.url)(libraryRequireSpecifier("@earendil-works/pi-tui")) as PiTui);
 }
 
 /** A class whose definition (and pi-tui) is built on first use; see the module comment. */

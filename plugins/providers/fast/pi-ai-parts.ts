@@ -16,8 +16,8 @@
  * The cost calculation is the one formula of pi-ai's models.js, written out here: that module
  * loads pi-ai's whole model catalog (models.generated.js, 540 KB of source) when imported.
  */
-import { createRequire } from "node:module";
 import type { Model, Api, Usage } from "@mariozechner/pi-ai";
+import { openaiSdkVersion } from "./openai-sdk-version.js";
 import type { RequestParts } from "./openai-request.js";
 
 export interface PiAiParts {
@@ -68,11 +68,6 @@ export function calculateCost(model: Model<Api>, usage: Usage): Usage["cost"] {
   cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
   cost.totalFromProvider = false;
   return cost;
-}
-
-/** The file URL of pi-ai's chat-completions module (resolved, not loaded: the `openai` package it uses is found from there). */
-function piAiOpenAIModule(): string {
-  return import.meta.resolve("@earendil-works/pi-ai/api/openai-completions");
 }
 
 let parts: Promise<PiAiParts> | undefined;
@@ -128,11 +123,7 @@ export function loadRequestParts(): Promise<RequestParts> {
       import("@earendil-works/pi-ai/utils/estimate") as Promise<Partial<RequestParts>>,
       import("@earendil-works/pi-ai/utils/hash") as Promise<Partial<RequestParts>>,
     ]);
-    // The version of the `openai` package pi-ai itself would load (its dependency, not ours).
-    // Required, not imported: importing a CommonJS file from ESM first parses it for its export
-    // names (cjs-module-lexer), ~9 ms on the first prompt (measured, Node 22).
-    const piAiRequire = createRequire(piAiOpenAIModule());
-    const version = piAiRequire(piAiRequire.resolve("openai/version")) as { VERSION?: unknown };
+    const version = { VERSION: openaiSdkVersion() };
     const identityHeaders = (id as { getIdentityHeaders?: unknown }).getIdentityHeaders as RequestParts["identityHeaders"] | undefined;
     const got = {
       transformMessages: tm.transformMessages,
