@@ -49,6 +49,31 @@ describe("chat blocks", () => {
     expect(plain(err).join("\n")).toMatch(/✗ read missing[\s\S]*ENOENT: missing/);
   });
 
+  it("a one-line edit marks the changed characters, as the package's renderDiff does", () => {
+    const t = builtinTheme("dark");
+    const b = new ToolBlock("2b", "edit");
+    b.start({ path: "/proj/a.ts", edits: [] });
+    b.finish({ content: [{ type: "text", text: "ok" }], details: { diff: "-4 let x = 1;\n+4 let x = 2;" } }, false);
+    const raw = b.render(60, ctx());
+    expect(raw.find((l) => stripAnsi(l).includes("+4 let x = 2;"))).toContain(t.inverse("2"));
+    expect(raw.find((l) => stripAnsi(l).includes("-4 let x = 1;"))).toContain(t.inverse("1"));
+  });
+
+  it("a read's title gives its line range and writes a path under home from ~", () => {
+    const home = process.env.HOME;
+    process.env.HOME = "/home/ann";
+    try {
+      const b = new ToolBlock("r", "read");
+      b.start({ path: "/home/ann/notes/todo.md", offset: 5, limit: 10 });
+      expect(plain(b)[0]).toMatch(/read ~\/notes\/todo\.md:5-14/);
+      const inCwd = new ToolBlock("r2", "read");
+      inCwd.start({ path: "/proj/src/a.ts", offset: "x" });
+      expect(plain(inCwd)[0]).toMatch(/read src\/a\.ts\s*$/);
+    } finally {
+      process.env.HOME = home;
+    }
+  });
+
   it("uses a tool's renderCall/renderResult and survives one that throws", () => {
     const reports: string[] = [];
     const defs: Record<string, any> = {

@@ -6,6 +6,7 @@
  */
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
+import { colorDiffLines, cutLines, formatReadLineRange } from "./format.js";
 import { highlightCode, languageFromPath } from "./highlight.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
@@ -231,6 +232,7 @@ function resultText(r: AgentToolResult | undefined): string {
     .join("\n");
 }
 
+/** A tool's path argument relative to the working folder when inside it, else from `~` when under home. */
 function shortPath(p: unknown, cwd: string): string {
   const s = typeof p === "string" ? p : "";
   if (cwd && s.startsWith(cwd + "/")) return s.slice(cwd.length + 1);
@@ -356,10 +358,8 @@ export class ToolBlock extends Block {
         break;
       case "read": {
         detail = t.fg("accent", shortPath(a.path, ctx.cwd));
-        if (a.offset !== undefined || a.limit !== undefined) {
-          const from = Number(a.offset ?? 1);
-          detail += t.fg("muted", `:${from}${a.limit !== undefined ? `-${from + Number(a.limit) - 1}` : ""}`);
-        }
+        const range = formatReadLineRange(a.offset, a.limit);
+        if (range) detail += t.fg("muted", range);
         break;
       }
       case "edit":
@@ -413,12 +413,7 @@ export class ToolBlock extends Block {
       case "edit": {
         const diff = typeof details.diff === "string" ? details.diff : "";
         if (!diff) return text ? wrapText(text, width).map((l) => t.fg("toolOutput", l)) : [];
-        const lines = sanitize(diff)
-          .split("\n")
-          .flatMap((l) => {
-            const token = l.startsWith("+") ? "toolDiffAdded" : l.startsWith("-") ? "toolDiffRemoved" : "toolDiffContext";
-            return wrapText(l, width).map((x) => t.fg(token, x));
-          });
+        const lines = colorDiffLines(sanitize(diff), t).flatMap((l) => wrapText(l, width));
         return limitLines(lines, expand ? 1000 : 24, "head", t, hint);
       }
       case "read": {
@@ -447,10 +442,10 @@ export class ToolBlock extends Block {
 
 /** Keep `max` lines from the head or the tail, with a note of what was left out. */
 function limitLines(lines: string[], max: number, keep: "head" | "tail", t: Theme, hint: string): string[] {
-  if (lines.length <= max) return lines;
-  const hidden = lines.length - max;
-  const note = t.fg("dim", `… ${hidden} more line${hidden === 1 ? "" : "s"} ${keep === "tail" ? "above" : "below"} `) + hint;
-  return keep === "tail" ? [note, ...lines.slice(-max)] : [...lines.slice(0, max), note];
+  const { kept, skipped } = cutLines(lines, max, keep === "head" ? "start" : "end");
+  if (!skipped) return kept;
+  const note = t.fg("dim", `… ${skipped} more line${skipped === 1 ? "" : "s"} ${keep === "tail" ? "above" : "below"} `) + hint;
+  return keep === "tail" ? [note, ...kept] : [...kept, note];
 }
 
 /** A user `!cmd` / `!!cmd` run, live while it runs. */

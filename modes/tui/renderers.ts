@@ -14,6 +14,7 @@ import type { EntryRenderer } from "../../core/kernel/index.js";
 import type { TreeSessionStore } from "../../core/stores/index.js";
 import type { AppView } from "./app-view.js";
 import { Block, componentLines, type ChatContext } from "./chat.js";
+import { formatKeyHint } from "./format.js";
 
 export interface ToolRenderers {
   renderShell?: "default" | "self";
@@ -77,7 +78,7 @@ export class CustomEntryBlock extends Block {
     if (!r) return [];
     const t = ctx.theme;
     try {
-      const c = r(this.entry, { expanded: ctx.expandTools, keyText: (id: string) => ctx.keys.hint(id), keyHint: (id: string, what: string) => t.fg("dim", ctx.keys.hint(id)) + t.fg("muted", ` ${what}`) }, t);
+      const c = r(this.entry, { expanded: ctx.expandTools, keyText: (id: string) => ctx.keys.hint(id), keyHint: (id: string, what: string) => formatKeyHint(t, ctx.keys.hint(id), what) }, t);
       return componentLines(c, width);
     } catch (e) {
       if (!this.failed) ctx.report?.(`entry renderer for "${this.entry.customType}" failed`, e);

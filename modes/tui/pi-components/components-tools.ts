@@ -12,7 +12,8 @@ import { getActiveTheme, DynamicBorder } from "../pi-theme.js";
 import { homePath, stripAnsi } from "../text.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sanitizeOutput, truncateTail, type TruncationResult } from "../../../plugins/tools/truncate.js";
 import { lazyClass, piTui } from "./components.js";
-import { keyHint, keyText, truncateToVisualLines } from "./hints.js";
+import { keyHint, keyText } from "./hints.js";
+import { formatTokens, truncateToVisualLines } from "../format.js";
 
 type Theme = ReturnType<typeof getActiveTheme>;
 
@@ -456,15 +457,6 @@ export const BashExecutionComponent: new (command: string, ui: TUI, excludeFromC
 
 // ---- FooterComponent ----------------------------------------------------------------------------------
 
-/** Token counts as the footer writes them: 999, 1.2k, 45k, 1.5M, 12M. */
-export function formatFooterTokens(count: number): string {
-  if (count < 1000) return String(count);
-  if (count < 10_000) return `${(count / 1000).toFixed(1)}k`;
-  if (count < 1_000_000) return `${Math.round(count / 1000)}k`;
-  if (count < 10_000_000) return `${(count / 1_000_000).toFixed(1)}M`;
-  return `${Math.round(count / 1_000_000)}M`;
-}
-
 /** What the footer reads of a session: 1.6's AgentSession and ours both have it. */
 export interface FooterSessionLike {
   sessionManager: {
@@ -564,17 +556,17 @@ export class FooterComponent implements Component {
     if (name) where += ` • ${name}`;
 
     const parts: string[] = [];
-    if (totals.input) parts.push(`↑${formatFooterTokens(totals.input)}`);
-    if (totals.output) parts.push(`↓${formatFooterTokens(totals.output)}`);
-    if (totals.cacheRead) parts.push(`R${formatFooterTokens(totals.cacheRead)}`);
-    if (totals.cacheWrite) parts.push(`W${formatFooterTokens(totals.cacheWrite)}`);
+    if (totals.input) parts.push(`↑${formatTokens(totals.input)}`);
+    if (totals.output) parts.push(`↓${formatTokens(totals.output)}`);
+    if (totals.cacheRead) parts.push(`R${formatTokens(totals.cacheRead)}`);
+    if (totals.cacheWrite) parts.push(`W${formatTokens(totals.cacheWrite)}`);
     if ((totals.cacheRead || totals.cacheWrite) && hitRate !== undefined) parts.push(`CH${hitRate.toFixed(1)}%`);
     const subscription = model
       ? model.provider === "kimi-coding" || !!this.session.modelRuntime?.isUsingSubscription?.(model.provider) || !!this.session.models?.isUsingOAuth?.(model)
       : false;
     if (totals.cost || subscription) parts.push(`$${totals.cost.toFixed(3)}${subscription ? " (sub)" : ""}`);
     const auto = this.autoCompact ? " (auto)" : "";
-    const ctx = percent === null ? `?/${formatFooterTokens(window)}${auto}` : `${percent.toFixed(1)}%/${formatFooterTokens(window)}${auto}`;
+    const ctx = percent === null ? `?/${formatTokens(window)}${auto}` : `${percent.toFixed(1)}%/${formatTokens(window)}${auto}`;
     const level = percent ?? 0;
     parts.push(level > 90 ? t.fg("error", ctx) : level > 70 ? t.fg("warning", ctx) : ctx);
 
