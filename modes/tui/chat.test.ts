@@ -94,6 +94,19 @@ describe("chat blocks", () => {
     expect(reports[0]).toMatch(/renderCall of tool "broken" failed/);
   });
 
+  it("extension renderers get pi's key text from the user's bindings and a key hint", () => {
+    const keys = new Keybindings({ "app.tools.expand": ["ctrl+e", "f2"] });
+    const seen: string[] = [];
+    const def = { renderCall: (_a: any, _t: any, rc: any) => `CALL ${rc.keyHint("app.tools.expand", "to open")} pad=${rc.outputPad}` };
+    const b = new ToolBlock("k", "hinted");
+    b.start({});
+    expect(plain(b, 60, ctx({ keys, tool: () => def }))[0]).toContain("CALL ctrl+e/f2 to open pad=1");
+    const m = new CustomMessageBlock({ customType: "note", content: "x", display: true });
+    const renderer = (_m: any, o: any) => (seen.push(o.keyText("app.tools.expand")), "NOTE");
+    expect(plain(m, 60, ctx({ keys, messageRenderer: () => renderer }))).toEqual(["NOTE"]);
+    expect(seen).toEqual(["ctrl+e/f2"]);
+  });
+
   it("summaries collapse to one line and expand with the tools toggle", () => {
     const s = new SummaryBlock("compaction", "## Kept\n\n- the important part", 12345);
     expect(plain(s)).toHaveLength(1);

@@ -6,7 +6,7 @@
  */
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
-import { colorDiffLines, cutLines, formatReadLineRange } from "./format.js";
+import { colorDiffLines, cutLines, formatReadLineRange, rendererKeyHints } from "./format.js";
 import { highlightCode, languageFromPath } from "./highlight.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
@@ -39,6 +39,11 @@ export function componentLines(c: unknown, width: number): string[] {
   if (typeof c === "string") return wrapText(sanitize(c), width);
   if (Array.isArray(c)) return c.flatMap((x) => (typeof x === "string" ? wrapText(sanitize(x), width) : componentLines(x, width)));
   return renderComponent(c, width);
+}
+
+/** The key text and hints pi hands an extension's renderers, from the user's key bindings. */
+export function rendererHints(ctx: ChatContext): ReturnType<typeof rendererKeyHints> {
+  return rendererKeyHints(ctx.theme, (action) => ctx.keys.getKeys(action));
 }
 
 /** Lines inside a background box: one column of padding each side, padded to the width. */
@@ -299,6 +304,8 @@ export class ToolBlock extends Block {
       expanded: ctx.expandTools,
       showImages: false,
       isError: this.status === "error",
+      outputPad: 1,
+      ...rendererHints(ctx),
       invalidate: () => {
         this.touch();
         ctx.requestRender();
@@ -515,7 +522,7 @@ export class CustomMessageBlock extends Block {
     const renderer = ctx.messageRenderer?.(this.message.customType);
     if (renderer) {
       try {
-        const c = renderer(this.message, { expanded: ctx.expandTools }, t);
+        const c = renderer(this.message, { expanded: ctx.expandTools, outputPad: 1, ...rendererHints(ctx) }, t);
         if (c !== undefined && c !== null) {
           this.lastComponent = c;
           this.volatile = typeof (c as { render?: unknown }).render === "function";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { colorDiffLines, cutLines, formatKeyHint, formatReadLineRange, formatTokens, truncateToVisualLines } from "./format.js";
+import { colorDiffLines, cutLines, formatKeyHint, formatKeyText, formatReadLineRange, formatTokens, rendererKeyHints, truncateToVisualLines } from "./format.js";
 import { builtinTheme } from "./theme.js";
 import { stripAnsi } from "./text.js";
 
@@ -51,6 +51,23 @@ describe("formatKeyHint", () => {
     expect(stripAnsi(h)).toBe("ctrl+o to expand");
     expect(h.indexOf(t.getFgAnsi("dim"))).toBeLessThan(h.indexOf("ctrl+o"));
     expect(h.indexOf(t.getFgAnsi("muted"))).toBeLessThan(h.indexOf("to expand"));
+  });
+});
+
+describe("formatKeyText and rendererKeyHints", () => {
+  it("joins an action's keys with / and writes alt as option on macOS", () => {
+    expect(formatKeyText(["ctrl+o"], "linux")).toBe("ctrl+o");
+    expect(formatKeyText(["alt+enter", "ctrl+j"], "linux")).toBe("alt+enter/ctrl+j");
+    expect(formatKeyText(["alt+enter", "ctrl+j"], "darwin")).toBe("option+enter/ctrl+j");
+    expect(formatKeyText([], "linux")).toBe("");
+  });
+  it("reads the keys of the action asked for", () => {
+    const asked: string[] = [];
+    const h = rendererKeyHints(t, (a) => (asked.push(a), a === "app.tools.expand" ? ["ctrl+o"] : []));
+    expect(h.keyText("app.tools.expand")).toBe("ctrl+o");
+    expect(stripAnsi(h.keyHint("app.tools.expand", "to expand"))).toBe("ctrl+o to expand");
+    expect(h.keyText("app.unbound")).toBe("");
+    expect(asked).toEqual(["app.tools.expand", "app.tools.expand", "app.unbound"]);
   });
 });
 

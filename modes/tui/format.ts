@@ -1,8 +1,8 @@
 /**
  * Text both drawings of the conversation compute — the chat's own blocks (chat.ts, footer.ts,
  * renderers.ts) and the pi-tui components extensions build (pi-components/), which the package
- * helpers re-export: token counts, a read's line range, a coloured
- * edit diff, a key hint, and text cut to a number of wrapped lines.
+ * helpers re-export: token counts, a read's line range, a coloured edit diff, key text and
+ * hints, and text cut to a number of wrapped lines.
  */
 import { wrapText } from "./text.js";
 import type { Theme } from "./theme.js";
@@ -69,6 +69,17 @@ export function colorDiffLines(diffText: string, t: Theme): string[] {
 /** A hint for a key: the key text dim, then the description muted ("ctrl+o to expand"). */
 export function formatKeyHint(t: Theme, keys: string, description: string): string {
   return t.fg("dim", keys) + t.fg("muted", ` ${description}`);
+}
+
+/** An action's keys as pi writes them for extensions: each as bound ("ctrl+o"), joined by "/"; "alt" reads "option" on macOS. */
+export function formatKeyText(keys: readonly string[], platform: string = process.platform): string {
+  return keys.map((k) => k.split("+").map((p) => (platform === "darwin" && p.toLowerCase() === "alt" ? "option" : p)).join("+")).join("/");
+}
+
+/** The keyText/keyHint pair pi hands an extension's renderers, for the keys `keysOf` gives an action. */
+export function rendererKeyHints(t: Theme, keysOf: (action: string) => readonly string[]): { keyText(action: string): string; keyHint(action: string, description: string): string } {
+  const keyText = (action: string) => formatKeyText(keysOf(action));
+  return { keyText, keyHint: (action, description) => formatKeyHint(t, keyText(action), description) };
 }
 
 /** At most `max` of `lines`, the first ones ("start") or the last ones ("end"), and how many were left out. */

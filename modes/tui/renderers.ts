@@ -13,8 +13,7 @@
 import type { EntryRenderer } from "../../core/kernel/index.js";
 import type { TreeSessionStore } from "../../core/stores/index.js";
 import type { AppView } from "./app-view.js";
-import { Block, componentLines, type ChatContext } from "./chat.js";
-import { formatKeyHint } from "./format.js";
+import { Block, componentLines, rendererHints, type ChatContext } from "./chat.js";
 
 export interface ToolRenderers {
   renderShell?: "default" | "self";
@@ -78,7 +77,7 @@ export class CustomEntryBlock extends Block {
     if (!r) return [];
     const t = ctx.theme;
     try {
-      const c = r(this.entry, { expanded: ctx.expandTools, keyText: (id: string) => ctx.keys.hint(id), keyHint: (id: string, what: string) => formatKeyHint(t, ctx.keys.hint(id), what) }, t);
+      const c = r(this.entry, { expanded: ctx.expandTools, ...rendererHints(ctx) }, t);
       return componentLines(c, width);
     } catch (e) {
       if (!this.failed) ctx.report?.(`entry renderer for "${this.entry.customType}" failed`, e);

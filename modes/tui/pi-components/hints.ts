@@ -5,7 +5,7 @@
 import { copyText } from "../clipboard.js";
 import { DEFAULT_BINDINGS } from "../keys.js";
 import { getActiveTheme } from "../pi-theme.js";
-import { formatKeyHint } from "../format.js";
+import { formatKeyHint, formatKeyText } from "../format.js";
 
 /** pi 1.6's bindings of the selector actions the TUI's own table does not have. */
 const SELECTOR_BINDINGS: Record<string, string[]> = {
@@ -21,7 +21,7 @@ export function keysOf(id: string): string[] {
 
 /** The keys of an app or editor action for a hint (`"app.interrupt"` → `"escape"`, pi writes keys lower-case, "/" between); empty when unbound. */
 export function keyText(keybinding: string): string {
-  return keysOf(keybinding).join("/");
+  return formatKeyText(keysOf(keybinding));
 }
 
 /** A dim key followed by a muted description, for a component's hint line. */
