@@ -6,12 +6,12 @@
  */
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
-import { colorDiffLines, cutLines, formatReadLineRange, rendererKeyHints } from "./format.js";
-import { highlightCode, languageFromPath } from "./highlight.js";
+import { rendererKeyHints } from "./format.js";
+import { limitLines, toolCallLines, toolResultLines, type ToolStatus } from "./tool-draw.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
 import type { Theme } from "./theme.js";
-import { homePath, padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
+import { padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
 
 export interface ChatContext {
   theme: Theme;
@@ -227,23 +227,6 @@ export class AssistantBlock extends Block {
   }
 }
 
-export type ToolStatus = "pending" | "running" | "done" | "error";
-
-function resultText(r: AgentToolResult | undefined): string {
-  if (!r) return "";
-  return (r.content ?? [])
-    .map((c) => (c.type === "text" ? c.text : c.type === "image" ? `[image: ${(c as { mimeType?: string }).mimeType ?? "image"}]` : ""))
-    .filter(Boolean)
-    .join("\n");
-}
-
-/** A tool's path argument relative to the working folder when inside it, else from `~` when under home. */
-function shortPath(p: unknown, cwd: string): string {
-  const s = typeof p === "string" ? p : "";
-  if (cwd && s.startsWith(cwd + "/")) return s.slice(cwd.length + 1);
-  return homePath(s);
-}
-
 export class ToolBlock extends Block {
   status: ToolStatus = "pending";
   args: Record<string, unknown> = {};
@@ -311,6 +294,7 @@ export class ToolBlock extends Block {
         ctx.requestRender();
       },
     };
+    const res = this.result ?? this.partial;
     let head: string[] | undefined;
     if (def?.renderCall) {
       try {
@@ -322,8 +306,9 @@ export class ToolBlock extends Block {
         this.failed = true;
       }
     }
-    head ??= this.defaultHeader(inner, ctx);
-    const res = this.result ?? this.partial;
+    const view = { name: this.name, args: this.args, status: this.status, result: res };
+    const env = { theme: t, cwd: ctx.cwd, expanded: ctx.expandTools, expandKey: ctx.keys.hint("app.tools.expand") };
+    head ??= toolCallLines(view, inner, env);
     let body: string[] | undefined;
     if (def?.renderResult && res) {
       try {
@@ -335,125 +320,14 @@ export class ToolBlock extends Block {
         this.failed = true;
       }
     }
-    body ??= this.defaultBody(inner, ctx);
+    body ??= toolResultLines(view, inner, env);
     if (self) return [...head, ...body];
     const bg = this.status === "error" ? "toolErrorBg" : this.status === "done" ? "toolSuccessBg" : "toolPendingBg";
     return boxLines([...head, ...body], width, t, bg);
   }
 
-  private icon(t: Theme): string {
-    switch (this.status) {
-      case "pending":
-        return t.fg("muted", "○");
-      case "running":
-        return t.fg("warning", "●");
-      case "done":
-        return t.fg("success", "✓");
-      case "error":
-        return t.fg("error", "✗");
-    }
-  }
-
-  private defaultHeader(width: number, ctx: ChatContext): string[] {
-    const t = ctx.theme;
-    const a = this.args;
-    const title = t.bold(t.fg("toolTitle", this.name));
-    let detail = "";
-    switch (this.name) {
-      case "bash":
-        detail = t.fg("bashMode", "$ ") + sanitize(String(a.command ?? ""), false);
-        break;
-      case "read": {
-        detail = t.fg("accent", shortPath(a.path, ctx.cwd));
-        const range = formatReadLineRange(a.offset, a.limit);
-        if (range) detail += t.fg("muted", range);
-        break;
-      }
-      case "edit":
-      case "write": {
-        detail = t.fg("accent", shortPath(a.path, ctx.cwd));
-        if (this.name === "write" && typeof a.content === "string") detail += t.fg("muted", ` (${a.content.split("\n").length} lines)`);
-        break;
-      }
-      case "grep":
-        detail = t.fg("accent", `/${String(a.pattern ?? "")}/`) + (a.path ? t.fg("muted", ` in ${shortPath(a.path, ctx.cwd)}`) : "") + (a.glob ? t.fg("muted", ` (${String(a.glob)})`) : "");
-        break;
-      case "find":
-        detail = t.fg("accent", String(a.pattern ?? "")) + (a.path ? t.fg("muted", ` in ${shortPath(a.path, ctx.cwd)}`) : "");
-        break;
-      case "ls":
-        detail = t.fg("accent", shortPath(a.path ?? ".", ctx.cwd) || ".");
-        break;
-      default: {
-        const json = Object.keys(a).length ? JSON.stringify(a) : "";
-        detail = t.fg("muted", json);
-      }
-    }
-    const line = `${this.icon(t)} ${title} ${detail}`;
-    if (ctx.expandTools && this.name === "bash") return wrapText(line, width);
-    return [truncate(line, width)];
-  }
-
-  private defaultBody(width: number, ctx: ChatContext): string[] {
-    const t = ctx.theme;
-    const res = this.result ?? this.partial;
-    const expand = ctx.expandTools;
-    const hint = t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to expand)`);
-    if (this.status === "error") {
-      const text = sanitize(resultText(res) || "failed");
-      return limitLines(wrapText(text, width).map((l) => t.fg("error", l)), expand ? 200 : 10, "head", t, hint);
-    }
-    if (!res) {
-      if (this.name === "edit" && Array.isArray(this.args.edits) && this.status === "pending") return [t.fg("muted", `${this.args.edits.length} replacement(s)…`)];
-      return [];
-    }
-    const details = (res.details ?? {}) as Record<string, unknown>;
-    const text = sanitize(resultText(res)).replace(/\n+$/, "");
-    switch (this.name) {
-      case "bash": {
-        if (!text) return this.status === "done" ? [t.fg("dim", "(no output)")] : [];
-        const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
-        const out = limitLines(lines, expand ? 500 : 6, "tail", t, hint);
-        if (details.fullOutputPath && this.status === "done") out.push(t.fg("dim", truncate(`full output: ${String(details.fullOutputPath)}`, width)));
-        return out;
-      }
-      case "edit": {
-        const diff = typeof details.diff === "string" ? details.diff : "";
-        if (!diff) return text ? wrapText(text, width).map((l) => t.fg("toolOutput", l)) : [];
-        const lines = colorDiffLines(sanitize(diff), t).flatMap((l) => wrapText(l, width));
-        return limitLines(lines, expand ? 1000 : 24, "head", t, hint);
-      }
-      case "read": {
-        const lang = languageFromPath(String(this.args.path ?? ""));
-        const hl = lang ? highlightCode(text, lang, t) : text.split("\n").map((l) => t.fg("toolOutput", l));
-        const lines = hl.flatMap((l) => wrapText(l, width));
-        return limitLines(lines, expand ? 1000 : 10, "head", t, hint);
-      }
-      case "write": {
-        const content = typeof this.args.content === "string" ? sanitize(this.args.content) : "";
-        const lang = languageFromPath(String(this.args.path ?? ""));
-        const hl = content ? (lang ? highlightCode(content, lang, t) : content.split("\n")) : [];
-        const lines = hl.flatMap((l) => wrapText(l, width));
-        const out = limitLines(lines, expand ? 1000 : 10, "head", t, hint);
-        if (this.status === "done" && text && !/^Successfully|^Wrote/i.test(text)) out.push(t.fg("muted", truncate(text, width)));
-        return out;
-      }
-      default: {
-        if (!text) return [];
-        const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
-        return limitLines(lines, expand ? 1000 : 10, "head", t, hint);
-      }
-    }
-  }
 }
 
-/** Keep `max` lines from the head or the tail, with a note of what was left out. */
-function limitLines(lines: string[], max: number, keep: "head" | "tail", t: Theme, hint: string): string[] {
-  const { kept, skipped } = cutLines(lines, max, keep === "head" ? "start" : "end");
-  if (!skipped) return kept;
-  const note = t.fg("dim", `… ${skipped} more line${skipped === 1 ? "" : "s"} ${keep === "tail" ? "above" : "below"} `) + hint;
-  return keep === "tail" ? [note, ...kept] : [...kept, note];
-}
 
 /** A user `!cmd` / `!!cmd` run, live while it runs. */
 export class BashBlock extends Block {
