@@ -373,7 +373,7 @@ export class BashBlock extends Block {
     const head = truncate(`${icon} ${t.fg("bashMode", (this.excluded ? "!! " : "! ") + sanitize(this.command, false))}${this.excluded ? t.fg("dim", "  (not sent to the model)") : ""}`, inner);
     const text = sanitize(this.output).replace(/\n+$/, "");
     const hint = t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to expand)`);
-    const body = text ? limitLines(wrapText(text, inner).map((l) => t.fg("toolOutput", l)), ctx.expandTools ? 500 : 8, "tail", t, hint) : [];
+    const body = text ? limitLines(wrapText(text, inner).map((l) => t.fg("toolOutput", l)), ctx.expandTools ? 500 : 8, "tail", t, hint, inner) : [];
     const tail: string[] = [];
     if (this.error) tail.push(...wrapText(sanitize(this.error), inner).map((l) => t.fg("error", l)));
     else if (this.done) {

@@ -11,6 +11,9 @@ import { highlightCode, languageFromPath } from "./highlight.js";
 import type { Theme } from "./theme.js";
 import { homePath, sanitize, truncate, wrapText } from "./text.js";
 
+/** The tools drawn by name below (any other tool's call shows its arguments as JSON). */
+export const BUILT_IN_TOOLS: ReadonlySet<string> = new Set(["bash", "read", "edit", "write", "grep", "find", "ls"]);
+
 export type ToolStatus = "pending" | "running" | "done" | "error";
 
 /** What the drawing reads of a tool call: the result is the final one, else the latest partial one. */
@@ -107,7 +110,7 @@ export function toolResultLines(tool: ToolView, width: number, env: ToolDrawEnv)
   const hint = t.fg("dim", `(${env.expandKey} to expand)`);
   if (tool.status === "error") {
     const text = sanitize(resultText(res) || "failed");
-    return limitLines(wrapText(text, width).map((l) => t.fg("error", l)), expand ? 200 : 10, "head", t, hint);
+    return limitLines(wrapText(text, width).map((l) => t.fg("error", l)), expand ? 200 : 10, "head", t, hint, width);
   }
   if (!res) {
     if (tool.name === "edit" && Array.isArray(tool.args.edits) && tool.status === "pending") return [t.fg("muted", `${tool.args.edits.length} replacement(s)…`)];
@@ -119,7 +122,7 @@ export function toolResultLines(tool: ToolView, width: number, env: ToolDrawEnv)
     case "bash": {
       if (!text) return tool.status === "done" ? [t.fg("dim", "(no output)")] : [];
       const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
-      const out = limitLines(lines, expand ? 500 : 6, "tail", t, hint);
+      const out = limitLines(lines, expand ? 500 : 6, "tail", t, hint, width);
       if (details.fullOutputPath && tool.status === "done") out.push(t.fg("dim", truncate(`full output: ${String(details.fullOutputPath)}`, width)));
       return out;
     }
@@ -127,35 +130,35 @@ export function toolResultLines(tool: ToolView, width: number, env: ToolDrawEnv)
       const diff = typeof details.diff === "string" ? details.diff : "";
       if (!diff) return text ? wrapText(text, width).map((l) => t.fg("toolOutput", l)) : [];
       const lines = colorDiffLines(sanitize(diff), t).flatMap((l) => wrapText(l, width));
-      return limitLines(lines, expand ? 1000 : 24, "head", t, hint);
+      return limitLines(lines, expand ? 1000 : 24, "head", t, hint, width);
     }
     case "read": {
       const lang = languageFromPath(String(tool.args.path ?? ""));
       const hl = lang ? highlightCode(text, lang, t) : text.split("\n").map((l) => t.fg("toolOutput", l));
       const lines = hl.flatMap((l) => wrapText(l, width));
-      return limitLines(lines, expand ? 1000 : 10, "head", t, hint);
+      return limitLines(lines, expand ? 1000 : 10, "head", t, hint, width);
     }
     case "write": {
       const content = typeof tool.args.content === "string" ? sanitize(tool.args.content) : "";
       const lang = languageFromPath(String(tool.args.path ?? ""));
       const hl = content ? (lang ? highlightCode(content, lang, t) : content.split("\n")) : [];
       const lines = hl.flatMap((l) => wrapText(l, width));
-      const out = limitLines(lines, expand ? 1000 : 10, "head", t, hint);
+      const out = limitLines(lines, expand ? 1000 : 10, "head", t, hint, width);
       if (tool.status === "done" && text && !/^Successfully|^Wrote/i.test(text)) out.push(t.fg("muted", truncate(text, width)));
       return out;
     }
     default: {
       if (!text) return [];
       const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
-      return limitLines(lines, expand ? 1000 : 10, "head", t, hint);
+      return limitLines(lines, expand ? 1000 : 10, "head", t, hint, width);
     }
   }
 }
 
-/** Keep `max` lines from the head or the tail, with a note of what was left out. */
-export function limitLines(lines: string[], max: number, keep: "head" | "tail", t: Theme, hint: string): string[] {
+/** Keep `max` lines from the head or the tail, with a note of what was left out (cut to `width`). */
+export function limitLines(lines: string[], max: number, keep: "head" | "tail", t: Theme, hint: string, width: number): string[] {
   const { kept, skipped } = cutLines(lines, max, keep === "head" ? "start" : "end");
   if (!skipped) return kept;
-  const note = t.fg("dim", `… ${skipped} more line${skipped === 1 ? "" : "s"} ${keep === "tail" ? "above" : "below"} `) + hint;
+  const note = truncate(t.fg("dim", `… ${skipped} more line${skipped === 1 ? "" : "s"} ${keep === "tail" ? "above" : "below"} `) + hint, width);
   return keep === "tail" ? [note, ...kept] : [...kept, note];
 }

@@ -14,6 +14,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sanitizeOutput, truncateTail, typ
 import { lazyClass, piTui } from "./components.js";
 import { keyHint, keyText } from "./hints.js";
 import { formatTokens, truncateToVisualLines } from "../format.js";
+import { BUILT_IN_TOOLS, toolCallLines, toolResultLines, type ToolView } from "../tool-draw.js";
 
 type Theme = ReturnType<typeof getActiveTheme>;
 
@@ -256,6 +257,19 @@ export const ToolExecutionComponent: new (
       return out;
     }
 
+    /** A built-in tool whose definition leaves the drawing to the host: drawn as the chat draws it. */
+    private get builtIn(): boolean {
+      return BUILT_IN_TOOLS.has(this.toolName) && !this.def?.renderCall;
+    }
+    /** The call or its output drawn by the chat's tool drawing (tool-draw.ts) at the width given. */
+    private drawn(draw: typeof toolCallLines): Component {
+      const r = this.result;
+      const status = !r ? (this.started ? "running" : "pending") : this.partial ? "running" : r.isError ? "error" : "done";
+      const view = { name: this.toolName, args: this.args && typeof this.args === "object" ? this.args : {}, status, result: r && { content: r.content, details: r.details } } as ToolView;
+      const env = { theme: getActiveTheme(), cwd: this.cwd, expanded: this.expanded, expandKey: keyText("app.tools.expand") };
+      return { render: (width: number) => draw(view, width, env), invalidate: () => {} };
+    }
+
     private resultFallback(t: Theme): Component | undefined {
       const out = this.output();
       if (!out) return undefined;
@@ -287,7 +301,8 @@ export const ToolExecutionComponent: new (
             this.lastCall = undefined;
           }
         }
-        frame.addChild(this.region(call ?? new PiText(formatCall(this.toolName, this.args, t, this.expanded), 0, 0)));
+        call ??= this.builtIn ? this.drawn(toolCallLines) : new PiText(formatCall(this.toolName, this.args, t, this.expanded), 0, 0);
+        frame.addChild(this.region(call));
         if (this.result) {
           let res: Component | undefined;
           if (this.def.renderResult) {
@@ -297,7 +312,7 @@ export const ToolExecutionComponent: new (
               this.lastResult = undefined;
             }
           }
-          res ??= this.resultFallback(t);
+          res ??= this.builtIn && !this.def.renderResult ? this.drawn(toolResultLines) : this.resultFallback(t);
           if (res) frame.addChild(this.region(res));
         }
       } else {
