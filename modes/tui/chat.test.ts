@@ -107,6 +107,20 @@ describe("chat blocks", () => {
     expect(seen).toEqual(["ctrl+e/f2"]);
   });
 
+  it("a tool's renderResult gets the call's duration once it has finished", () => {
+    const durations: unknown[] = [];
+    const def = { renderResult: (_r: any, _o: any, _t: any, rc: any) => (durations.push(rc.durationMs), "R") };
+    const b = new ToolBlock("d", "timed");
+    b.start({});
+    b.update({ content: [{ type: "text", text: "…" }] });
+    plain(b, 60, ctx({ tool: () => def }));
+    b.finish({ content: [{ type: "text", text: "done" }] }, false);
+    plain(b, 60, ctx({ tool: () => def }));
+    expect(durations[0]).toBeUndefined();
+    expect(durations[1]).toEqual(expect.any(Number));
+    expect(durations[1] as number).toBeGreaterThanOrEqual(0);
+  });
+
   it("summaries collapse to one line and expand with the tools toggle", () => {
     const s = new SummaryBlock("compaction", "## Kept\n\n- the important part", 12345);
     expect(plain(s)).toHaveLength(1);

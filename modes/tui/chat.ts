@@ -7,7 +7,7 @@
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
 import { rendererKeyHints } from "./format.js";
-import { limitLines, toolCallLines, toolResultLines, type ToolStatus } from "./tool-draw.js";
+import { limitLines, toolCallLines, toolResultLines, type ToolRenderContext, type ToolStatus } from "./tool-draw.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
 import type { Theme } from "./theme.js";
@@ -236,6 +236,8 @@ export class ToolBlock extends Block {
   private lastCall: unknown;
   private lastResult: unknown;
   private executionStarted = false;
+  private startedAt: number | undefined;
+  private endedAt: number | undefined;
   argsComplete = false;
 
   constructor(
@@ -252,6 +254,7 @@ export class ToolBlock extends Block {
   }
   start(args: unknown): void {
     if (args && typeof args === "object") this.args = args as Record<string, unknown>;
+    this.startedAt ??= Date.now();
     this.status = "running";
     this.executionStarted = true;
     this.argsComplete = true;
@@ -262,6 +265,7 @@ export class ToolBlock extends Block {
     this.touch();
   }
   finish(result: AgentToolResult, isError: boolean): void {
+    this.endedAt = Date.now();
     this.result = result;
     this.status = isError ? "error" : "done";
     this.executionStarted = true;
@@ -276,7 +280,7 @@ export class ToolBlock extends Block {
     const self = def?.renderShell === "self";
     const inner = self ? width : Math.max(4, width - 2);
     const isPartial = this.status !== "done" && this.status !== "error";
-    const rctx = {
+    const rctx: Omit<ToolRenderContext, "lastComponent"> = {
       args: this.args,
       state: this.state,
       toolCallId: this.toolCallId,
@@ -287,6 +291,7 @@ export class ToolBlock extends Block {
       expanded: ctx.expandTools,
       showImages: false,
       isError: this.status === "error",
+      durationMs: isPartial || this.startedAt === undefined ? undefined : this.endedAt! - this.startedAt,
       outputPad: 1,
       ...rendererHints(ctx),
       invalidate: () => {

@@ -24,6 +24,28 @@ export interface ToolView {
   result: AgentToolResult | undefined;
 }
 
+/** What pi hands a tool's renderCall/renderResult besides the arguments (or result) and the theme. */
+export interface ToolRenderContext<C = unknown> {
+  args: unknown;
+  toolCallId: string;
+  invalidate(): void;
+  /** What the same renderer returned last time (to update rather than rebuild). */
+  lastComponent: C | undefined;
+  state: Record<string, unknown>;
+  cwd: string;
+  executionStarted: boolean;
+  argsComplete: boolean;
+  isPartial: boolean;
+  expanded: boolean;
+  showImages: boolean;
+  isError: boolean;
+  /** How long the call ran, once it has finished. */
+  durationMs: number | undefined;
+  outputPad: number;
+  keyText(action: string): string;
+  keyHint(action: string, description: string): string;
+}
+
 export interface ToolDrawEnv {
   theme: Theme;
   cwd: string;

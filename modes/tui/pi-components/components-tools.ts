@@ -14,7 +14,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sanitizeOutput, truncateTail, typ
 import { lazyClass, piTui } from "./components.js";
 import { keyHint, keyText } from "./hints.js";
 import { formatTokens, truncateToVisualLines } from "../format.js";
-import { BUILT_IN_TOOLS, toolCallLines, toolResultLines, type ToolView } from "../tool-draw.js";
+import { BUILT_IN_TOOLS, toolCallLines, toolResultLines, type ToolRenderContext as RenderContext, type ToolView } from "../tool-draw.js";
 
 type Theme = ReturnType<typeof getActiveTheme>;
 
@@ -35,24 +35,8 @@ export interface ToolRenderers {
   [k: string]: unknown;
 }
 
-export interface ToolRenderContext {
-  args: unknown;
-  toolCallId: string;
-  invalidate(): void;
-  lastComponent: Component | undefined;
-  state: Record<string, unknown>;
-  cwd: string;
-  executionStarted: boolean;
-  argsComplete: boolean;
-  isPartial: boolean;
-  expanded: boolean;
-  showImages: boolean;
-  isError: boolean;
-  durationMs: number | undefined;
-  outputPad: number;
-  keyText: typeof keyText;
-  keyHint: typeof keyHint;
-}
+/** The render context pi hands a tool's renderers (the chat's tool blocks build the same). */
+export type ToolRenderContext = RenderContext<Component>;
 
 export type ToolResultContent = { type: string; text?: string; data?: string; mimeType?: string };
 export interface ToolExecutionResult {
