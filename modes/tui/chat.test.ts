@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { Block, ChatView, SummaryBlock, ToolBlock, CustomMessageBlock, AssistantBlock, componentLines, type ChatContext } from "./chat.js";
+import { Block, ChatView, SkillBlock, SummaryBlock, ToolBlock, CustomMessageBlock, AssistantBlock, componentLines, type ChatContext } from "./chat.js";
 import { Keybindings } from "./keys.js";
 import { builtinTheme } from "./theme.js";
 import { stripAnsi, visibleWidth } from "./text.js";
@@ -127,6 +127,13 @@ describe("chat blocks", () => {
     expect(plain(s)[0]).toMatch(/Context compacted \(from 12,345 tokens\)/);
     expect(plain(s, 60, ctx({ expandTools: true })).join("\n")).toContain("• the important part");
     expect(plain(new SummaryBlock("branch", "left behind"), 60, ctx({ expandTools: true })).join("\n")).toMatch(/branch left behind[\s\S]*left behind/);
+  });
+
+  it("a skill block shows the skill's name collapsed and its text expanded", () => {
+    const b = new SkillBlock({ name: "deploy", location: "/s/SKILL.md", content: "Run the **steps**.", userMessage: undefined });
+    expect(plain(b)).toHaveLength(1);
+    expect(plain(b)[0]).toMatch(/\[skill\] deploy \(Ctrl\+O to show\)/);
+    expect(plain(b, 60, ctx({ expandTools: true })).join("\n")).toMatch(/\[skill\] deploy\s*\n\s*Run the steps\./);
   });
 
   it("custom messages without a renderer get a labelled box; component lines are clipped to the width", () => {

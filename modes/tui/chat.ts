@@ -6,7 +6,7 @@
  */
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
-import { rendererKeyHints } from "./format.js";
+import { rendererKeyHints, type ParsedSkillBlock } from "./format.js";
 import { limitLines, toolCallLines, toolResultLines, type ToolRenderContext, type ToolStatus } from "./tool-draw.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
@@ -430,16 +430,31 @@ export class SummaryBlock extends Block {
     super();
   }
   render(width: number, ctx: ChatContext): string[] {
-    const t = ctx.theme;
     const title =
       this.kind === "compaction"
         ? `⟲ Context compacted${this.tokensBefore ? ` (from ${this.tokensBefore.toLocaleString("en-US")} tokens)` : ""}`
         : "⎇ Summary of the branch left behind";
-    const head = t.bold(t.fg("customMessageLabel", title));
-    if (!ctx.expandTools) return boxLines([truncate(`${head} ${t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to show)`)}`, width - 2)], width, t, "customMessageBg");
-    const body = renderMarkdownLines(sanitize(this.summary), Math.max(4, width - 2), t, ctx.markdown);
-    return boxLines([head, ...body], width, t, "customMessageBg");
+    return collapsibleBox(title, this.summary, width, ctx);
   }
+}
+
+/** A `/skill:name` message: the skill's name, and its text while tool output is expanded. */
+export class SkillBlock extends Block {
+  constructor(readonly skill: ParsedSkillBlock) {
+    super();
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    return collapsibleBox(`[skill] ${this.skill.name}`, this.skill.content, width, ctx);
+  }
+}
+
+/** A titled box on the custom-message background: the title and a hint while collapsed, the markdown body under it when expanded. */
+function collapsibleBox(title: string, markdown: string, width: number, ctx: ChatContext): string[] {
+  const t = ctx.theme;
+  const head = t.bold(t.fg("customMessageLabel", title));
+  if (!ctx.expandTools) return boxLines([truncate(`${head} ${t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to show)`)}`, width - 2)], width, t, "customMessageBg");
+  const body = renderMarkdownLines(sanitize(markdown), Math.max(4, width - 2), t, ctx.markdown);
+  return boxLines([head, ...body], width, t, "customMessageBg");
 }
 
 // ---- the view -----------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { colorDiffLines, cutLines, formatKeyHint, formatKeyText, formatReadLineRange, formatTokens, rendererKeyHints, truncateToVisualLines } from "./format.js";
+import { colorDiffLines, cutLines, formatKeyHint, formatKeyText, formatReadLineRange, formatTokens, parseSkillBlock, rendererKeyHints, truncateToVisualLines } from "./format.js";
 import { builtinTheme } from "./theme.js";
 import { stripAnsi } from "./text.js";
 
@@ -84,5 +84,17 @@ describe("cutLines and truncateToVisualLines", () => {
     // padding narrows the width the text wraps at
     expect(truncateToVisualLines("abcdefgh", 10, 6, 1).visualLines).toEqual(["abcd", "efgh"]);
     expect(truncateToVisualLines("", 3, 10)).toEqual({ visualLines: [], skippedCount: 0 });
+  });
+});
+
+describe("parseSkillBlock", () => {
+  it("splits a /skill:name message into the skill and the user's text", () => {
+    expect(parseSkillBlock('<skill name="deploy" location="/s/SKILL.md">\nline 1\nline 2\n</skill>\n\n  ship it  ')).toEqual({ name: "deploy", location: "/s/SKILL.md", content: "line 1\nline 2", userMessage: "ship it" });
+    expect(parseSkillBlock('<skill name="a" location="/l">\nbody\n</skill>')).toEqual({ name: "a", location: "/l", content: "body", userMessage: undefined });
+  });
+  it("is null for anything else", () => {
+    expect(parseSkillBlock("hello")).toBeNull();
+    expect(parseSkillBlock('say <skill name="a" location="/l">\nbody\n</skill>')).toBeNull();
+    expect(parseSkillBlock('<skill name="a" location="/l">\nbody\n</skill> trailing')).toBeNull();
   });
 });

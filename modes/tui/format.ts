@@ -2,7 +2,7 @@
  * Text both drawings of the conversation compute — the chat's own blocks (chat.ts, footer.ts,
  * renderers.ts) and the pi-tui components extensions build (pi-components/), which the package
  * helpers re-export: token counts, a read's line range, a coloured edit diff, key text and
- * hints, and text cut to a number of wrapped lines.
+ * hints, text cut to a number of wrapped lines, and the parts of a `/skill:name` message.
  */
 import { wrapText } from "./text.js";
 import type { Theme } from "./theme.js";
@@ -100,4 +100,18 @@ export function truncateToVisualLines(text: string, maxVisualLines: number, widt
   if (!text) return { visualLines: [], skippedCount: 0 };
   const { kept, skipped } = cutLines(wrapText(text, Math.max(1, width - 2 * paddingX)), maxVisualLines, keep);
   return { visualLines: kept, skippedCount: skipped };
+}
+
+export interface ParsedSkillBlock {
+  name: string;
+  location: string;
+  content: string;
+  userMessage: string | undefined;
+}
+
+/** The parts of an expanded `/skill:name` message (`<skill name=… location=…>…</skill>` + the user's text), or null. */
+export function parseSkillBlock(text: string): ParsedSkillBlock | null {
+  const m = /^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n<\/skill>(?:\n\n([\s\S]+))?$/.exec(text);
+  if (!m) return null;
+  return { name: m[1]!, location: m[2]!, content: m[3]!, userMessage: m[4]?.trim() || undefined };
 }

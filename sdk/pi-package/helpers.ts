@@ -18,11 +18,10 @@ import { highlightCode as highlightWith, languageFromPath } from "../../modes/tu
 import { getActiveTheme, setActiveTheme } from "../../modes/tui/pi-theme.js";
 import { colorDiffLines } from "../../modes/tui/format.js";
 import type { Diagnostic } from "../../core/kernel/types.js";
-import type { ParsedSkillBlock } from "../../modes/tui/pi-components/hints.js";
 
 export { Theme };
-export { copyToClipboard, keyHint, keyText, rawKeyHint, type ParsedSkillBlock } from "../../modes/tui/pi-components/hints.js";
-export { formatReadLineRange, truncateToVisualLines, type VisualTruncateResult } from "../../modes/tui/format.js";
+export { copyToClipboard, keyHint, keyText, rawKeyHint } from "../../modes/tui/pi-components/hints.js";
+export { formatReadLineRange, parseSkillBlock, truncateToVisualLines, type ParsedSkillBlock, type VisualTruncateResult } from "../../modes/tui/format.js";
 
 // ---- theme and code ----------------------------------------------------------------------------
 
@@ -144,13 +143,6 @@ export async function detectSupportedImageMimeTypeFromFile(filePath: string): Pr
   } finally {
     await fh.close();
   }
-}
-
-/** The parts of an expanded `/skill:name` message (`<skill name=… location=…>…</skill>` + the user's text), or null. */
-export function parseSkillBlock(text: string): ParsedSkillBlock | null {
-  const m = /^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n<\/skill>(?:\n\n([\s\S]+))?$/.exec(text);
-  if (!m) return null;
-  return { name: m[1]!, location: m[2]!, content: m[3]!, userMessage: m[4]?.trim() || undefined };
 }
 
 /** The credential stored for a provider in auth.json (the agent dir's by default), or undefined. */

@@ -1,6 +1,6 @@
 /**
  * What the pi-tui components share with the package's helpers: key hints from the TUI's default
- * keybindings, the clipboard, the parts of a skill block.
+ * keybindings, the clipboard.
  */
 import { copyText } from "../clipboard.js";
 import { DEFAULT_BINDINGS } from "../keys.js";
@@ -32,13 +32,6 @@ export function keyHint(keybinding: string, description: string): string {
 /** keyHint for a literal key string instead of an action id. */
 export function rawKeyHint(key: string, description: string): string {
   return formatKeyHint(getActiveTheme(), key, description);
-}
-
-export interface ParsedSkillBlock {
-  name: string;
-  location: string;
-  content: string;
-  userMessage: string | undefined;
 }
 
 /** Copy text to the system clipboard as /copy does (clipboard.ts; OSC 52 only to a terminal); throws an Error naming what is missing. */
