@@ -7,7 +7,7 @@
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
 import { rendererKeyHints, type ParsedSkillBlock } from "./format.js";
-import { limitLines, toolCallLines, toolResultLines, type ToolRenderContext, type ToolStatus } from "./tool-draw.js";
+import { limitLines, statusBg, statusIcon, toolCallLines, toolResultLines, type ToolRenderContext, type ToolStatus } from "./tool-draw.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
 import type { Theme } from "./theme.js";
@@ -327,8 +327,7 @@ export class ToolBlock extends Block {
     }
     body ??= toolResultLines(view, inner, env);
     if (self) return [...head, ...body];
-    const bg = this.status === "error" ? "toolErrorBg" : this.status === "done" ? "toolSuccessBg" : "toolPendingBg";
-    return boxLines([...head, ...body], width, t, bg);
+    return boxLines([...head, ...body], width, t, statusBg(this.status));
   }
 
 }
@@ -374,7 +373,8 @@ export class BashBlock extends Block {
     const t = ctx.theme;
     const inner = Math.max(4, width - 2);
     const failed = !!this.error || this.cancelled || (this.exitCode ?? 0) !== 0;
-    const icon = !this.done ? t.fg("warning", "●") : failed ? t.fg("error", "✗") : t.fg("success", "✓");
+    const status: ToolStatus = !this.done ? "running" : failed ? "error" : "done";
+    const icon = statusIcon(status, t);
     const head = truncate(`${icon} ${t.fg("bashMode", (this.excluded ? "!! " : "! ") + sanitize(this.command, false))}${this.excluded ? t.fg("dim", "  (not sent to the model)") : ""}`, inner);
     const text = sanitize(this.output).replace(/\n+$/, "");
     const hint = t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to expand)`);
@@ -386,8 +386,7 @@ export class BashBlock extends Block {
       else if ((this.exitCode ?? 0) !== 0) tail.push(t.fg("error", `exit code ${this.exitCode ?? "?"}`));
       if (this.truncated && this.fullOutputPath) tail.push(t.fg("dim", truncate(`output truncated; full output: ${this.fullOutputPath}`, inner)));
     }
-    const bg = !this.done ? "toolPendingBg" : failed ? "toolErrorBg" : "toolSuccessBg";
-    return boxLines([head, ...body, ...tail], width, t, bg);
+    return boxLines([head, ...body, ...tail], width, t, statusBg(status));
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { builtinTheme } from "./theme.js";
 import { stripAnsi, visibleWidth } from "./text.js";
-import { limitLines, toolCallLines, toolResultLines, type ToolView } from "./tool-draw.js";
+import { limitLines, statusBg, statusIcon, toolCallLines, toolResultLines, type ToolView } from "./tool-draw.js";
 
 const t = builtinTheme("dark");
 const env = { theme: t, cwd: "/proj", expanded: false, expandKey: "ctrl+o" };
@@ -57,5 +57,13 @@ describe("limitLines", () => {
     expect(visibleWidth(out[2]!)).toBeLessThanOrEqual(12);
     expect(stripAnsi(out[2]!)).toMatch(/^… 3 more/);
     expect(limitLines(lines, 5, "tail", t, "", 12)).toEqual(lines);
+  });
+});
+
+describe("status marks", () => {
+  it("gives each status its mark and box background", () => {
+    expect((["pending", "running", "done", "error"] as const).map((st) => stripAnsi(statusIcon(st, t)))).toEqual(["○", "●", "✓", "✗"]);
+    expect(statusIcon("error", t)).toContain(t.getFgAnsi("error"));
+    expect((["pending", "running", "done", "error"] as const).map(statusBg)).toEqual(["toolPendingBg", "toolPendingBg", "toolSuccessBg", "toolErrorBg"]);
   });
 });

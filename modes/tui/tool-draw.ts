@@ -70,17 +70,21 @@ function shortPath(p: unknown, cwd: string): string {
   return homePath(s);
 }
 
-function statusIcon(status: ToolStatus, t: Theme): string {
-  switch (status) {
-    case "pending":
-      return t.fg("muted", "○");
-    case "running":
-      return t.fg("warning", "●");
-    case "done":
-      return t.fg("success", "✓");
-    case "error":
-      return t.fg("error", "✗");
-  }
+const MARKS: Record<ToolStatus, [token: string, mark: string, bg: string]> = {
+  pending: ["muted", "○", "toolPendingBg"],
+  running: ["warning", "●", "toolPendingBg"],
+  done: ["success", "✓", "toolSuccessBg"],
+  error: ["error", "✗", "toolErrorBg"],
+};
+
+/** The mark of a tool call's (or a `!command`'s) status: ○ pending, ● running, ✓ done, ✗ failed. */
+export function statusIcon(status: ToolStatus, t: Theme): string {
+  return t.fg(MARKS[status][0], MARKS[status][1]);
+}
+
+/** The background token of a tool call's box for its status. */
+export function statusBg(status: ToolStatus): string {
+  return MARKS[status][2];
 }
 
 /** The title line of a tool call: status mark, tool name, and per built-in tool its command, path, line range or pattern (the arguments as JSON for others). */

@@ -14,7 +14,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sanitizeOutput, truncateTail, typ
 import { lazyClass, piTui } from "./components.js";
 import { keyHint, keyText } from "./hints.js";
 import { formatTokens, truncateToVisualLines } from "../format.js";
-import { BUILT_IN_TOOLS, toolCallLines, toolResultLines, type ToolRenderContext as RenderContext, type ToolView } from "../tool-draw.js";
+import { BUILT_IN_TOOLS, statusBg, toolCallLines, toolResultLines, type ToolRenderContext as RenderContext, type ToolView } from "../tool-draw.js";
 
 type Theme = ReturnType<typeof getActiveTheme>;
 
@@ -268,7 +268,7 @@ export const ToolExecutionComponent: new (
     private rebuild(): void {
       const t = getActiveTheme();
       this.argsDirty = false;
-      const token = this.partial ? "toolPendingBg" : this.result?.isError ? "toolErrorBg" : "toolSuccessBg";
+      const token = statusBg(this.partial ? "running" : this.result?.isError ? "error" : "done");
       const bg = (s: string) => t.bg(token, s);
       if (this.def) {
         const frame = this.selfShell ? this.selfFrame : this.box;
