@@ -7,7 +7,7 @@
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
 import { rendererKeyHints, type ParsedSkillBlock } from "./format.js";
-import { limitLines, statusBg, statusIcon, toolCallLines, toolResultLines, type ToolRenderContext, type ToolStatus } from "./tool-draw.js";
+import { limitLines, statusBg, statusIcon, toolCallLines, toolResultLines, type ToolRenderContext, type ToolRenderers, type ToolStatus } from "./tool-draw.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
 import type { Theme } from "./theme.js";
@@ -22,7 +22,7 @@ export interface ChatContext {
   cwd: string;
   markdown: MarkdownOptions;
   /** Look up a tool definition (for extension renderCall/renderResult). */
-  tool?(name: string): { renderShell?: "default" | "self"; renderCall?: (...a: any[]) => unknown; renderResult?: (...a: any[]) => unknown } | undefined;
+  tool?(name: string): ToolRenderers | undefined;
   /** Look up an entry renderer for a custom session entry type (registerEntryRenderer). */
   entryRenderer?(customType: string): ((...a: any[]) => unknown) | undefined;
   /** Look up a message renderer for a custom message type. */

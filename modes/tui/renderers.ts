@@ -14,12 +14,8 @@ import type { EntryRenderer } from "../../core/kernel/index.js";
 import type { TreeSessionStore } from "../../core/stores/index.js";
 import type { AppView } from "./app-view.js";
 import { Block, componentLines, rendererHints, type ChatContext } from "./chat.js";
+import type { ToolRenderers } from "./tool-draw.js";
 
-export interface ToolRenderers {
-  renderShell?: "default" | "self";
-  renderCall?: (...a: any[]) => unknown;
-  renderResult?: (...a: any[]) => unknown;
-}
 
 /** The renderers for calls to `name`: the extensions' resolvers in load order, then the tool's own. */
 export function resolveToolRenderers(app: AppView, name: string): ToolRenderers | undefined {

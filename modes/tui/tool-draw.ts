@@ -24,6 +24,14 @@ export interface ToolView {
   result: AgentToolResult | undefined;
 }
 
+/** How a tool draws itself (a tool definition's, or an extension's registered renderers). */
+export interface ToolRenderers {
+  /** "self": the renderers draw their own frame (no box, no background). */
+  renderShell?: "default" | "self";
+  renderCall?: (...a: any[]) => unknown;
+  renderResult?: (...a: any[]) => unknown;
+}
+
 /** What pi hands a tool's renderCall/renderResult besides the arguments (or result) and the theme. */
 export interface ToolRenderContext<C = unknown> {
   args: unknown;
