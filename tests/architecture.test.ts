@@ -50,7 +50,7 @@ const ANY_BUDGET: Record<string, number> = {
   "plugins/providers": 4,
   "plugins/tools": 2,
   "modes/print": 2,
-  "modes/tui": 98,
+  "modes/tui": 96,
   sdk: 5,
   "sdk/pi-package": 7,
 };

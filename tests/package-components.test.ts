@@ -37,7 +37,7 @@ const lines = (s: string) => s.split("\n");
 
 it("no component draws a line wider than the width it is given (12, 20, 37, 60, 100 columns)", () => {
   expect(Object.keys(probe.overflow).sort()).toEqual(
-    ["armin", "assistant", "bash", "branch", "compaction", "custom", "editor", "footer", "input", "login", "selector", "skill", "tool-custom", "tool-fallback", "tool-generic", "user"].sort(),
+    ["armin", "assistant", "bash", "branch", "compaction", "custom", "editor", "footer", "input", "login", "selector", "skill", "tool-builtin", "tool-custom", "tool-fallback", "tool-generic", "user"].sort(),
   );
   for (const [name, over] of Object.entries(probe.overflow)) expect([name, over]).toEqual([name, []]);
 });
@@ -111,6 +111,20 @@ describe("tool components", () => {
     expect(f.expanded).toContain("   query: word word");
     expect(f.expanded).toContain(" out 14\n");
     expect(f.afterArgs).toContain("   query: changed");
+  });
+
+  it("a built-in tool's own definition (no renderers): the chat's drawing — title per tool, output cut to 10 lines, diff, errors", () => {
+    const b = probe.toolBuiltIn;
+    expect(b.readPending).toContain(" ○ read src/a.ts:5-16");
+    expect(b.readRunning).toContain(" ● read src/a.ts:5-16");
+    expect(b.readDone).toContain(" ✓ read src/a.ts:5-16");
+    expect(b.readDone).toContain(" line 14\n … 2 more lines below (ctrl+o to expand)");
+    expect(b.readDone).not.toContain("line 15");
+    expect(b.readOpen).toContain(" line 16");
+    expect(b.edit).toContain("-3 let x = 1;\n +3 let x = 2;");
+    expect(b.editInverse).toBe(true);
+    expect(b.bash).toMatch(/✗ bash \$ make test\n boom/);
+    expect(b.bashErrorBg).toBe(true);
   });
 
   it("renderCall/renderResult get 1.6's render context; self-framed and failing renderers; images as text", () => {

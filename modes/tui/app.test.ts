@@ -503,6 +503,17 @@ describe("interactive mode", () => {
     await h.waitFor(/Error: upstream exploded/);
   });
 
+  it("draws a /skill:name message as the skill, collapsed, then the user's own text", async () => {
+    const h = await harness({ steps: ["on it"] });
+    await h.key('\x1b[200~<skill name="deploy" location="/s/SKILL.md">\nRun the deploy steps.\n</skill>\n\nship it now\x1b[201~');
+    await h.key("\r");
+    const s = await h.waitFor(/on it/);
+    expect(s).toMatch(/\[skill\] deploy \(Ctrl\+O to show\)/);
+    expect(s).toContain("ship it now");
+    expect(s).not.toContain("<skill");
+    expect(s).not.toContain("Run the deploy steps.");
+  });
+
   it("handles a bracketed paste without submitting and expands a large paste on submit", async () => {
     const h = await harness({ steps: ["got it"] });
     await h.key("\x1b[200~line a\nline b\x1b[201~");

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { Block, ChatView, SummaryBlock, ToolBlock, CustomMessageBlock, AssistantBlock, componentLines, type ChatContext } from "./chat.js";
+import { Block, ChatView, SkillBlock, SummaryBlock, ToolBlock, CustomMessageBlock, AssistantBlock, componentLines, type ChatContext } from "./chat.js";
 import { Keybindings } from "./keys.js";
 import { builtinTheme } from "./theme.js";
 import { stripAnsi, visibleWidth } from "./text.js";
@@ -49,6 +49,31 @@ describe("chat blocks", () => {
     expect(plain(err).join("\n")).toMatch(/✗ read missing[\s\S]*ENOENT: missing/);
   });
 
+  it("a one-line edit marks the changed characters, as the package's renderDiff does", () => {
+    const t = builtinTheme("dark");
+    const b = new ToolBlock("2b", "edit");
+    b.start({ path: "/proj/a.ts", edits: [] });
+    b.finish({ content: [{ type: "text", text: "ok" }], details: { diff: "-4 let x = 1;\n+4 let x = 2;" } }, false);
+    const raw = b.render(60, ctx());
+    expect(raw.find((l) => stripAnsi(l).includes("+4 let x = 2;"))).toContain(t.inverse("2"));
+    expect(raw.find((l) => stripAnsi(l).includes("-4 let x = 1;"))).toContain(t.inverse("1"));
+  });
+
+  it("a read's title gives its line range and writes a path under home from ~", () => {
+    const home = process.env.HOME;
+    process.env.HOME = "/home/ann";
+    try {
+      const b = new ToolBlock("r", "read");
+      b.start({ path: "/home/ann/notes/todo.md", offset: 5, limit: 10 });
+      expect(plain(b)[0]).toMatch(/read ~\/notes\/todo\.md:5-14/);
+      const inCwd = new ToolBlock("r2", "read");
+      inCwd.start({ path: "/proj/src/a.ts", offset: "x" });
+      expect(plain(inCwd)[0]).toMatch(/read src\/a\.ts\s*$/);
+    } finally {
+      process.env.HOME = home;
+    }
+  });
+
   it("uses a tool's renderCall/renderResult and survives one that throws", () => {
     const reports: string[] = [];
     const defs: Record<string, any> = {
@@ -69,12 +94,46 @@ describe("chat blocks", () => {
     expect(reports[0]).toMatch(/renderCall of tool "broken" failed/);
   });
 
+  it("extension renderers get pi's key text from the user's bindings and a key hint", () => {
+    const keys = new Keybindings({ "app.tools.expand": ["ctrl+e", "f2"] });
+    const seen: string[] = [];
+    const def = { renderCall: (_a: any, _t: any, rc: any) => `CALL ${rc.keyHint("app.tools.expand", "to open")} pad=${rc.outputPad}` };
+    const b = new ToolBlock("k", "hinted");
+    b.start({});
+    expect(plain(b, 60, ctx({ keys, tool: () => def }))[0]).toContain("CALL ctrl+e/f2 to open pad=1");
+    const m = new CustomMessageBlock({ customType: "note", content: "x", display: true });
+    const renderer = (_m: any, o: any) => (seen.push(o.keyText("app.tools.expand")), "NOTE");
+    expect(plain(m, 60, ctx({ keys, messageRenderer: () => renderer }))).toEqual(["NOTE"]);
+    expect(seen).toEqual(["ctrl+e/f2"]);
+  });
+
+  it("a tool's renderResult gets the call's duration once it has finished", () => {
+    const durations: unknown[] = [];
+    const def = { renderResult: (_r: any, _o: any, _t: any, rc: any) => (durations.push(rc.durationMs), "R") };
+    const b = new ToolBlock("d", "timed");
+    b.start({});
+    b.update({ content: [{ type: "text", text: "…" }] });
+    plain(b, 60, ctx({ tool: () => def }));
+    b.finish({ content: [{ type: "text", text: "done" }] }, false);
+    plain(b, 60, ctx({ tool: () => def }));
+    expect(durations[0]).toBeUndefined();
+    expect(durations[1]).toEqual(expect.any(Number));
+    expect(durations[1] as number).toBeGreaterThanOrEqual(0);
+  });
+
   it("summaries collapse to one line and expand with the tools toggle", () => {
     const s = new SummaryBlock("compaction", "## Kept\n\n- the important part", 12345);
     expect(plain(s)).toHaveLength(1);
     expect(plain(s)[0]).toMatch(/Context compacted \(from 12,345 tokens\)/);
     expect(plain(s, 60, ctx({ expandTools: true })).join("\n")).toContain("• the important part");
     expect(plain(new SummaryBlock("branch", "left behind"), 60, ctx({ expandTools: true })).join("\n")).toMatch(/branch left behind[\s\S]*left behind/);
+  });
+
+  it("a skill block shows the skill's name collapsed and its text expanded", () => {
+    const b = new SkillBlock({ name: "deploy", location: "/s/SKILL.md", content: "Run the **steps**.", userMessage: undefined });
+    expect(plain(b)).toHaveLength(1);
+    expect(plain(b)[0]).toMatch(/\[skill\] deploy \(Ctrl\+O to show\)/);
+    expect(plain(b, 60, ctx({ expandTools: true })).join("\n")).toMatch(/\[skill\] deploy\s*\n\s*Run the steps\./);
   });
 
   it("custom messages without a renderer get a labelled box; component lines are clipped to the width", () => {

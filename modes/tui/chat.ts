@@ -6,11 +6,12 @@
  */
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
-import { highlightCode, languageFromPath } from "./highlight.js";
+import { rendererKeyHints, type ParsedSkillBlock } from "./format.js";
+import { limitLines, statusBg, statusIcon, toolCallLines, toolResultLines, type ToolRenderContext, type ToolRenderers, type ToolStatus } from "./tool-draw.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
 import type { Theme } from "./theme.js";
-import { homePath, padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
+import { padToWidth, sanitize, stripAnsi, truncate, visibleWidth, wrapLine, wrapText } from "./text.js";
 
 export interface ChatContext {
   theme: Theme;
@@ -21,7 +22,7 @@ export interface ChatContext {
   cwd: string;
   markdown: MarkdownOptions;
   /** Look up a tool definition (for extension renderCall/renderResult). */
-  tool?(name: string): { renderShell?: "default" | "self"; renderCall?: (...a: any[]) => unknown; renderResult?: (...a: any[]) => unknown } | undefined;
+  tool?(name: string): ToolRenderers | undefined;
   /** Look up an entry renderer for a custom session entry type (registerEntryRenderer). */
   entryRenderer?(customType: string): ((...a: any[]) => unknown) | undefined;
   /** Look up a message renderer for a custom message type. */
@@ -38,6 +39,11 @@ export function componentLines(c: unknown, width: number): string[] {
   if (typeof c === "string") return wrapText(sanitize(c), width);
   if (Array.isArray(c)) return c.flatMap((x) => (typeof x === "string" ? wrapText(sanitize(x), width) : componentLines(x, width)));
   return renderComponent(c, width);
+}
+
+/** The key text and hints pi hands an extension's renderers, from the user's key bindings. */
+export function rendererHints(ctx: ChatContext): ReturnType<typeof rendererKeyHints> {
+  return rendererKeyHints(ctx.theme, (action) => ctx.keys.getKeys(action));
 }
 
 /** Lines inside a background box: one column of padding each side, padded to the width. */
@@ -221,22 +227,6 @@ export class AssistantBlock extends Block {
   }
 }
 
-export type ToolStatus = "pending" | "running" | "done" | "error";
-
-function resultText(r: AgentToolResult | undefined): string {
-  if (!r) return "";
-  return (r.content ?? [])
-    .map((c) => (c.type === "text" ? c.text : c.type === "image" ? `[image: ${(c as { mimeType?: string }).mimeType ?? "image"}]` : ""))
-    .filter(Boolean)
-    .join("\n");
-}
-
-function shortPath(p: unknown, cwd: string): string {
-  const s = typeof p === "string" ? p : "";
-  if (cwd && s.startsWith(cwd + "/")) return s.slice(cwd.length + 1);
-  return homePath(s);
-}
-
 export class ToolBlock extends Block {
   status: ToolStatus = "pending";
   args: Record<string, unknown> = {};
@@ -246,6 +236,8 @@ export class ToolBlock extends Block {
   private lastCall: unknown;
   private lastResult: unknown;
   private executionStarted = false;
+  private startedAt: number | undefined;
+  private endedAt: number | undefined;
   argsComplete = false;
 
   constructor(
@@ -262,6 +254,7 @@ export class ToolBlock extends Block {
   }
   start(args: unknown): void {
     if (args && typeof args === "object") this.args = args as Record<string, unknown>;
+    this.startedAt ??= Date.now();
     this.status = "running";
     this.executionStarted = true;
     this.argsComplete = true;
@@ -272,6 +265,7 @@ export class ToolBlock extends Block {
     this.touch();
   }
   finish(result: AgentToolResult, isError: boolean): void {
+    this.endedAt = Date.now();
     this.result = result;
     this.status = isError ? "error" : "done";
     this.executionStarted = true;
@@ -286,7 +280,7 @@ export class ToolBlock extends Block {
     const self = def?.renderShell === "self";
     const inner = self ? width : Math.max(4, width - 2);
     const isPartial = this.status !== "done" && this.status !== "error";
-    const rctx = {
+    const rctx: Omit<ToolRenderContext, "lastComponent"> = {
       args: this.args,
       state: this.state,
       toolCallId: this.toolCallId,
@@ -297,11 +291,15 @@ export class ToolBlock extends Block {
       expanded: ctx.expandTools,
       showImages: false,
       isError: this.status === "error",
+      durationMs: isPartial || this.startedAt === undefined ? undefined : this.endedAt! - this.startedAt,
+      outputPad: 1,
+      ...rendererHints(ctx),
       invalidate: () => {
         this.touch();
         ctx.requestRender();
       },
     };
+    const res = this.result ?? this.partial;
     let head: string[] | undefined;
     if (def?.renderCall) {
       try {
@@ -313,8 +311,9 @@ export class ToolBlock extends Block {
         this.failed = true;
       }
     }
-    head ??= this.defaultHeader(inner, ctx);
-    const res = this.result ?? this.partial;
+    const view = { name: this.name, args: this.args, status: this.status, result: res };
+    const env = { theme: t, cwd: ctx.cwd, expanded: ctx.expandTools, expandKey: ctx.keys.hint("app.tools.expand") };
+    head ??= toolCallLines(view, inner, env);
     let body: string[] | undefined;
     if (def?.renderResult && res) {
       try {
@@ -326,132 +325,13 @@ export class ToolBlock extends Block {
         this.failed = true;
       }
     }
-    body ??= this.defaultBody(inner, ctx);
+    body ??= toolResultLines(view, inner, env);
     if (self) return [...head, ...body];
-    const bg = this.status === "error" ? "toolErrorBg" : this.status === "done" ? "toolSuccessBg" : "toolPendingBg";
-    return boxLines([...head, ...body], width, t, bg);
+    return boxLines([...head, ...body], width, t, statusBg(this.status));
   }
 
-  private icon(t: Theme): string {
-    switch (this.status) {
-      case "pending":
-        return t.fg("muted", "○");
-      case "running":
-        return t.fg("warning", "●");
-      case "done":
-        return t.fg("success", "✓");
-      case "error":
-        return t.fg("error", "✗");
-    }
-  }
-
-  private defaultHeader(width: number, ctx: ChatContext): string[] {
-    const t = ctx.theme;
-    const a = this.args;
-    const title = t.bold(t.fg("toolTitle", this.name));
-    let detail = "";
-    switch (this.name) {
-      case "bash":
-        detail = t.fg("bashMode", "$ ") + sanitize(String(a.command ?? ""), false);
-        break;
-      case "read": {
-        detail = t.fg("accent", shortPath(a.path, ctx.cwd));
-        if (a.offset !== undefined || a.limit !== undefined) {
-          const from = Number(a.offset ?? 1);
-          detail += t.fg("muted", `:${from}${a.limit !== undefined ? `-${from + Number(a.limit) - 1}` : ""}`);
-        }
-        break;
-      }
-      case "edit":
-      case "write": {
-        detail = t.fg("accent", shortPath(a.path, ctx.cwd));
-        if (this.name === "write" && typeof a.content === "string") detail += t.fg("muted", ` (${a.content.split("\n").length} lines)`);
-        break;
-      }
-      case "grep":
-        detail = t.fg("accent", `/${String(a.pattern ?? "")}/`) + (a.path ? t.fg("muted", ` in ${shortPath(a.path, ctx.cwd)}`) : "") + (a.glob ? t.fg("muted", ` (${String(a.glob)})`) : "");
-        break;
-      case "find":
-        detail = t.fg("accent", String(a.pattern ?? "")) + (a.path ? t.fg("muted", ` in ${shortPath(a.path, ctx.cwd)}`) : "");
-        break;
-      case "ls":
-        detail = t.fg("accent", shortPath(a.path ?? ".", ctx.cwd) || ".");
-        break;
-      default: {
-        const json = Object.keys(a).length ? JSON.stringify(a) : "";
-        detail = t.fg("muted", json);
-      }
-    }
-    const line = `${this.icon(t)} ${title} ${detail}`;
-    if (ctx.expandTools && this.name === "bash") return wrapText(line, width);
-    return [truncate(line, width)];
-  }
-
-  private defaultBody(width: number, ctx: ChatContext): string[] {
-    const t = ctx.theme;
-    const res = this.result ?? this.partial;
-    const expand = ctx.expandTools;
-    const hint = t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to expand)`);
-    if (this.status === "error") {
-      const text = sanitize(resultText(res) || "failed");
-      return limitLines(wrapText(text, width).map((l) => t.fg("error", l)), expand ? 200 : 10, "head", t, hint);
-    }
-    if (!res) {
-      if (this.name === "edit" && Array.isArray(this.args.edits) && this.status === "pending") return [t.fg("muted", `${this.args.edits.length} replacement(s)…`)];
-      return [];
-    }
-    const details = (res.details ?? {}) as Record<string, unknown>;
-    const text = sanitize(resultText(res)).replace(/\n+$/, "");
-    switch (this.name) {
-      case "bash": {
-        if (!text) return this.status === "done" ? [t.fg("dim", "(no output)")] : [];
-        const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
-        const out = limitLines(lines, expand ? 500 : 6, "tail", t, hint);
-        if (details.fullOutputPath && this.status === "done") out.push(t.fg("dim", truncate(`full output: ${String(details.fullOutputPath)}`, width)));
-        return out;
-      }
-      case "edit": {
-        const diff = typeof details.diff === "string" ? details.diff : "";
-        if (!diff) return text ? wrapText(text, width).map((l) => t.fg("toolOutput", l)) : [];
-        const lines = sanitize(diff)
-          .split("\n")
-          .flatMap((l) => {
-            const token = l.startsWith("+") ? "toolDiffAdded" : l.startsWith("-") ? "toolDiffRemoved" : "toolDiffContext";
-            return wrapText(l, width).map((x) => t.fg(token, x));
-          });
-        return limitLines(lines, expand ? 1000 : 24, "head", t, hint);
-      }
-      case "read": {
-        const lang = languageFromPath(String(this.args.path ?? ""));
-        const hl = lang ? highlightCode(text, lang, t) : text.split("\n").map((l) => t.fg("toolOutput", l));
-        const lines = hl.flatMap((l) => wrapText(l, width));
-        return limitLines(lines, expand ? 1000 : 10, "head", t, hint);
-      }
-      case "write": {
-        const content = typeof this.args.content === "string" ? sanitize(this.args.content) : "";
-        const lang = languageFromPath(String(this.args.path ?? ""));
-        const hl = content ? (lang ? highlightCode(content, lang, t) : content.split("\n")) : [];
-        const lines = hl.flatMap((l) => wrapText(l, width));
-        const out = limitLines(lines, expand ? 1000 : 10, "head", t, hint);
-        if (this.status === "done" && text && !/^Successfully|^Wrote/i.test(text)) out.push(t.fg("muted", truncate(text, width)));
-        return out;
-      }
-      default: {
-        if (!text) return [];
-        const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
-        return limitLines(lines, expand ? 1000 : 10, "head", t, hint);
-      }
-    }
-  }
 }
 
-/** Keep `max` lines from the head or the tail, with a note of what was left out. */
-function limitLines(lines: string[], max: number, keep: "head" | "tail", t: Theme, hint: string): string[] {
-  if (lines.length <= max) return lines;
-  const hidden = lines.length - max;
-  const note = t.fg("dim", `… ${hidden} more line${hidden === 1 ? "" : "s"} ${keep === "tail" ? "above" : "below"} `) + hint;
-  return keep === "tail" ? [note, ...lines.slice(-max)] : [...lines.slice(0, max), note];
-}
 
 /** A user `!cmd` / `!!cmd` run, live while it runs. */
 export class BashBlock extends Block {
@@ -493,11 +373,12 @@ export class BashBlock extends Block {
     const t = ctx.theme;
     const inner = Math.max(4, width - 2);
     const failed = !!this.error || this.cancelled || (this.exitCode ?? 0) !== 0;
-    const icon = !this.done ? t.fg("warning", "●") : failed ? t.fg("error", "✗") : t.fg("success", "✓");
+    const status: ToolStatus = !this.done ? "running" : failed ? "error" : "done";
+    const icon = statusIcon(status, t);
     const head = truncate(`${icon} ${t.fg("bashMode", (this.excluded ? "!! " : "! ") + sanitize(this.command, false))}${this.excluded ? t.fg("dim", "  (not sent to the model)") : ""}`, inner);
     const text = sanitize(this.output).replace(/\n+$/, "");
     const hint = t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to expand)`);
-    const body = text ? limitLines(wrapText(text, inner).map((l) => t.fg("toolOutput", l)), ctx.expandTools ? 500 : 8, "tail", t, hint) : [];
+    const body = text ? limitLines(wrapText(text, inner).map((l) => t.fg("toolOutput", l)), ctx.expandTools ? 500 : 8, "tail", t, hint, inner) : [];
     const tail: string[] = [];
     if (this.error) tail.push(...wrapText(sanitize(this.error), inner).map((l) => t.fg("error", l)));
     else if (this.done) {
@@ -505,8 +386,7 @@ export class BashBlock extends Block {
       else if ((this.exitCode ?? 0) !== 0) tail.push(t.fg("error", `exit code ${this.exitCode ?? "?"}`));
       if (this.truncated && this.fullOutputPath) tail.push(t.fg("dim", truncate(`output truncated; full output: ${this.fullOutputPath}`, inner)));
     }
-    const bg = !this.done ? "toolPendingBg" : failed ? "toolErrorBg" : "toolSuccessBg";
-    return boxLines([head, ...body, ...tail], width, t, bg);
+    return boxLines([head, ...body, ...tail], width, t, statusBg(status));
   }
 }
 
@@ -520,7 +400,7 @@ export class CustomMessageBlock extends Block {
     const renderer = ctx.messageRenderer?.(this.message.customType);
     if (renderer) {
       try {
-        const c = renderer(this.message, { expanded: ctx.expandTools }, t);
+        const c = renderer(this.message, { expanded: ctx.expandTools, outputPad: 1, ...rendererHints(ctx) }, t);
         if (c !== undefined && c !== null) {
           this.lastComponent = c;
           this.volatile = typeof (c as { render?: unknown }).render === "function";
@@ -549,16 +429,31 @@ export class SummaryBlock extends Block {
     super();
   }
   render(width: number, ctx: ChatContext): string[] {
-    const t = ctx.theme;
     const title =
       this.kind === "compaction"
         ? `⟲ Context compacted${this.tokensBefore ? ` (from ${this.tokensBefore.toLocaleString("en-US")} tokens)` : ""}`
         : "⎇ Summary of the branch left behind";
-    const head = t.bold(t.fg("customMessageLabel", title));
-    if (!ctx.expandTools) return boxLines([truncate(`${head} ${t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to show)`)}`, width - 2)], width, t, "customMessageBg");
-    const body = renderMarkdownLines(sanitize(this.summary), Math.max(4, width - 2), t, ctx.markdown);
-    return boxLines([head, ...body], width, t, "customMessageBg");
+    return collapsibleBox(title, this.summary, width, ctx);
   }
+}
+
+/** A `/skill:name` message: the skill's name, and its text while tool output is expanded. */
+export class SkillBlock extends Block {
+  constructor(readonly skill: ParsedSkillBlock) {
+    super();
+  }
+  render(width: number, ctx: ChatContext): string[] {
+    return collapsibleBox(`[skill] ${this.skill.name}`, this.skill.content, width, ctx);
+  }
+}
+
+/** A titled box on the custom-message background: the title and a hint while collapsed, the markdown body under it when expanded. */
+function collapsibleBox(title: string, markdown: string, width: number, ctx: ChatContext): string[] {
+  const t = ctx.theme;
+  const head = t.bold(t.fg("customMessageLabel", title));
+  if (!ctx.expandTools) return boxLines([truncate(`${head} ${t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to show)`)}`, width - 2)], width, t, "customMessageBg");
+  const body = renderMarkdownLines(sanitize(markdown), Math.max(4, width - 2), t, ctx.markdown);
+  return boxLines([head, ...body], width, t, "customMessageBg");
 }
 
 // ---- the view -----------------------------------------------------------------------------------

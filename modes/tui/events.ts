@@ -6,7 +6,8 @@ import { startupResourceLines } from "./startup-resources.js";
 import { messageText } from "../../core/engine/index.js";
 import type { AgentMessage, AgentSessionEvent } from "../../core/kernel/index.js";
 import type { AppView } from "./app-view.js";
-import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
+import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SkillBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
+import { parseSkillBlock } from "./format.js";
 import { findGitBranch } from "./footer.js";
 import { truncate, wrapText } from "./text.js";
 import { CustomEntryBlock, EntryTracker, type CustomEntry } from "./renderers.js";
@@ -111,7 +112,14 @@ export class EventProjector {
       this.app.currentAssistant = this.app.chat.add(new AssistantBlock(m as any, this.app.theme, this.mdOptions(), true));
       this.syncToolCalls(m, false);
     } else if (role === "user") {
-      this.app.chat.add(new UserBlock(userText(m)));
+      const text = userText(m);
+      // a /skill:name message: the skill collapsed, then what the user wrote with it
+      const skill = parseSkillBlock(text);
+      if (!skill) this.app.chat.add(new UserBlock(text));
+      else {
+        this.app.chat.add(new SkillBlock(skill));
+        if (skill.userMessage) this.app.chat.add(new UserBlock(skill.userMessage));
+      }
     } else if (role === "custom") {
       if ((m as { display?: boolean }).display !== false) this.app.chat.add(new CustomMessageBlock(m as any));
     } else if (role === "bashExecution") {

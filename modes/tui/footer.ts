@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Theme } from "./theme.js";
+import { formatTokens } from "./format.js";
 import { homePath, padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
 
 export interface FooterData {
@@ -46,16 +47,6 @@ export function findGitBranch(cwd: string): string | null {
   return null;
 }
 
-/** Token counts as pi 1.6's footer writes them: 999, 1.2k, 45k, 1.5M, 12M. */
-const fmt = (n: number): string => {
-  const c = Math.round(n);
-  if (c < 1000) return String(c);
-  if (c < 10_000) return `${(c / 1000).toFixed(1)}k`;
-  if (c < 1_000_000) return `${Math.round(c / 1000)}k`;
-  if (c < 10_000_000) return `${(c / 1_000_000).toFixed(1)}M`;
-  return `${Math.round(c / 1_000_000)}M`;
-};
-
 export function renderFooter(d: FooterData, width: number, theme: Theme): string[] {
   const t = theme;
   const lines: string[] = [];
@@ -67,15 +58,15 @@ export function renderFooter(d: FooterData, width: number, theme: Theme): string
   const parts: string[] = [];
   if (d.stats) {
     const tk = d.stats.tokens;
-    if (tk.input) parts.push(`↑${fmt(tk.input)}`);
-    if (tk.output) parts.push(`↓${fmt(tk.output)}`);
-    if (tk.cacheRead) parts.push(`R${fmt(tk.cacheRead)}`);
-    if (tk.cacheWrite) parts.push(`W${fmt(tk.cacheWrite)}`);
+    if (tk.input) parts.push(`↑${formatTokens(tk.input)}`);
+    if (tk.output) parts.push(`↓${formatTokens(tk.output)}`);
+    if (tk.cacheRead) parts.push(`R${formatTokens(tk.cacheRead)}`);
+    if (tk.cacheWrite) parts.push(`W${formatTokens(tk.cacheWrite)}`);
     if (d.stats.cost) parts.push(`$${d.stats.cost.toFixed(3)}`);
   }
   if (d.context && d.context.contextWindow) {
     const pct = d.context.percent === null ? "?" : `${d.context.percent.toFixed(1)}%`;
-    const ctx = `${pct}/${fmt(d.context.contextWindow)}${d.autoCompact ? " (auto)" : ""}`;
+    const ctx = `${pct}/${formatTokens(d.context.contextWindow)}${d.autoCompact ? " (auto)" : ""}`;
     parts.push(d.context.percent !== null && d.context.percent > 90 ? t.fg("error", ctx) : d.context.percent !== null && d.context.percent > 70 ? t.fg("warning", ctx) : ctx);
   }
   const left = t.fg("dim", parts.join(" "));

@@ -13,13 +13,9 @@
 import type { EntryRenderer } from "../../core/kernel/index.js";
 import type { TreeSessionStore } from "../../core/stores/index.js";
 import type { AppView } from "./app-view.js";
-import { Block, componentLines, type ChatContext } from "./chat.js";
+import { Block, componentLines, rendererHints, type ChatContext } from "./chat.js";
+import type { ToolRenderers } from "./tool-draw.js";
 
-export interface ToolRenderers {
-  renderShell?: "default" | "self";
-  renderCall?: (...a: any[]) => unknown;
-  renderResult?: (...a: any[]) => unknown;
-}
 
 /** The renderers for calls to `name`: the extensions' resolvers in load order, then the tool's own. */
 export function resolveToolRenderers(app: AppView, name: string): ToolRenderers | undefined {
@@ -77,7 +73,7 @@ export class CustomEntryBlock extends Block {
     if (!r) return [];
     const t = ctx.theme;
     try {
-      const c = r(this.entry, { expanded: ctx.expandTools, keyText: (id: string) => ctx.keys.hint(id), keyHint: (id: string, what: string) => t.fg("dim", ctx.keys.hint(id)) + t.fg("muted", ` ${what}`) }, t);
+      const c = r(this.entry, { expanded: ctx.expandTools, ...rendererHints(ctx) }, t);
       return componentLines(c, width);
     } catch (e) {
       if (!this.failed) ctx.report?.(`entry renderer for "${this.entry.customType}" failed`, e);

@@ -16,11 +16,12 @@ import { packageInfo } from "../package-info.js";
 import { Theme, builtinTheme } from "../../modes/tui/theme.js";
 import { highlightCode as highlightWith, languageFromPath } from "../../modes/tui/highlight.js";
 import { getActiveTheme, setActiveTheme } from "../../modes/tui/pi-theme.js";
+import { colorDiffLines } from "../../modes/tui/format.js";
 import type { Diagnostic } from "../../core/kernel/types.js";
-import type { ParsedSkillBlock } from "../../modes/tui/pi-components/hints.js";
 
 export { Theme };
-export { copyToClipboard, keyHint, keyText, rawKeyHint, truncateToVisualLines, type ParsedSkillBlock, type VisualTruncateResult } from "../../modes/tui/pi-components/hints.js";
+export { copyToClipboard, keyHint, keyText, rawKeyHint } from "../../modes/tui/pi-components/hints.js";
+export { formatReadLineRange, parseSkillBlock, truncateToVisualLines, type ParsedSkillBlock, type VisualTruncateResult } from "../../modes/tui/format.js";
 
 // ---- theme and code ----------------------------------------------------------------------------
 
@@ -84,59 +85,13 @@ export function generateUnifiedPatch(path: string, oldContent: string, newConten
   return out.join("\n") + "\n";
 }
 
-/** The span where two lines differ: [common prefix length, common suffix length]. */
-function changedSpan(x: string, y: string): [number, number] {
-  let p = 0;
-  while (p < x.length && p < y.length && x[p] === y[p]) p++;
-  let s = 0;
-  while (s < x.length - p && s < y.length - p && x[x.length - 1 - s] === y[y.length - 1 - s]) s++;
-  return [p, s];
-}
-
 export interface RenderDiffOptions {
   filePath?: string;
 }
 
-/**
- * A diff in the edit tool's format (`+`/`-`/space prefixed lines) coloured with the active
- * theme: added and removed lines in the diff colours, context dim; a one-line replacement gets
- * its changed characters in inverse.
- */
+/** A diff in the edit tool's format coloured with the active theme (see colorDiffLines). */
 export function renderDiff(diffText: string, _options?: RenderDiffOptions): string {
-  const t = getActiveTheme();
-  const src = diffText.split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < src.length; i++) {
-    const line = src[i]!;
-    const next = src[i + 1];
-    const single = line.startsWith("-") && next?.startsWith("+") && !src[i + 2]?.startsWith("+") && !src[i - 1]?.startsWith("-");
-    if (single) {
-      const [p, s] = changedSpan(line.slice(1), next!.slice(1));
-      const mark = (l: string, token: string) => {
-        const body = l.slice(1);
-        return t.fg(token, l[0] + body.slice(0, p) + t.inverse(body.slice(p, body.length - s)) + body.slice(body.length - s));
-      };
-      out.push(mark(line, "toolDiffRemoved"), mark(next!, "toolDiffAdded"));
-      i++;
-    } else if (line.startsWith("+")) out.push(t.fg("toolDiffAdded", line));
-    else if (line.startsWith("-")) out.push(t.fg("toolDiffRemoved", line));
-    else out.push(t.fg("toolDiffContext", line));
-  }
-  return out.join("\n");
-}
-
-/** ":start" or ":start-end" for a read's offset/limit ("" when neither is a positive line number). */
-export function formatReadLineRange(offset: unknown, limit: unknown): string {
-  const line = (v: unknown): number | undefined => {
-    const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-    return Number.isInteger(n) && n >= 1 ? n : undefined;
-  };
-  if (offset == null && limit == null) return "";
-  const start = offset == null ? 1 : line(offset);
-  if (start === undefined) return "";
-  if (limit == null) return `:${start}`;
-  const count = line(limit);
-  return count === undefined ? "" : `:${start}-${start + count - 1}`;
+  return colorDiffLines(diffText, getActiveTheme()).join("\n");
 }
 
 // ---- sources, package, resources ------------------------------------------------------------------
@@ -188,13 +143,6 @@ export async function detectSupportedImageMimeTypeFromFile(filePath: string): Pr
   } finally {
     await fh.close();
   }
-}
-
-/** The parts of an expanded `/skill:name` message (`<skill name=… location=…>…</skill>` + the user's text), or null. */
-export function parseSkillBlock(text: string): ParsedSkillBlock | null {
-  const m = /^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n<\/skill>(?:\n\n([\s\S]+))?$/.exec(text);
-  if (!m) return null;
-  return { name: m[1]!, location: m[2]!, content: m[3]!, userMessage: m[4]?.trim() || undefined };
 }
 
 /** The credential stored for a provider in auth.json (the agent dir's by default), or undefined. */

@@ -11,7 +11,8 @@
 import type { Box, Component, Container, MarkdownTheme, TuiMouseEvent } from "@earendil-works/pi-tui";
 import { getActiveTheme, getMarkdownTheme } from "../pi-theme.js";
 import { lazyClass, piTui } from "./components.js";
-import { keyHint, keyText, type ParsedSkillBlock } from "./hints.js";
+import { keyHint, keyText } from "./hints.js";
+import type { ParsedSkillBlock } from "../format.js";
 
 // ---- shared ------------------------------------------------------------------------------------------
 

@@ -12,7 +12,9 @@ import { getActiveTheme, DynamicBorder } from "../pi-theme.js";
 import { homePath, stripAnsi } from "../text.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, sanitizeOutput, truncateTail, type TruncationResult } from "../../../plugins/tools/truncate.js";
 import { lazyClass, piTui } from "./components.js";
-import { keyHint, keyText, truncateToVisualLines } from "./hints.js";
+import { keyHint, keyText } from "./hints.js";
+import { formatTokens, truncateToVisualLines } from "../format.js";
+import { BUILT_IN_TOOLS, statusBg, toolCallLines, toolResultLines, type ToolRenderContext as RenderContext, type ToolView } from "../tool-draw.js";
 
 type Theme = ReturnType<typeof getActiveTheme>;
 
@@ -33,24 +35,8 @@ export interface ToolRenderers {
   [k: string]: unknown;
 }
 
-export interface ToolRenderContext {
-  args: unknown;
-  toolCallId: string;
-  invalidate(): void;
-  lastComponent: Component | undefined;
-  state: Record<string, unknown>;
-  cwd: string;
-  executionStarted: boolean;
-  argsComplete: boolean;
-  isPartial: boolean;
-  expanded: boolean;
-  showImages: boolean;
-  isError: boolean;
-  durationMs: number | undefined;
-  outputPad: number;
-  keyText: typeof keyText;
-  keyHint: typeof keyHint;
-}
+/** The render context pi hands a tool's renderers (the chat's tool blocks build the same). */
+export type ToolRenderContext = RenderContext<Component>;
 
 export type ToolResultContent = { type: string; text?: string; data?: string; mimeType?: string };
 export interface ToolExecutionResult {
@@ -255,6 +241,19 @@ export const ToolExecutionComponent: new (
       return out;
     }
 
+    /** A built-in tool whose definition leaves the drawing to the host: drawn as the chat draws it. */
+    private get builtIn(): boolean {
+      return BUILT_IN_TOOLS.has(this.toolName) && !this.def?.renderCall;
+    }
+    /** The call or its output drawn by the chat's tool drawing (tool-draw.ts) at the width given. */
+    private drawn(draw: typeof toolCallLines): Component {
+      const r = this.result;
+      const status = !r ? (this.started ? "running" : "pending") : this.partial ? "running" : r.isError ? "error" : "done";
+      const view = { name: this.toolName, args: this.args && typeof this.args === "object" ? this.args : {}, status, result: r && { content: r.content, details: r.details } } as ToolView;
+      const env = { theme: getActiveTheme(), cwd: this.cwd, expanded: this.expanded, expandKey: keyText("app.tools.expand") };
+      return { render: (width: number) => draw(view, width, env), invalidate: () => {} };
+    }
+
     private resultFallback(t: Theme): Component | undefined {
       const out = this.output();
       if (!out) return undefined;
@@ -269,7 +268,7 @@ export const ToolExecutionComponent: new (
     private rebuild(): void {
       const t = getActiveTheme();
       this.argsDirty = false;
-      const token = this.partial ? "toolPendingBg" : this.result?.isError ? "toolErrorBg" : "toolSuccessBg";
+      const token = statusBg(this.partial ? "running" : this.result?.isError ? "error" : "done");
       const bg = (s: string) => t.bg(token, s);
       if (this.def) {
         const frame = this.selfShell ? this.selfFrame : this.box;
@@ -286,7 +285,8 @@ export const ToolExecutionComponent: new (
             this.lastCall = undefined;
           }
         }
-        frame.addChild(this.region(call ?? new PiText(formatCall(this.toolName, this.args, t, this.expanded), 0, 0)));
+        call ??= this.builtIn ? this.drawn(toolCallLines) : new PiText(formatCall(this.toolName, this.args, t, this.expanded), 0, 0);
+        frame.addChild(this.region(call));
         if (this.result) {
           let res: Component | undefined;
           if (this.def.renderResult) {
@@ -296,7 +296,7 @@ export const ToolExecutionComponent: new (
               this.lastResult = undefined;
             }
           }
-          res ??= this.resultFallback(t);
+          res ??= this.builtIn && !this.def.renderResult ? this.drawn(toolResultLines) : this.resultFallback(t);
           if (res) frame.addChild(this.region(res));
         }
       } else {
@@ -456,15 +456,6 @@ export const BashExecutionComponent: new (command: string, ui: TUI, excludeFromC
 
 // ---- FooterComponent ----------------------------------------------------------------------------------
 
-/** Token counts as the footer writes them: 999, 1.2k, 45k, 1.5M, 12M. */
-export function formatFooterTokens(count: number): string {
-  if (count < 1000) return String(count);
-  if (count < 10_000) return `${(count / 1000).toFixed(1)}k`;
-  if (count < 1_000_000) return `${Math.round(count / 1000)}k`;
-  if (count < 10_000_000) return `${(count / 1_000_000).toFixed(1)}M`;
-  return `${Math.round(count / 1_000_000)}M`;
-}
-
 /** What the footer reads of a session: 1.6's AgentSession and ours both have it. */
 export interface FooterSessionLike {
   sessionManager: {
@@ -564,17 +555,17 @@ export class FooterComponent implements Component {
     if (name) where += ` • ${name}`;
 
     const parts: string[] = [];
-    if (totals.input) parts.push(`↑${formatFooterTokens(totals.input)}`);
-    if (totals.output) parts.push(`↓${formatFooterTokens(totals.output)}`);
-    if (totals.cacheRead) parts.push(`R${formatFooterTokens(totals.cacheRead)}`);
-    if (totals.cacheWrite) parts.push(`W${formatFooterTokens(totals.cacheWrite)}`);
+    if (totals.input) parts.push(`↑${formatTokens(totals.input)}`);
+    if (totals.output) parts.push(`↓${formatTokens(totals.output)}`);
+    if (totals.cacheRead) parts.push(`R${formatTokens(totals.cacheRead)}`);
+    if (totals.cacheWrite) parts.push(`W${formatTokens(totals.cacheWrite)}`);
     if ((totals.cacheRead || totals.cacheWrite) && hitRate !== undefined) parts.push(`CH${hitRate.toFixed(1)}%`);
     const subscription = model
       ? model.provider === "kimi-coding" || !!this.session.modelRuntime?.isUsingSubscription?.(model.provider) || !!this.session.models?.isUsingOAuth?.(model)
       : false;
     if (totals.cost || subscription) parts.push(`$${totals.cost.toFixed(3)}${subscription ? " (sub)" : ""}`);
     const auto = this.autoCompact ? " (auto)" : "";
-    const ctx = percent === null ? `?/${formatFooterTokens(window)}${auto}` : `${percent.toFixed(1)}%/${formatFooterTokens(window)}${auto}`;
+    const ctx = percent === null ? `?/${formatTokens(window)}${auto}` : `${percent.toFixed(1)}%/${formatTokens(window)}${auto}`;
     const level = percent ?? 0;
     parts.push(level > 90 ? t.fg("error", ctx) : level > 70 ? t.fg("warning", ctx) : ctx);
 

@@ -1,11 +1,11 @@
 /**
  * What the pi-tui components share with the package's helpers: key hints from the TUI's default
- * keybindings, text cut to a number of wrapped lines, the clipboard, the parts of a skill block.
+ * keybindings, the clipboard.
  */
 import { copyText } from "../clipboard.js";
 import { DEFAULT_BINDINGS } from "../keys.js";
 import { getActiveTheme } from "../pi-theme.js";
-import { wrapText } from "../text.js";
+import { formatKeyHint, formatKeyText } from "../format.js";
 
 /** pi 1.6's bindings of the selector actions the TUI's own table does not have. */
 const SELECTOR_BINDINGS: Record<string, string[]> = {
@@ -21,40 +21,17 @@ export function keysOf(id: string): string[] {
 
 /** The keys of an app or editor action for a hint (`"app.interrupt"` → `"escape"`, pi writes keys lower-case, "/" between); empty when unbound. */
 export function keyText(keybinding: string): string {
-  return keysOf(keybinding).join("/");
+  return formatKeyText(keysOf(keybinding));
 }
 
 /** A dim key followed by a muted description, for a component's hint line. */
 export function keyHint(keybinding: string, description: string): string {
-  const t = getActiveTheme();
-  return t.fg("dim", keyText(keybinding)) + t.fg("muted", ` ${description}`);
+  return formatKeyHint(getActiveTheme(), keyText(keybinding), description);
 }
 
 /** keyHint for a literal key string instead of an action id. */
 export function rawKeyHint(key: string, description: string): string {
-  const t = getActiveTheme();
-  return t.fg("dim", key) + t.fg("muted", ` ${description}`);
-}
-
-export interface VisualTruncateResult {
-  visualLines: readonly string[];
-  skippedCount: number;
-}
-
-/** `text` wrapped at `width` (less 2 × paddingX) and cut to `maxVisualLines`, keeping the end (default) or the start. */
-export function truncateToVisualLines(text: string, maxVisualLines: number, width: number, paddingX = 0, keep: "start" | "end" = "end"): VisualTruncateResult {
-  if (!text) return { visualLines: [], skippedCount: 0 };
-  const lines = wrapText(text, Math.max(1, width - 2 * paddingX));
-  if (lines.length <= maxVisualLines) return { visualLines: lines, skippedCount: 0 };
-  const kept = keep === "start" ? lines.slice(0, Math.max(0, maxVisualLines)) : lines.slice(lines.length - Math.max(0, maxVisualLines));
-  return { visualLines: kept, skippedCount: lines.length - kept.length };
-}
-
-export interface ParsedSkillBlock {
-  name: string;
-  location: string;
-  content: string;
-  userMessage: string | undefined;
+  return formatKeyHint(getActiveTheme(), key, description);
 }
 
 /** Copy text to the system clipboard as /copy does (clipboard.ts; OSC 52 only to a terminal); throws an Error naming what is missing. */
