@@ -15,7 +15,7 @@
  * built-in model catalog (scripts/model-catalog.mjs).
  */
 import { build } from "esbuild";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -78,6 +78,7 @@ const result = await build({
 });
 requireBuiltins(Object.keys(result.metafile.outputs).map((f) => resolve(f)));
 writeFileSync(join(outdir, "vendor", "aliases.json"), JSON.stringify(vendorAliases, null, 1) + "\n");
+copyPiTuiNativeHelpers();
 // dist/bundle-contents.json (not packed): each bundle file → the package files inlined in it, for
 // the tests that check which libraries a run loads (tests/startup.e2e.test.ts).
 const contents = {};
@@ -131,20 +132,33 @@ async function vendorEntries(entries) {
 }
 
 /**
+ * pi-tui's native helpers (clipboard text and images, macOS/Windows modifier keys; a few KB each):
+ * bundled, pi-tui looks for them beside its chunk's folder (dist/bundle/native/<platform>/prebuilds/…),
+ * one of the places it tries for standalone builds.
+ */
+function copyPiTuiNativeHelpers() {
+  const from = join(dirname(nodeRequire.resolve("@earendil-works/pi-tui/package.json")), "native");
+  if (!existsSync(from)) throw new Error(`pi-tui's native helpers are not at ${from}`);
+  cpSync(from, join(outdir, "native"), { recursive: true, filter: (src) => statSync(src).isDirectory() || src.endsWith(".node") });
+}
+
+/**
  * pi-ai loads its OAuth flows and the Bedrock API through a computed specifier, resolved against
  * its own file, so that bundlers do not follow them; bundled, that file is gone. The literal
  * import instead: esbuild gives each its own lazy chunk.
  */
 function piAiVariableImports() {
-  return { name: "pi-ai-variable-imports", setup };
-}
-function setup(b) {
-    b.onLoad({ filter: /[\\/]pi-ai[\\/]dist[\\/](auth[\\/]oauth[\\/]load|api[\\/]bedrock-converse-stream\.lazy)\.js$/ }, (args) => {
-      const text = readFileSync(args.path, "utf8");
-      const out = text.replace(/\bimport(?:OAuthModule|NodeOnlyApi)\("(\.\/[\w./-]+)\.ts"\)/g, (_all, p) => `import("${p}.js")`);
-      if (out === text || /import(OAuthModule|NodeOnlyApi)\("/.test(out)) throw new Error(`${args.path}: pi-ai's computed imports are not where the bundle expects them`);
-      return { contents: out, loader: "js" };
-    });
+  return {
+    name: "pi-ai-variable-imports",
+    setup(b) {
+      b.onLoad({ filter: /[\\/]pi-ai[\\/]dist[\\/](auth[\\/]oauth[\\/]load|api[\\/]bedrock-converse-stream\.lazy)\.js$/ }, (args) => {
+        const text = readFileSync(args.path, "utf8");
+        const out = text.replace(/\bimport(?:OAuthModule|NodeOnlyApi)\("(\.\/[\w./-]+)\.ts"\)/g, (_all, p) => `import("${p}.js")`);
+        if (out === text || /import(OAuthModule|NodeOnlyApi)\("/.test(out)) throw new Error(`${args.path}: pi-ai's computed imports are not where the bundle expects them`);
+        return { contents: out, loader: "js" };
+      });
+    },
+  };
 }
 
 /**
