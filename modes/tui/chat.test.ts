@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@jest/globals";
-import { Block, ChatView, SkillBlock, SummaryBlock, ToolBlock, CustomMessageBlock, AssistantBlock, componentLines, type ChatContext } from "./chat.js";
+import { Block, ChatView, SkillBlock, SummaryBlock, ToolBlock, CustomMessageBlock, AssistantBlock, UserBlock, componentLines, type ChatContext } from "./chat.js";
 import { Keybindings } from "./keys.js";
 import { builtinTheme } from "./theme.js";
 import { stripAnsi, visibleWidth } from "./text.js";
@@ -173,5 +173,38 @@ describe("chat view", () => {
     const before = blocks[0]!.renders;
     view.visible(40, 12, c);
     expect(blocks[0]!.renders).toBe(before);
+  });
+});
+
+describe("markdown transformers in the chat", () => {
+  const seen: Array<{ type: string; streaming: boolean; width: number; id?: string }> = [];
+  const arrows = (md: string, c: { messageType: string; isStreaming: boolean; availableWidth: number; messageId?: string }) => {
+    seen.push({ type: c.messageType, streaming: c.isStreaming, width: c.availableWidth, id: c.messageId });
+    return md.replaceAll("-->", "→");
+  };
+  const withArrows = ctx({ transformMarkdown: arrows, expandTools: true });
+
+  it("rewrites user, assistant and thinking text before drawing, telling each its surface", () => {
+    seen.length = 0;
+    expect(plain(new UserBlock("a --> b", { messageId: "u1", timestamp: "2026-01-01T00:00:00.000Z" }), 60, withArrows).join("\n")).toContain("a → b");
+    const a = new AssistantBlock({ role: "assistant", content: [{ type: "thinking", thinking: "x --> y" }, { type: "text", text: "c --> d" }] }, builtinTheme("dark"), {}, true);
+    const text = plain(a, 60, withArrows).join("\n");
+    expect(text).toContain("x → y");
+    expect(text).toContain("c → d");
+    expect(seen).toEqual([
+      { type: "user", streaming: false, width: 58, id: "u1" },
+      { type: "assistant-thinking", streaming: true, width: 60, id: undefined },
+      { type: "assistant", streaming: true, width: 60, id: undefined },
+    ]);
+    // Display only: the message keeps its text, and without transformers it is drawn as it is.
+    expect(a.message.content[1]!.text).toBe("c --> d");
+    expect(plain(a, 60).join("\n")).toContain("c --> d");
+  });
+
+  it("runs on custom messages and expanded summaries under their own surfaces", () => {
+    seen.length = 0;
+    expect(plain(new CustomMessageBlock({ customType: "note", content: "e --> f" }), 60, withArrows).join("\n")).toContain("e → f");
+    expect(plain(new SummaryBlock("branch", "g --> h"), 60, withArrows).join("\n")).toContain("g → h");
+    expect(seen.map((s) => s.type)).toEqual(["custom", "summary"]);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { renderComponent } from "./component-host.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
-import { rendererKeyHints, type ParsedSkillBlock } from "./format.js";
+import { rendererKeyHints, type MarkdownSurface, type MarkdownTransformContext, type ParsedSkillBlock } from "./format.js";
 import { limitLines, statusBg, statusIcon, toolCallLines, toolResultLines, type ToolRenderContext, type ToolRenderers, type ToolStatus } from "./tool-draw.js";
 import type { Keybindings } from "./keys.js";
 import { MarkdownView, renderMarkdownLines, type MarkdownOptions } from "./markdown.js";
@@ -27,6 +27,11 @@ export interface ChatContext {
   entryRenderer?(customType: string): ((...a: any[]) => unknown) | undefined;
   /** Look up a message renderer for a custom message type. */
   messageRenderer?(customType: string): ((...a: any[]) => unknown) | undefined;
+  /**
+   * The extensions' markdown transformers for a surface, run on the text before it is drawn
+   * (display only); undefined when none is registered.
+   */
+  transformMarkdown?(markdown: string, context: MarkdownTransformContext): string;
   /** Ask for a new frame (a component changed). */
   requestRender(): void;
   /** Report a renderer failure (once per block). */
@@ -128,12 +133,27 @@ export class NoticeBlock extends Block {
   }
 }
 
+/** Where a block's message is stored: the session entry's id and time (undefined for a live message). */
+export interface EntrySource {
+  messageId?: string;
+  timestamp?: string;
+}
+
+/** `markdown` after the extensions' transformers for `surface` (itself when there are none). */
+function shown(markdown: string, ctx: ChatContext, messageType: MarkdownSurface, availableWidth: number, isStreaming = false, source?: EntrySource): string {
+  return ctx.transformMarkdown ? ctx.transformMarkdown(markdown, { messageType, isStreaming, availableWidth, messageId: source?.messageId, timestamp: source?.timestamp }) : markdown;
+}
+
 export class UserBlock extends Block {
-  constructor(readonly text: string) {
+  constructor(
+    readonly text: string,
+    readonly source?: EntrySource,
+  ) {
     super();
   }
   render(width: number, ctx: ChatContext): string[] {
-    const body = wrapText(sanitize(stripAnsi(this.text)), Math.max(1, width - 2));
+    const inner = Math.max(1, width - 2);
+    const body = wrapText(sanitize(stripAnsi(shown(this.text, ctx, "user", inner, false, this.source))), inner);
     return boxLines(body.map((l) => ctx.theme.fg("userMessageText", l)), width, ctx.theme, "userMessageBg");
   }
 }
@@ -153,6 +173,7 @@ export class AssistantBlock extends Block {
     private theme: Theme,
     private mdOptions: MarkdownOptions,
     streaming = true,
+    readonly source?: EntrySource,
   ) {
     super();
     this.setMessage(message, streaming);
@@ -200,10 +221,12 @@ export class AssistantBlock extends Block {
     this.message.content.forEach((c, i) => {
       if (c.type === "text") {
         const view = this.views[i];
+        if (view && ctx.transformMarkdown) view.setText(shown(c.text ?? "", ctx, "assistant", width, this.streaming, this.source), !this.streaming);
+        else if (view && view.getText() !== (c.text ?? "")) view.setText(c.text ?? "", !this.streaming); // transformers gone
         const lines = view ? view.render(width) : [];
         if (lines.length) parts.push(lines);
       } else if (c.type === "thinking") {
-        const text = (c.thinking ?? "").trim();
+        const text = shown((c.thinking ?? "").trim(), ctx, "assistant-thinking", width, this.streaming, this.source);
         if (!text && !c.redacted) return;
         if (!ctx.showThinking || !text) {
           const n = text ? text.split("\n").length : 0;
@@ -415,7 +438,8 @@ export class CustomMessageBlock extends Block {
     const content = this.message.content;
     const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((c: any) => (c?.type === "text" ? c.text : c?.type === "image" ? "[image]" : "")).join("\n") : "";
     const label = t.bold(t.fg("customMessageLabel", `[${this.message.customType}]`));
-    const body = renderMarkdownLines(sanitize(text), Math.max(4, width - 2), t, ctx.markdown).map((l) => t.fg("customMessageText", l));
+    const inner = Math.max(4, width - 2);
+    const body = renderMarkdownLines(sanitize(shown(text, ctx, "custom", inner)), inner, t, ctx.markdown).map((l) => t.fg("customMessageText", l));
     return boxLines([label, ...body], width, t, "customMessageBg");
   }
 }
@@ -433,7 +457,7 @@ export class SummaryBlock extends Block {
       this.kind === "compaction"
         ? `⟲ Context compacted${this.tokensBefore ? ` (from ${this.tokensBefore.toLocaleString("en-US")} tokens)` : ""}`
         : "⎇ Summary of the branch left behind";
-    return collapsibleBox(title, this.summary, width, ctx);
+    return collapsibleBox(title, this.summary, width, ctx, "summary");
   }
 }
 
@@ -443,16 +467,17 @@ export class SkillBlock extends Block {
     super();
   }
   render(width: number, ctx: ChatContext): string[] {
-    return collapsibleBox(`[skill] ${this.skill.name}`, this.skill.content, width, ctx);
+    return collapsibleBox(`[skill] ${this.skill.name}`, this.skill.content, width, ctx, "custom");
   }
 }
 
 /** A titled box on the custom-message background: the title and a hint while collapsed, the markdown body under it when expanded. */
-function collapsibleBox(title: string, markdown: string, width: number, ctx: ChatContext): string[] {
+function collapsibleBox(title: string, markdown: string, width: number, ctx: ChatContext, surface: MarkdownSurface): string[] {
   const t = ctx.theme;
   const head = t.bold(t.fg("customMessageLabel", title));
   if (!ctx.expandTools) return boxLines([truncate(`${head} ${t.fg("dim", `(${ctx.keys.hint("app.tools.expand")} to show)`)}`, width - 2)], width, t, "customMessageBg");
-  const body = renderMarkdownLines(sanitize(markdown), Math.max(4, width - 2), t, ctx.markdown);
+  const inner = Math.max(4, width - 2);
+  const body = renderMarkdownLines(sanitize(shown(markdown, ctx, surface, inner)), inner, t, ctx.markdown);
   return boxLines([head, ...body], width, t, "customMessageBg");
 }
 

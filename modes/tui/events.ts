@@ -6,7 +6,7 @@ import { startupResourceLines } from "./startup-resources.js";
 import { messageText } from "../../core/engine/index.js";
 import type { AgentMessage, AgentSessionEvent } from "../../core/kernel/index.js";
 import type { AppView } from "./app-view.js";
-import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SkillBlock, SummaryBlock, ToolBlock, UserBlock, type Block } from "./chat.js";
+import { AssistantBlock, BashBlock, ComponentBlock, CustomMessageBlock, LinesBlock, SkillBlock, SummaryBlock, ToolBlock, UserBlock, type Block, type EntrySource } from "./chat.js";
 import { parseSkillBlock } from "./format.js";
 import { findGitBranch } from "./footer.js";
 import { truncate, wrapText } from "./text.js";
@@ -106,7 +106,7 @@ export class EventProjector {
     if (e.type === "agent_settled" || e.type === "agent_end") this.app.scrollback.commit();
   }
 
-  onMessageStart(m: AgentMessage): void {
+  onMessageStart(m: AgentMessage, source?: EntrySource): void {
     const role = (m as { role: string }).role;
     if (role === "assistant") {
       this.app.currentAssistant = this.app.chat.add(new AssistantBlock(m as any, this.app.theme, this.mdOptions(), true));
@@ -115,10 +115,10 @@ export class EventProjector {
       const text = userText(m);
       // a /skill:name message: the skill collapsed, then what the user wrote with it
       const skill = parseSkillBlock(text);
-      if (!skill) this.app.chat.add(new UserBlock(text));
+      if (!skill) this.app.chat.add(new UserBlock(text, source));
       else {
         this.app.chat.add(new SkillBlock(skill));
-        if (skill.userMessage) this.app.chat.add(new UserBlock(skill.userMessage));
+        if (skill.userMessage) this.app.chat.add(new UserBlock(skill.userMessage, source));
       }
     } else if (role === "custom") {
       if ((m as { display?: boolean }).display !== false) this.app.chat.add(new CustomMessageBlock(m as any));
@@ -209,15 +209,19 @@ export class EventProjector {
     // Entries after messages the context no longer holds (compacted away) come first, as they are older.
     const inContext = new Set<unknown>(this.app.session.messages as AgentMessage[]);
     for (const key of [...customs.keys()]) if (!inContext.has(key)) addCustoms(key);
+    // The session entry of each message (its id and time, which markdown transformers are told).
+    const sources = new Map<unknown, EntrySource>();
+    const branch = (this.app.session.sessionManager as { getBranch?(): Array<{ type: string; id: string; timestamp: string; message?: unknown }> } | undefined)?.getBranch?.() ?? [];
+    for (const e of branch) if (e.type === "message") sources.set(e.message, { messageId: e.id, timestamp: e.timestamp });
     for (const m of this.app.session.messages as AgentMessage[]) {
       const role = (m as { role: string }).role;
       if (role === "assistant") {
-        this.app.chat.add(new AssistantBlock(m as any, this.app.theme, this.mdOptions(), false));
+        this.app.chat.add(new AssistantBlock(m as any, this.app.theme, this.mdOptions(), false, sources.get(m)));
         this.syncToolCalls(m, true);
       } else if (role === "toolResult") {
         const r = m as { toolCallId: string; toolName: string; content: any; details?: unknown; isError?: boolean };
         this.toolBlock(r.toolCallId, r.toolName).finish({ content: r.content, details: r.details }, !!r.isError);
-      } else this.onMessageStart(m);
+      } else this.onMessageStart(m, sources.get(m));
       addCustoms(m);
     }
     this.entries.reset(shown);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { colorDiffLines, cutLines, formatKeyHint, formatKeyText, formatReadLineRange, formatTokens, parseSkillBlock, rendererKeyHints, truncateToVisualLines } from "./format.js";
+import { applyMarkdownTransformers, colorDiffLines, cutLines, formatKeyHint, formatKeyText, formatReadLineRange, formatTokens, parseSkillBlock, rendererKeyHints, transformerSurfaces, truncateToVisualLines } from "./format.js";
 import { builtinTheme } from "./theme.js";
 import { stripAnsi } from "./text.js";
 
@@ -96,5 +96,24 @@ describe("parseSkillBlock", () => {
     expect(parseSkillBlock("hello")).toBeNull();
     expect(parseSkillBlock('say <skill name="a" location="/l">\nbody\n</skill>')).toBeNull();
     expect(parseSkillBlock('<skill name="a" location="/l">\nbody\n</skill> trailing')).toBeNull();
+  });
+});
+
+describe("markdown transformers", () => {
+  const c = { messageType: "assistant" as const, isStreaming: false, availableWidth: 80 };
+  it("run in order, each on the text the previous returned; a throw or a non-string keeps the text so far", () => {
+    const out = applyMarkdownTransformers("a", c, [
+      (md) => md + "b",
+      () => {
+        throw new Error("boom");
+      },
+      () => 42,
+      (md) => md + "c",
+    ]);
+    expect(out).toBe("abc");
+  });
+  it("run on user, assistant and thinking text by default, or on the surfaces the options name", () => {
+    expect([...transformerSurfaces(undefined)].sort()).toEqual(["assistant", "assistant-thinking", "user"]);
+    expect([...transformerSurfaces({ messageTypes: ["summary", "changelog"] })]).toEqual(["summary", "changelog"]);
   });
 });

@@ -115,3 +115,42 @@ export function parseSkillBlock(text: string): ParsedSkillBlock | null {
   if (!m) return null;
   return { name: m[1]!, location: m[2]!, content: m[3]!, userMessage: m[4]?.trim() || undefined };
 }
+
+/** Where markdown is drawn, as pi's markdown transformers name it (their `messageTypes`). */
+export type MarkdownSurface = "user" | "assistant" | "assistant-thinking" | "custom" | "summary" | "changelog";
+/** What a markdown transformer is told besides the text. */
+export interface MarkdownTransformContext {
+  messageType: MarkdownSurface;
+  isStreaming: boolean;
+  /** Terminal columns available to the transformed markdown. */
+  availableWidth: number;
+  /** The session entry's id and ISO timestamp when drawn from a persisted entry. */
+  messageId?: string;
+  timestamp?: string;
+}
+export type MarkdownTransformFn = (markdown: string, context: MarkdownTransformContext) => unknown;
+
+const DEFAULT_SURFACES: ReadonlySet<string> = new Set(["user", "assistant", "assistant-thinking"]);
+
+/** The surfaces a transformer registered with `options` runs on (default: user, assistant and thinking text). */
+export function transformerSurfaces(options: unknown): ReadonlySet<string> {
+  const types = (options as { messageTypes?: unknown } | undefined)?.messageTypes;
+  return Array.isArray(types) ? new Set(types.filter((t): t is string => typeof t === "string")) : DEFAULT_SURFACES;
+}
+
+/**
+ * The markdown after each transformer in turn; one that throws or returns something other than a
+ * string leaves the text as it was and the next one goes on.
+ */
+export function applyMarkdownTransformers(markdown: string, context: MarkdownTransformContext, transformers: readonly MarkdownTransformFn[]): string {
+  let text = markdown;
+  for (const t of transformers) {
+    try {
+      const next = t(text, context);
+      if (typeof next === "string") text = next;
+    } catch {
+      /* keeps the text so far */
+    }
+  }
+  return text;
+}

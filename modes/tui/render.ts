@@ -10,7 +10,7 @@ import { renderFooter } from "./footer.js";
 import { ComponentLayer, frame, type Layer, type LayerEnv } from "./layers.js";
 import { overlayLayout, overlayWidth } from "./component-host.js";
 import { TranscriptSearch } from "./search.js";
-import { entryRenderer, resolveToolRenderers } from "./renderers.js";
+import { entryRenderer, markdownTransformer, resolveToolRenderers } from "./renderers.js";
 import { CURSOR_MARK, padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -53,6 +53,7 @@ export class Renderer {
         const r = this.app.kernel.messageRenderers.get(type);
         return r ? (r.render as (...a: any[]) => unknown) : undefined;
       },
+      transformMarkdown: markdownTransformer(this.app.kernel.markdownTransformers.list().map((e) => e.value)),
       requestRender: () => this.requestRender(),
       report: (message, error) => this.app.kernel.diagnostics.report({ level: "warning", source: "tui", message, error }),
     };

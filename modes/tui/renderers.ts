@@ -6,15 +6,33 @@
  *                                          renderCall/renderResult/renderShell)
  *   registerEntryRenderer(type, render)  — custom session entries (pi.appendEntry) drawn in the
  *                                          transcript where they were appended; never sent to the model
+ *   registerMarkdownTransformer(fn, opts) — markdown rewritten before the chat draws it, on the
+ *                                          surfaces the options name (display only)
  * Entries appended while the TUI runs are found by walking from the session's leaf back to the
  * last entry seen (a few entries per frame at most); an `entry_appended` session event, where the
  * session emits one, adds them at once.
  */
-import type { EntryRenderer } from "../../core/kernel/index.js";
+import type { EntryRenderer, RegisteredMarkdownTransformer } from "../../core/kernel/index.js";
 import type { TreeSessionStore } from "../../core/stores/index.js";
 import type { AppView } from "./app-view.js";
 import { Block, componentLines, rendererHints, type ChatContext } from "./chat.js";
 import type { ToolRenderers } from "./tool-draw.js";
+import { applyMarkdownTransformers, transformerSurfaces, type MarkdownTransformFn } from "./format.js";
+
+/**
+ * The extensions' markdown transformers as the chat runs them: in load order, each on the surfaces
+ * its options name (default user, assistant and thinking text); undefined when none is registered.
+ */
+export function markdownTransformer(registered: readonly RegisteredMarkdownTransformer[]): ChatContext["transformMarkdown"] {
+  if (!registered.length) return undefined;
+  const list = registered.map((r) => ({ fn: r.transform as MarkdownTransformFn, surfaces: transformerSurfaces(r.options) }));
+  return (markdown, context) =>
+    applyMarkdownTransformers(
+      markdown,
+      context,
+      list.filter((x) => x.surfaces.has(context.messageType)).map((x) => x.fn),
+    );
+}
 
 
 /** The renderers for calls to `name`: the extensions' resolvers in load order, then the tool's own. */

@@ -64,6 +64,7 @@ export function createRegistrationApi(kernel: Kernel, ext: LoadedExtension, aliv
       .promise({ type: "mcp_servers_change", servers })
       .catch((error) => kernel.diagnostics.report({ level: "error", source: ext.name, message: "mcp_servers_change failed", error }));
   };
+  let removeMarkdownTransformer: (() => void) | undefined;
   return {
     registerToolRenderer(resolver) {
       alive();
@@ -79,7 +80,9 @@ export function createRegistrationApi(kernel: Kernel, ext: LoadedExtension, aliv
     registerMarkdownTransformer(transformer, options) {
       alive();
       fn("registerMarkdownTransformer", transformer);
-      ext.scope.registerMarkdownTransformer({ transform: transformer, options });
+      // One transformer an extension: registering again replaces it.
+      removeMarkdownTransformer?.();
+      removeMarkdownTransformer = ext.scope.registerMarkdownTransformer({ transform: transformer, options });
     },
     registerMcpServer(name, config) {
       alive();

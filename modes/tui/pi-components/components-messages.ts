@@ -9,6 +9,7 @@
  * pi-tui loads on first use (see components.ts, lazyClass).
  */
 import type { Box, Component, Container, MarkdownTheme, TuiMouseEvent } from "@earendil-works/pi-tui";
+import { applyMarkdownTransformers, type MarkdownSurface, type MarkdownTransformContext } from "../format.js";
 import { getActiveTheme, getMarkdownTheme } from "../pi-theme.js";
 import { lazyClass, piTui } from "./components.js";
 import { keyHint, keyText } from "./hints.js";
@@ -16,31 +17,14 @@ import type { ParsedSkillBlock } from "../format.js";
 
 // ---- shared ------------------------------------------------------------------------------------------
 
-/** Where a markdown transformer runs (1.6's MarkdownMessageType). */
-export type MarkdownMessageType = "user" | "assistant" | "assistant-thinking" | "custom" | "summary";
-export interface MarkdownTransformContext {
-  messageType: MarkdownMessageType;
-  isStreaming: boolean;
-  availableWidth: number;
-  messageId?: string;
-  timestamp?: string;
-}
+/** Where a markdown transformer runs (pi's MarkdownMessageType) and what it is told: one definition, format.ts. */
+export type MarkdownMessageType = MarkdownSurface;
+export type { MarkdownTransformContext };
 /** An extension's markdown rewrite (registerMarkdownTransformer); a throw or a non-string keeps the text. */
 export type MarkdownTransformer = (markdown: string, context: MarkdownTransformContext) => string;
 
 function markdownTransform(type: MarkdownMessageType, streaming: () => boolean, transformers: readonly MarkdownTransformer[], messageId?: string, timestamp?: string) {
-  return (markdown: string, availableWidth: number): string => {
-    let text = markdown;
-    for (const t of transformers) {
-      try {
-        const next = t(text, { messageType: type, isStreaming: streaming(), availableWidth, messageId, timestamp });
-        if (typeof next === "string") text = next;
-      } catch {
-        /* a failing transformer leaves the text as it was */
-      }
-    }
-    return text;
-  };
+  return (markdown: string, availableWidth: number): string => applyMarkdownTransformers(markdown, { messageType: type, isStreaming: streaming(), availableWidth, messageId, timestamp }, transformers);
 }
 
 /** The label of a boxed message: bold, in the custom-message label colour. */
