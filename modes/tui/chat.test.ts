@@ -208,3 +208,19 @@ describe("markdown transformers in the chat", () => {
     expect(seen.map((s) => s.type)).toEqual(["custom", "summary"]);
   });
 });
+
+describe("markdown transformers cannot reach the terminal", () => {
+  it("escape sequences a transformer adds (clipboard write, title, screen clear, C1 CSI) are not in the lines drawn", () => {
+    const inject = (md: string) => `${md} \x1b]52;c;ZXZpbA==\x07\x1b]0;owned\x07\x1b[2J\x1b[H\x9b31m`;
+    const c = ctx({ transformMarkdown: inject, expandTools: true, showThinking: true });
+    // The assistant's markdown is drawn from the model's own text the same way; the screen writer
+    // strips what is left (tests/tui-markdown-transform.e2e.test.ts checks the terminal).
+    const thinking = new AssistantBlock({ role: "assistant", content: [{ type: "thinking", thinking: "think" }] }, builtinTheme("dark"), {}, false);
+    const blocks: Block[] = [new UserBlock("hello"), thinking, new CustomMessageBlock({ customType: "note", content: "custom" }), new SummaryBlock("compaction", "summary", 1000)];
+    for (const b of blocks) {
+      const raw = b.render(60, c).join("\n");
+      expect(raw).not.toMatch(/\x1b\]|\x07|\x1b\[2J|\x1b\[H|\x9b/);
+      expect(stripAnsi(raw)).not.toContain("owned");
+    }
+  });
+});

@@ -110,6 +110,8 @@ export function sanitize(s: string, keepNewlines = true): string {
   if (out.includes("\r")) out = out.replace(/\r\n?/g, "\n");
   // eslint-disable-next-line no-control-regex
   out = out.replace(keepNewlines ? /[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]/g : /[\x00-\x1a\x1c-\x1f\x7f]/g, "");
+  // C1 controls (U+0080–U+009F): a terminal may read U+009B as CSI, U+009D as OSC.
+  if (/[\x80-\x9f]/.test(out)) out = out.replace(/[\x80-\x9f]/g, "");
   if (/[\u200d\ufe0f\ufe0e]|\ud83c[\udffb-\udfff]/.test(out)) out = out.replace(/[\u200d\ufe0f\ufe0e]|\ud83c[\udffb-\udfff]/g, "");
   if (/[^\x00-\x7f]/.test(out)) out = out.normalize("NFC");
   return out;
