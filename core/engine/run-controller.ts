@@ -416,10 +416,7 @@ export class RunController {
           await hooks.after_turn.promise({ type: "after_turn", session: s, message: e.message, signal: this.abortController.signal });
         }
       },
-      whileWaiting: (answered) => {
-        precompileHooks(hooks, answered);
-        s.contextFactory(); // the tools' ctx (an extension host builds and keeps its own on the first call)
-      },
+      whileWaiting: (answered) => precompileHooks(hooks, answered),
       toolContext: (scope) => (scope ? Object.assign(Object.create(s.contextFactory()), { toolScope: scope }) : s.contextFactory()),
       takeContinue: () => this.turns.takeContinue(), // (pi 1.6 turn_end continue)
     };
