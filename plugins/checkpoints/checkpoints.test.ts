@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { execFileSync } from "node:child_process";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { CheckpointStore, DEFAULTS, storeDirFor } from "./store.js";
+import { CheckpointStore, DEFAULTS, readCheckpointRefs, storeDirFor } from "./store.js";
 import { rewindPoints, stateAt, type EntryLike } from "./points.js";
 
 const roots: string[] = [];
@@ -91,6 +91,32 @@ describe("checkpoint store", () => {
     expect(await store.hasTree(trees[3]!)).toBe(true);
   });
 
+  it("reads its refs as git lists them, loose and packed; a prune with nothing due runs no git", async () => {
+    const { cwd, store, root } = project({ maxCount: 10 });
+    for (let i = 0; i < 3; i++) {
+      writeFileSync(join(cwd, "f.txt"), `v${i}\n`);
+      await store.snapshot(`s${i}`);
+    }
+    await store.flush();
+    const listed = async () => (await store.git(["for-each-ref", "--format=%(refname)", "refs/checkpoints/"])).trim().split("\n").sort();
+    expect(readCheckpointRefs(join(root, "store"))!.sort()).toEqual(await listed());
+    await store.git(["pack-refs", "--all"]);
+    writeFileSync(join(cwd, "f.txt"), "v3\n");
+    await store.snapshot("s3");
+    await store.flush();
+    const all = await listed();
+    expect(all).toHaveLength(4);
+    expect(readCheckpointRefs(join(root, "store"))!.sort()).toEqual(all);
+    const calls: string[] = [];
+    const git = store.git.bind(store);
+    store.git = (args, opts) => {
+      calls.push(args[0]!);
+      return git(args, opts);
+    };
+    expect(await store.prune()).toBe(0);
+    expect(calls).toEqual([]);
+  });
+
   it("never touches the project's own git repository", async () => {
     const { cwd, store } = project();
     execFileSync("git", ["init", "-q"], { cwd });
@@ -118,6 +144,14 @@ describe("checkpoint store", () => {
     } finally {
       process.env.PATH = saved;
     }
+  });
+
+  it("a project folder removed meanwhile: the error names the folder, not a missing git", async () => {
+    const { cwd, store } = project();
+    writeFileSync(join(cwd, "a.txt"), "a\n");
+    await store.snapshot("first");
+    rmSync(cwd, { recursive: true });
+    await expect(store.snapshot("after")).rejects.toThrow(`the project folder ${cwd} no longer exists`);
   });
 
   it("one store folder per project, under the agent dir", () => {

@@ -73,9 +73,8 @@ export default definePlugin({
       warn(`the project's files were not captured (${e.message}); the agent goes on without checkpoints`);
     };
     /** `later`: do not wait for it (a tool call's after-state, taken while the model answers). */
-    const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>, input?: Record<string, unknown>, later = false) => {
+    const capture = async (phase: CheckpointPhase, extra?: Partial<CheckpointData>, input?: Record<string, unknown>, later = false, session = currentSession()) => {
       if (!service.settings().enabled) return;
-      const session = currentSession();
       if (!session || failed.has(session.cwd) || notAProject(session.cwd)) return;
       const only = input && extra?.tool ? targetsOf(session, extra.tool, input) : undefined;
       if (only && only.length === 0) return; // a file outside the project
@@ -96,7 +95,16 @@ export default definePlugin({
     // its arguments meanwhile); a call waits for it, and takes it as its before-state, when no
     // tool ran since (the calls of one message are all checked before any of them runs).
     let fresh = false;
+    // A tool call's after-capture starts once the next message starts (the model's answer: its
+    // request is on the wire by then), or before anything else that captures or reads the
+    // captures (a tool call, a `!` command, the run settling, leaving the session): the git
+    // children it spawns do not compete with building the request after a tool result.
+    const afters: Array<() => void> = [];
+    const startAfters = () => {
+      for (const start of afters.splice(0)) start();
+    };
     api.on("message_start", (event) => {
+      startAfters();
       if ((event.message as { role?: string }).role === "assistant") fresh = false;
     });
     api.on("message_update", (event) => {
@@ -109,6 +117,7 @@ export default definePlugin({
     });
     api.on("message_end", async (event) => {
       const role = (event.message as { role?: string }).role;
+      if (role !== "toolResult") startAfters();
       // A tool call's after-capture, running while the model answered, lands before the next
       // message of the session (a tool result is stored right after its call: not waited for).
       if (role !== "toolResult") await service.settle();
@@ -121,6 +130,7 @@ export default definePlugin({
     api.on(
       "tool_call",
       async (event) => {
+        startAfters();
         if (!mutating(event.toolName)) return undefined;
         if (fresh) await service.settle();
         else await capture("before", { tool: event.toolName, toolCallId: event.toolCallId }, event.input);
@@ -130,12 +140,17 @@ export default definePlugin({
     );
     api.on("tool_result", async (event) => {
       fresh = false;
-      if (mutating(event.toolName)) await capture("after", { tool: event.toolName, toolCallId: event.toolCallId }, event.input, true);
+      if (mutating(event.toolName)) {
+        const session = currentSession();
+        const extra = { tool: event.toolName, toolCallId: event.toolCallId };
+        afters.push(() => void capture("after", extra, event.input, true, session));
+      }
       return undefined;
     });
     const refsFailed = (e: Error) => warn(`the checkpoint refs were not written (${e.message})`);
     // The run's captures are in the session when it settles; the refs are written off its path.
     api.on("agent_settled", async () => {
+      startAfters();
       await service.settle();
       service.flushLater(refsFailed);
     });
@@ -148,9 +163,11 @@ export default definePlugin({
     // Leaving the session: its captures finish and the refs are written (at process exit, git
     // children still running are ended: git-children.ts).
     api.on("session_shutdown", async () => {
+      startAfters();
       await within(SHUTDOWN_WAIT_MS, service.settle().then(() => service.flush().catch(refsFailed)));
     });
     api.on("user_bash", async () => {
+      startAfters();
       fresh = false;
       await capture("before", { tool: "!" });
       return undefined;
@@ -163,6 +180,7 @@ export default definePlugin({
       async handler(args, ctx) {
         const session = (ctx?.session as SessionLike | undefined) ?? currentSession();
         if (!session) throw new Error("/rewind needs a live session");
+        startAfters();
         await runRewind(service, session, args, ctx?.ui ?? api.kernel.service("ui"), Boolean(ctx?.hasUI));
       },
     });

@@ -129,21 +129,6 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
   };
 
   /**
-   * The watcher is trusted from the first whole-project scan after its watches are in place; a
-   * store's first captures (a session's start, its first prompt) often run before that. So once
-   * the watches are in place, one scan runs in the queue, recording nothing: the capture before
-   * the first tool call then finds the watcher's verdict ("nothing changed") instead of scanning
-   * the project again while the call waits. When a capture has scanned since, it costs no git.
-   */
-  const baselined = new WeakSet<CheckpointStore>();
-  const baselineWhenWatching = (s: CheckpointStore) => {
-    const watching = s.watching;
-    if (!watching || baselined.has(s)) return;
-    baselined.add(s);
-    void watching.then(() => (s.watchState === "ready" ? serial(() => s.snapshot("baseline")) : undefined)).catch(() => undefined); // a failure is reported by the next capture
-  };
-
-  /**
    * Once per process, after a store's first capture, beside the captures (refs of their own,
    * objects younger than an hour kept): nothing waits for it; at exit it is ended like any git child.
    */
@@ -176,7 +161,6 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
       serial(async () => {
         const s = store(cwd);
         await s.snapshot("start");
-        baselineWhenWatching(s);
         pruneOnce(s); // with the session's start, not on its first prompt's way
       }),
     flush: () => serial(async () => void (await Promise.all([...stores.values()].map((s) => s.flush())))),
@@ -185,7 +169,6 @@ export function createCheckpointsService(kernel: Kernel, warn: (message: string)
       return serial(async () => {
         const s = store(session.cwd);
         const snap = await s.snapshot(`${phase}${extra.tool ? ` ${extra.tool}` : ""}`, only);
-        baselineWhenWatching(s);
         pruneOnce(s);
         const current = stateAt(session.sessionManager.getBranch(), afterResolver(session));
         if (current?.tree === snap.tree && phase !== "pre-restore" && phase !== "restore") return undefined;

@@ -13,7 +13,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, promises as fsp, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, promises as fsp, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { onExit, recoverStaleLock, track, updateRefsSync } from "./git-children.js";
@@ -157,7 +157,8 @@ export class CheckpointStore {
         if (err) {
           const code = (err as NodeJS.ErrnoException).code;
           const lock = /Unable to create '([^']+\.lock)': File exists/.exec(stderr ?? "");
-          if (code === "ENOENT") rej(new CheckpointError("git is not installed (checkpoints need git on PATH)"));
+          if (code === "ENOENT" && !existsSync(this.cwd)) rej(new CheckpointError(`the project folder ${this.cwd} no longer exists`));
+          else if (code === "ENOENT") rej(new CheckpointError("git is not installed (checkpoints need git on PATH)"));
           else if (lock) rej(new LockError(`git ${args[0]} failed: the store is locked (${lock[1]})`, lock[1]!));
           else rej(new CheckpointError(`git ${args[0]} failed: ${(stderr || err.message).trim().split("\n")[0]}`));
         } else res(stdout);
@@ -199,6 +200,8 @@ export class CheckpointStore {
   async snapshot(label: string, only?: string[], opts: { scan?: boolean } = {}): Promise<Snapshot> {
     await this.init();
     void label;
+    // The store's first scan: the watches go in place before it, so the watcher is trusted from it on.
+    if (this.lastTree === undefined) await this.watchFirst();
     const started = Date.now();
     if (only && this.lastTree && (await this.unchanged(only))) return { tree: this.lastTree, skipped: [] };
     // Nothing reported by the watcher since the last scan: the index, and so the last tree, is the project.
@@ -263,7 +266,18 @@ export class CheckpointStore {
     return { tree, ref, skipped };
   }
 
-  /** Starts the watcher (once; in the background: captures scan until it is ready, and the first scan after that is its baseline). */
+  /**
+   * Before the store's first scan: lists the ignored folders and puts the watches in place, so
+   * that scan is the watcher's baseline (everything before it is in the scan, everything after is
+   * reported). A watcher that cannot start leaves every capture scanning, as with watch: false.
+   */
+  private async watchFirst(): Promise<void> {
+    this.startWatcher();
+    await this.watchStart;
+    this.watcher?.reset();
+  }
+
+  /** Starts the watcher (once); until it is ready, and until a scan started after that, captures scan. */
   private startWatcher(): void {
     if (this.watcher || !this.opts.watch) return;
     const watcher = (this.watcher = new ProjectWatcher(this.cwd, this.dir));
@@ -272,6 +286,12 @@ export class CheckpointStore {
       (out) => watcher.start(new Set(out.split("\0").filter((p) => p.endsWith("/")))),
       (e: Error) => watcher.stop(`listing the ignored folders failed: ${e.message}`),
     );
+  }
+
+  /** The checkpoint refs written so far, read from the store's files (undefined: ask git). */
+  private readRefNames(): string[] | undefined {
+    if (existsSync(join(this.dir, "reftable"))) return undefined;
+    return readCheckpointRefs(this.dir);
   }
 
   /** Settles once the watcher has started or given up (undefined before the first whole-project capture or with watch: false). */
@@ -384,19 +404,46 @@ export class CheckpointStore {
     );
   }
 
-  /** Deletes refs beyond the retention limits and the objects only they kept. */
+  /** Deletes refs beyond the retention limits and the objects only they kept (no git at all when none is due). */
   async prune(): Promise<number> {
     await this.init();
+    const cutoff = Date.now() - this.opts.maxAgeDays * 86_400_000;
+    const due = (refs: string[]) => {
+      const sorted = [...refs].sort();
+      return sorted.filter((r, i) => i < sorted.length - this.opts.maxCount || Number(r.slice("refs/checkpoints/".length).split("-")[0]) < cutoff);
+    };
+    const known = this.readRefNames();
+    if (known && !due([...known, ...this.pending.map((l) => l.split(" ")[1]!)]).length) return 0;
     await this.flush();
     const out = await this.git(["for-each-ref", "--format=%(refname)", "refs/checkpoints/"]);
-    const refs = out.split("\n").filter(Boolean).sort();
-    const cutoff = Date.now() - this.opts.maxAgeDays * 86_400_000;
-    const doomed = refs.filter((r, i) => i < refs.length - this.opts.maxCount || Number(r.slice("refs/checkpoints/".length).split("-")[0]) < cutoff);
+    const doomed = due(out.split("\n").filter(Boolean));
     if (!doomed.length) return 0;
     await this.git(["update-ref", "--stdin"], { input: doomed.map((r) => `delete ${r}\n`).join("") });
     await this.git(["prune", "--expire=1.hour.ago"]); // younger objects may belong to refs not flushed yet
     return doomed.length;
   }
+}
+
+/** How prune() reads the checkpoint refs without git: the loose ref files and packed-refs (the store is made with git's files backend). */
+export function readCheckpointRefs(storeDir: string): string[] | undefined {
+  const names = new Set<string>();
+  try {
+    for (const e of readdirSync(join(storeDir, "refs", "checkpoints"), { withFileTypes: true })) {
+      if (!e.isFile()) return undefined; // not one of ours: let git list them
+      names.add(`refs/checkpoints/${e.name}`);
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
+  }
+  try {
+    for (const line of readFileSync(join(storeDir, "packed-refs"), "utf8").split("\n")) {
+      const m = /^[0-9a-f]{40,64} (refs\/checkpoints\/\S+)$/.exec(line);
+      if (m) names.add(m[1]!);
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
+  }
+  return [...names];
 }
 
 async function removeEmptyParents(root: string, dir: string): Promise<void> {
