@@ -42,9 +42,9 @@ describe("a tool call's after-capture", () => {
       expect(r.code).toBe(0);
       expect(readFileSync(join(e.cwd, "notes.txt"), "utf8")).toBe("line 1\nline two\n");
 
-      const requests = server.stats().requests.filter((q: { seq: number }) => q.seq > from);
+      const requests = server.stats().requests.filter((q) => q.seq > from);
       expect(requests).toHaveLength(2);
-      const nextRequestAt = requests[1].time as number;
+      const nextRequestAt = requests[1]!.time;
       // The after-capture of an edit looks at its one file: `ls-files … -- :(literal)notes.txt`.
       const calls = readFileSync(log, "utf8").trim().split("\n").map((l) => ({ at: Number(l.slice(0, l.indexOf(" "))), args: l.slice(l.indexOf(" ") + 1) }));
       const after = calls.filter((c) => c.args.includes("ls-files") && c.args.includes(":(literal)notes.txt"));
@@ -53,7 +53,7 @@ describe("a tool call's after-capture", () => {
       // From the end of the answer carrying the call to the next request, no git runs at all: the
       // capture before the call finds the watcher's "nothing changed" (its watches were in place
       // before the store's first scan) and old checkpoints are counted without git.
-      const toolCallSentAt = requests[0].endTime as number;
+      const toolCallSentAt = requests[0]!.endTime!;
       expect(calls.filter((c) => c.at > toolCallSentAt && c.at < nextRequestAt).map((c) => c.args)).toEqual([]);
 
       // The checkpoint after the edit is in the session.
