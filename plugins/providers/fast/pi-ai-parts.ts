@@ -75,11 +75,10 @@ let parts: Promise<PiAiParts> | undefined;
 /** Loaded once; rejects (and is retried next time) when pi-ai's layout is not the expected one. */
 export function loadPiAiParts(): Promise<PiAiParts> {
   parts ??= (async () => {
-    const [json, cost, errors] = await Promise.all([
-      import("@earendil-works/pi-ai/utils/json-parse") as Promise<Partial<PiAiParts>>,
-      import("@earendil-works/pi-ai/utils/openrouter-cost") as Promise<Partial<PiAiParts>>,
-      import("@earendil-works/pi-ai/utils/error-body"),
-    ]);
+    const m = await import("./pi-ai-modules.js");
+    const json = m.jsonParse as Partial<PiAiParts>;
+    const cost = m.openrouterCost as Partial<PiAiParts>;
+    const errors: unknown = m.errorBody;
     const { normalizeProviderError, formatProviderError } = errors as { normalizeProviderError?: (e: unknown) => unknown; formatProviderError?: (n: unknown) => string };
     const withCauseDetail = (errors as Partial<PiAiParts>).withCauseDetail;
     if (
@@ -114,15 +113,8 @@ let requestParts: Promise<RequestParts> | undefined;
 /** What the direct path needs to build a chat-completions request as pi-ai and the SDK do. */
 export function loadRequestParts(): Promise<RequestParts> {
   requestParts ??= (async () => {
-    const [tm, su, id, tr, text, est, hash] = await Promise.all([
-      import("@earendil-works/pi-ai/api/transform-messages") as Promise<Partial<RequestParts>>,
-      import("@earendil-works/pi-ai/utils/sanitize-unicode") as Promise<Partial<RequestParts>>,
-      import("@earendil-works/pi-ai/utils/identity"),
-      import("@earendil-works/pi-ai/utils/transcript") as Promise<Partial<RequestParts>>,
-      import("@earendil-works/pi-ai/utils/text") as Promise<Partial<RequestParts>>,
-      import("@earendil-works/pi-ai/utils/estimate") as Promise<Partial<RequestParts>>,
-      import("@earendil-works/pi-ai/utils/hash") as Promise<Partial<RequestParts>>,
-    ]);
+    const m = await import("./pi-ai-modules.js");
+    const [tm, su, id, tr, text, est, hash] = [m.transformMessages, m.sanitizeUnicode, m.identity, m.transcript, m.text, m.estimate, m.hash] as Array<Partial<RequestParts>>;
     const version = { VERSION: openaiSdkVersion() };
     const identityHeaders = (id as { getIdentityHeaders?: unknown }).getIdentityHeaders as RequestParts["identityHeaders"] | undefined;
     const got = {
