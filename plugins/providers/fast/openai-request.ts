@@ -249,7 +249,93 @@ function toolCallIdNormalizer(model: Json, parts: RequestParts): (id: string) =>
   };
 }
 
-/** `transcript`: collapsed (one leading system message at most). */
+/** A user message's parts: empty text parts dropped. */
+function userContent(content: Json[], clean: (text: string) => string): Json[] {
+  const out: Json[] = [];
+  for (const b of content) {
+    if (b.type !== "text") out.push(imagePart(b));
+    else if (b.text.length > 0) out.push({ type: "text", text: clean(b.text) });
+  }
+  return out;
+}
+
+/** An assistant message as chat completions takes it; undefined when it carries neither content nor tool calls. */
+function assistantMessage(msg: Json, model: Json, compat: Json, clean: (text: string) => string): Json | undefined {
+  const am: Json = { role: "assistant", content: compat.requiresAssistantAfterToolResult || compat.requiresNonNullAssistantContent ? "" : null };
+  // One pass over the blocks: the non-blank text parts, the non-blank thinking blocks, the tool
+  // calls, and the reasoning details (the first thinking signature holding a list of them, else
+  // the tool calls' encrypted ones).
+  const textParts: Json[] = [];
+  let text = "";
+  const thinking: Json[] = [];
+  let fromThinking: Json[] | undefined;
+  const calls: Json[] = [];
+  const fromCalls: Json[] = [];
+  for (const b of msg.content) {
+    if (b.type === "text") {
+      if (b.text.trim().length > 0) {
+        const t = clean(b.text);
+        textParts.push({ type: "text", text: t });
+        text += t;
+      }
+    } else if (b.type === "thinking") {
+      fromThinking ??= signedDetails(b.thinkingSignature);
+      if (b.thinking.trim().length > 0) thinking.push(b);
+    } else if (b.type === "toolCall") {
+      calls.push(b);
+      const d = toolCallDetail(b.thoughtSignature);
+      if (d !== undefined) fromCalls.push(d);
+    }
+  }
+  const details = fromThinking ?? (fromCalls.length > 0 ? fromCalls : undefined);
+  if (thinking.length > 0) {
+    if (compat.requiresThinkingAsText) am.content = [{ type: "text", text: thinking.map((b: Json) => clean(b.thinking)).join("\n\n") }, ...textParts];
+    else {
+      if (text.length > 0) am.content = text;
+      if (!details) {
+        let sig = thinking[0].thinkingSignature;
+        if (model.provider === "opencode-go" && sig === "reasoning") sig = "reasoning_content";
+        if (sig && REASONING_FIELDS.includes(sig)) am[sig] = thinking.map((b: Json) => b.thinking).join("\n");
+      }
+    }
+  } else if (text.length > 0) am.content = text;
+  if (calls.length > 0) {
+    const toolCalls: Json[] = [];
+    for (const tc of calls) toolCalls.push({ id: tc.id, type: "function", function: { name: tc.name, arguments: JSON.stringify(tc.arguments) } });
+    am.tool_calls = toolCalls;
+  }
+  if (details) am.reasoning_details = details;
+  if (compat.requiresReasoningContentOnAssistantMessages && model.reasoning && am.reasoning_content === undefined) am.reasoning_content = "";
+  const c = am.content;
+  if (!(c !== null && c !== undefined && c.length > 0) && !am.tool_calls) return undefined;
+  return am;
+}
+
+/** A tool result as a `tool` message; its images go to `images` when the model takes images. */
+function toolMessage(tm: Json, model: Json, compat: Json, clean: (text: string) => string, images: Json[]): Json {
+  const texts: Json[] = [];
+  let hasImages = false;
+  for (const b of tm.content) {
+    if (b.type === "text") texts.push(b.text);
+    else if (b.type === "image") hasImages = true;
+  }
+  const text = texts.join("\n");
+  const shown = text.trim().length > 0 ? text : hasImages ? "(see attached image)" : "(no tool output)";
+  const tr: Json = { role: "tool", content: clean(shown), tool_call_id: tm.toolCallId };
+  if (compat.requiresToolResultName && tm.toolName) tr.name = tm.toolName;
+  if (hasImages && model.input.includes("image")) {
+    for (const b of tm.content) if (b.type === "image") images.push(imagePart(b));
+  }
+  return tr;
+}
+
+/**
+ * `transcript`: collapsed (one leading system message at most). This runs over the whole history
+ * for every request, so each kind of message has a function of its own with one loop over its
+ * blocks: one function with a filter/map chain per block kind took about 2.5 times as long per
+ * request, and V8's optimizing compile of it, some dozens of turns into a session, was the
+ * largest of the session (about 5 MB of compiler memory on a worker thread).
+ */
 function convertMessages(model: Json, transcript: { messages: Json[] }, compat: Json, parts: RequestParts): Json[] {
   const clean = parts.sanitizeSurrogates;
   const out: Json[] = [];
@@ -266,59 +352,18 @@ function convertMessages(model: Json, transcript: { messages: Json[] }, compat: 
     } else if (msg.role === "user") {
       if (typeof msg.content === "string") out.push({ role: "user", content: clean(msg.content) });
       else {
-        const content = msg.content
-          .filter((b: Json) => b.type !== "text" || b.text.length > 0)
-          .map((b: Json) => (b.type === "text" ? { type: "text", text: clean(b.text) } : imagePart(b)));
+        const content = userContent(msg.content, clean);
         if (content.length === 0) continue;
         out.push({ role: "user", content });
       }
     } else if (msg.role === "assistant") {
-      const am: Json = { role: "assistant", content: compat.requiresAssistantAfterToolResult || compat.requiresNonNullAssistantContent ? "" : null };
-      const textParts = msg.content.filter((b: Json) => b.type === "text" && b.text.trim().length > 0).map((b: Json) => ({ type: "text", text: clean(b.text) }));
-      const text = textParts.map((p: Json) => p.text).join("");
-      const thinkingAll = msg.content.filter((b: Json) => b.type === "thinking");
-      const calls = msg.content.filter((b: Json) => b.type === "toolCall");
-      const fromThinking = thinkingAll.map((b: Json) => signedDetails(b.thinkingSignature)).find((d: Json) => d !== undefined);
-      const fromCalls = calls.map((tc: Json) => toolCallDetail(tc.thoughtSignature)).filter((d: Json) => d !== undefined);
-      const details = fromThinking ?? (fromCalls.length > 0 ? fromCalls : undefined);
-      const thinking = thinkingAll.filter((b: Json) => b.thinking.trim().length > 0);
-      if (thinking.length > 0) {
-        if (compat.requiresThinkingAsText) am.content = [{ type: "text", text: thinking.map((b: Json) => clean(b.thinking)).join("\n\n") }, ...textParts];
-        else {
-          if (text.length > 0) am.content = text;
-          if (!details) {
-            let sig = thinking[0].thinkingSignature;
-            if (model.provider === "opencode-go" && sig === "reasoning") sig = "reasoning_content";
-            if (sig && REASONING_FIELDS.includes(sig)) am[sig] = thinking.map((b: Json) => b.thinking).join("\n");
-          }
-        }
-      } else if (text.length > 0) am.content = text;
-      if (calls.length > 0) {
-        am.tool_calls = calls.map((tc: Json) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: JSON.stringify(tc.arguments) } }));
-      }
-      if (details) am.reasoning_details = details;
-      if (compat.requiresReasoningContentOnAssistantMessages && model.reasoning && am.reasoning_content === undefined) am.reasoning_content = "";
-      const c = am.content;
-      if (!(c !== null && c !== undefined && c.length > 0) && !am.tool_calls) continue;
+      const am = assistantMessage(msg, model, compat, clean);
+      if (am === undefined) continue;
       out.push(am);
     } else if (msg.role === "toolResult") {
       const images: Json[] = [];
       let j = i;
-      for (; j < msgs.length && msgs[j].role === "toolResult"; j++) {
-        const tm = msgs[j];
-        const text = tm.content
-          .filter((b: Json) => b.type === "text")
-          .map((b: Json) => b.text)
-          .join("\n");
-        const hasImages = tm.content.some((b: Json) => b.type === "image");
-        const shown = text.trim().length > 0 ? text : hasImages ? "(see attached image)" : "(no tool output)";
-        const tr: Json = { role: "tool", content: clean(shown), tool_call_id: tm.toolCallId };
-        if (compat.requiresToolResultName && tm.toolName) tr.name = tm.toolName;
-        out.push(tr);
-        if (hasImages && model.input.includes("image")) {
-          for (const b of tm.content) if (b.type === "image") images.push(imagePart(b));
-        }
-      }
+      for (; j < msgs.length && msgs[j].role === "toolResult"; j++) out.push(toolMessage(msgs[j], model, compat, clean, images));
       i = j - 1;
       if (images.length > 0) {
         if (compat.requiresAssistantAfterToolResult) out.push({ ...bridge });

@@ -93,7 +93,10 @@ export class SseDecoder {
   }
 
   private line(line: string): void {
-    if (this.dialect === "sdk" && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    // charCodeAt only where there is a character: on "" (every event ends at an empty line) it
+    // reads out of bounds, which V8's optimized code of this function does not expect; it would
+    // leave that code at the first empty line and compile the function again.
+    if (line.length > 0 && this.dialect === "sdk" && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
     if (line === "") {
       if (this.event || this.data.length) this.dispatch();
       return;
@@ -108,7 +111,7 @@ export class SseDecoder {
     }
     const field = line.slice(0, colon);
     let value = line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (value.length > 0 && value.charCodeAt(0) === 32) value = value.slice(1);
     if (field === "event") this.event = value;
     else if (field === "data") this.data.push(value);
   }
