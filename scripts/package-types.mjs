@@ -247,6 +247,8 @@ async function main() {
   const vendored = await bundleVendorTypes(foreign);
   const rewritten = rewriteSpecifiers(declarations, foreign);
   const removed = pruneUnreachable(declarations);
+  const left = foreignSpecifiers(reachableDeclarations());
+  if (left.size) throw new Error(`the published declarations still import ${[...left.keys()].join(", ")}, not installed with ${pkg.name}`);
   console.log(
     `types: ${declarations.size} declaration files reached from exports, ${rewritten} rewritten to ${vendored.files} vendored (${(vendored.bytes / 1024).toFixed(0)} KiB of ${vendored.inlined.join(", ")}), ${removed} unreachable removed, ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
