@@ -10,7 +10,10 @@
  *      the TUI under tmux, one prompt answered;
  *   4. `pi new cli mycli` from the installed package: a version range on pi-kernel, the tarball
  *      installed into it, `npm install -g` of the custom CLI, and `mycli --mode json` with an
- *      extension printing to stdout gives a clean JSON stream.
+ *      extension printing to stdout gives a clean JSON stream;
+ *   5. the published types: the tarball installed with `--omit=dev` into a TypeScript project
+ *      whose consumer of every export type-checks with `--strict --skipLibCheck false`
+ *      (scripts/pack-types-check.mjs).
  *
  * Prints the tarball and installed sizes. Exits non-zero naming the first step that failed.
  * Uses the `node` and `npm` on the PATH (CI runs it with Node 20 and with Node 22).
@@ -21,6 +24,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startLlmServer } from "../tests/fixtures/llm-server.mjs";
+import { checkPublishedTypes } from "./pack-types-check.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
@@ -183,6 +187,9 @@ async function main() {
   cleanJson(custom.stdout, "mycli --mode json");
   check(custom.stderr.includes("NOISE-AT-LOAD") && custom.stderr.includes("NOISE-IN-TOOL"), "mycli --mode json: the extension's output is not on stderr");
   console.log(`mycli --mode json -e ./loud.ts: ${custom.stdout.split("\n").filter(Boolean).length} JSON records on stdout; on stderr: ${custom.stderr.trim().split("\n").join(" | ")}`);
+
+  step("the published types: npm install --omit=dev <tarball>, tsc --strict --skipLibCheck false on a consumer of every export");
+  console.log(checkPublishedTypes({ tarball, tmp, env: npmEnv }));
   console.log("pack-install check passed");
 }
 

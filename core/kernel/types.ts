@@ -1,24 +1,14 @@
 /**
  * Shared types of the kernel: messages, tools, events.
  *
- * Message shapes are those of @mariozechner/pi-ai (imported as types only, so nothing
- * heavy loads at run time); the coding-agent roles (custom, bashExecution, summaries)
- * are added here the way the reference CLI adds them.
+ * Message shapes are those of pi-ai (imported as types only, so nothing heavy loads at run
+ * time): the content parts and the user message from pi-ai 1.6, whose declarations of them are
+ * those of the old scope's 0.73; the others, which 1.6 changed (JSON-typed tool arguments, more
+ * stop reasons, a system role), still from @mariozechner/pi-ai. The coding-agent roles (custom,
+ * bashExecution, summaries) are added here the way the reference CLI adds them.
  */
-import type {
-  Api,
-  AssistantMessage,
-  AssistantMessageEvent,
-  ImageContent,
-  Message,
-  Model,
-  TextContent,
-  ThinkingContent,
-  ToolCall,
-  ToolResultMessage,
-  Usage,
-  UserMessage,
-} from "@mariozechner/pi-ai";
+import type { ImageContent, TextContent, ThinkingContent, UserMessage } from "@earendil-works/pi-ai";
+import type { Api, AssistantMessage, AssistantMessageEvent, Message, Model, ToolCall, ToolResultMessage, Usage } from "@mariozechner/pi-ai";
 import type { TSchema } from "typebox";
 
 export type {

@@ -24,7 +24,8 @@
  */
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import type { AssistantMessage, Context, SimpleStreamOptions, TextContent, ThinkingContent, ToolCall, Usage } from "@mariozechner/pi-ai";
+import type { TextContent, ThinkingContent } from "@earendil-works/pi-ai";
+import type { AssistantMessage, Context, SimpleStreamOptions, ToolCall, Usage } from "@mariozechner/pi-ai";
 import { definePlugin, type ApiProvider, type AssistantStream, type Kernel, type ModelDefinition, type ProviderModels, type StreamFn, type AnyModel, jsonErrorPosition } from "../../core/kernel/index.js";
 import { AssistantMessageEventStream, describeError, emptyAssistantMessage } from "../../core/stores/index.js";
 
