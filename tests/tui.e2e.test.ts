@@ -161,7 +161,7 @@ describe("interactive mode in tmux", () => {
     send("Enter");
     await waitFor(/Select a model/);
     typeText("claude");
-    await waitFor(/❯ mock-anthropic\/mock-claude/);
+    await waitFor(/→ {3}mock-claude \[mock-anthropic\]/);
     send("Enter");
     await waitFor(/Model: mock-anthropic\/mock-claude/);
     typeText("which model");

@@ -374,8 +374,8 @@ describe("interactive mode", () => {
     await h.type("/model");
     await h.key("\r");
     let s = await h.waitFor(/Select a model/);
-    expect(s).toContain("faux/faux-1");
-    expect(s).toContain("faux/faux-large");
+    expect(s).toMatch(/✓ faux-1 \[faux\]/);
+    expect(s).toMatch(/ {4}faux-large \[faux\]/);
     await h.type("large");
     await h.key("\r");
     s = await h.waitFor(/Model: faux\/faux-large/);

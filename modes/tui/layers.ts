@@ -54,6 +54,8 @@ export interface SelectItem<T> {
   value: T;
   /** Text searched (default label + description). */
   searchText?: string;
+  /** The row drawn by its owner (a shared list model), in place of label and description; `width` leaves out the cursor. */
+  draw?(width: number, selected: boolean): string;
 }
 
 export interface SelectOptions<T> {
@@ -73,6 +75,8 @@ export interface SelectOptions<T> {
   /** Custom filtering (default fuzzy over searchText). */
   filter?(items: SelectItem<T>[], query: string): SelectItem<T>[];
   placement?: "panel" | "overlay";
+  /** The selected row's marker (default "❯ "; two columns wide). */
+  cursor?: string;
   deadline?: number;
   /** What happens at the deadline (for the countdown text). */
   deadlineLabel?: string;
@@ -192,7 +196,12 @@ export class SelectLayer<T> implements Layer {
     for (let i = this.top; i < Math.min(n, this.top + maxVisible); i++) {
       const it = this.filtered[i]!;
       const sel = i === this.index;
-      const prefix = sel ? t.fg("accent", "❯ ") : "  ";
+      const prefix = sel ? t.fg("accent", this.opts.cursor ?? "❯ ") : "  ";
+      if (it.draw) {
+        const line = truncate(prefix + it.draw(width - 2, sel), width);
+        out.push(sel ? t.bg("selectedBg", padToWidth(line, width)) : line);
+        continue;
+      }
       let label = truncate(sanitize(it.label, false), labelW);
       if (sel) label = t.bold(t.fg("accent", label));
       let line = prefix + padToWidth(label, labelW);
