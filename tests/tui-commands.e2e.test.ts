@@ -359,9 +359,9 @@ exit 2
     await prompt("after compaction");
     const before = server.stats().requests.length;
     await runCommand("/tree");
-    await waitFor(/Session tree/);
+    await waitFor(/Session Tree/);
     typeText("third prompt");
-    await waitFor(/❯ .*user: third prompt/);
+    await waitFor(/^› .*user: third prompt/m);
     send("Enter");
     const s = await waitFor(/Summarize the branch you leave\?/);
     expect(s).toMatch(/❯ No summary/);
