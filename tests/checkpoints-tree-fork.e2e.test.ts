@@ -66,16 +66,16 @@ describe("/tree and /fork restore the files of the chosen point (tmux)", () => {
     // The write's result has the files as they are now: no question about them.
     typeText("/tree");
     send("Enter");
-    await waitFor(/Session tree/);
+    await waitFor(/Session Tree/);
     // pi 1.6's search looks in the role and the text: the write's result ("Wrote … bytes to a.txt").
     typeText("toolResult wrote a.txt");
-    await waitFor(/❯ .*\[write: a\.txt\]/);
+    await waitFor(/^› .*\[write: a\.txt\]/m);
     send("Enter");
     await waitFor(/Summarize the branch you leave\?/);
     send("Enter"); // No summary
     typeText("/tree"); // (a files question would take these keys, and the tree would not open)
     send("Enter");
-    await waitFor((screen) => /Session tree/.test(screen) && !/The files differ/.test(screen));
+    await waitFor((screen) => /Session Tree/.test(screen) && !/The files differ/.test(screen));
     typeText("first change");
     await waitFor(/user: first change/);
     send("Enter");

@@ -209,7 +209,7 @@ describe("SettingsSelectorComponent on our settings", () => {
       expect.stringMatching(/^ {2}Steering mode\s+all$/),
       expect.stringMatching(/^ {2}Follow-up mode\s+one-at-a-time$/),
       expect.stringMatching(/^ {2}Hide thinking\s+false$/),
-      expect.stringMatching(/^ {2}Double escape\s+tree$/),
+      expect.stringMatching(/^ {2}Double-escape action\s+tree$/),
       expect.stringMatching(/^ {2}Theme\s+dark$/),
     ]);
     expect(row(s.changed, "Auto-compact")).toMatch(/false$/);

@@ -106,30 +106,30 @@ esac
     rmSync(join(clip(), "copied"));
     sh.typeText("/tree");
     sh.send("Enter");
-    await sh.waitFor(/Session tree/);
+    await sh.waitFor(/Session Tree/);
     sh.send("Up");
     sh.send("C-x");
     await sh.waitFor(/Copied the entry to the clipboard/);
     await sh.waitFor(() => existsSync(join(clip(), "copied")) && readFileSync(join(clip(), "copied"), "utf8") === "hello");
     sh.send("Escape");
-    await sh.waitFor((x) => !/Session tree/.test(x));
+    await sh.waitFor((x) => !/Session Tree/.test(x));
   });
 
   it("/tree's filters: Ctrl+U user messages, Ctrl+L labeled entries, Ctrl+O steps on to every entry", async () => {
     sh.typeText("/tree");
     sh.send("Enter");
-    await sh.waitFor(/Session tree/);
+    await sh.waitFor(/Session Tree/);
     await sh.waitFor(/assistant: CLIP-ANSWER-MARK/);
     sh.send("C-u");
     let s = await sh.waitFor((x) => !/assistant: CLIP-ANSWER-MARK/.test(x));
     expect(s).toMatch(/user: hello/);
     sh.send("C-l");
     s = await sh.waitFor((x) => !/user: hello/.test(x));
-    expect(s).toMatch(/Session tree/);
+    expect(s).toMatch(/Session Tree/);
     sh.send("C-o");
     await sh.waitFor((x) => /user: hello/.test(x) && /assistant: CLIP-ANSWER-MARK/.test(x));
     sh.send("Escape");
-    await sh.waitFor((x) => !/Session tree/.test(x));
+    await sh.waitFor((x) => !/Session Tree/.test(x));
   });
 
   it("/tree starts with the filter the treeFilterMode setting names", async () => {
@@ -153,6 +153,6 @@ esac
     const s = await sh.waitFor(/user: hello/);
     expect(s).not.toMatch(/assistant: CLIP-ANSWER-MARK/);
     sh.send("Escape");
-    await sh.waitFor((x) => !/Session tree/.test(x));
+    await sh.waitFor((x) => !/Session Tree/.test(x));
   });
 });

@@ -187,14 +187,14 @@ exit 2
     await runCommand("/model");
     await waitFor(/Select a model/);
     typeText("claude");
-    await waitFor(/❯ mock-anthropic\/mock-claude/);
+    await waitFor(/→ (✓ | {2})mock-claude \[mock-anthropic\]/);
     send("Enter");
     await waitFor(/Model: mock-anthropic\/mock-claude/);
     expect(readFileSync(settingsFile(), "utf8")).toBe(before);
     await runCommand("/model");
     await waitFor(/Ctrl\+S set as default/);
     typeText("claude");
-    await waitFor(/❯ mock-anthropic\/mock-claude/);
+    await waitFor(/→ (✓ | {2})mock-claude \[mock-anthropic\]/);
     send("C-s");
     await waitFor(/Default model: mock-anthropic\/mock-claude/);
     expect(readSettings()).toMatchObject({ defaultProvider: "mock-anthropic", defaultModel: "mock-claude" });
@@ -205,7 +205,7 @@ exit 2
     // A name that matches more than one model opens the list searching for it.
     await runCommand("/model mock");
     const list = await waitFor(/Select a model[\s\S]*› mock/);
-    expect(list).toMatch(/mock-anthropic\/mock-claude/);
+    expect(list).toMatch(/mock-claude \[mock-anthropic\]/);
     send("Escape");
     await waitFor((x) => !/Select a model/.test(x));
   });
@@ -359,9 +359,9 @@ exit 2
     await prompt("after compaction");
     const before = server.stats().requests.length;
     await runCommand("/tree");
-    await waitFor(/Session tree/);
+    await waitFor(/Session Tree/);
     typeText("third prompt");
-    await waitFor(/❯ .*user: third prompt/);
+    await waitFor(/^› .*user: third prompt/m);
     send("Enter");
     const s = await waitFor(/Summarize the branch you leave\?/);
     expect(s).toMatch(/❯ No summary/);

@@ -76,8 +76,8 @@ describe("fullscreen scrolling in tmux", () => {
     sh.send("C-l");
     const s0 = await sh.waitFor(/Select a model/);
     const lines = s0.split("\n");
-    const row = lines.findIndex((l) => l.startsWith("❯ ")) + 1;
-    const selected = (x: string) => x.split("\n").find((l) => l.startsWith("❯ "))?.trim();
+    const row = lines.findIndex((l) => l.startsWith("→ ")) + 1;
+    const selected = (x: string) => x.split("\n").find((l) => l.startsWith("→ "))?.trim();
     const first = selected(s0);
     expect(first).toBeTruthy();
     sh.typeText(`\x1b[<65;30;${row}M`);

@@ -38,10 +38,10 @@ function writeSession(file: string, cwd: string): void {
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 }
 
-/** The selected row's text (the list marks it with ❯), after the branch lines and the active path's •. */
-const selected = (screen: string) => /❯ [\s│├└─⊟⊞]*(?:• )?(.*?)\s*$/m.exec(screen)?.[1] ?? "";
+/** The selected row's text (the list marks it with ›), after the branch lines and the active path's •. */
+const selected = (screen: string) => /^› [\s│├└─⊟⊞]*(?:• )?(.*?)\s*$/m.exec(screen)?.[1] ?? "";
 /** How many of the tree's rows the list shows. */
-const listRows = (screen: string) => screen.split("\n").filter((l) => /^(?:❯ | {2})[\s│├└─⊟⊞]*(?:• )?(?:\[\w+\] )?(?:user|assistant): /.test(l)).length;
+const listRows = (screen: string) => screen.split("\n").filter((l) => /^(?:› | {2})[\s│├└─⊟⊞]*(?:• )?(?:\[\w+\] )?(?:user|assistant): /.test(l)).length;
 /** The list's height: half of the 40 rows tmux gives the terminal. */
 const PAGE = 20;
 /** The list's position, "(12/44)". */
@@ -67,16 +67,16 @@ describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () 
   const openTree = async () => {
     sh.typeText("/tree");
     sh.send("Enter");
-    return sh.waitFor((s) => /Session tree/.test(s) && selected(s) === "assistant: A-LONG-20");
+    return sh.waitFor((s) => /Session Tree/.test(s) && selected(s) === "assistant: A-LONG-20");
   };
   const openTreeAt = async (leaf: string) => {
     sh.typeText("/tree");
     sh.send("Enter");
-    return sh.waitFor((s) => /Session tree/.test(s) && selected(s) === leaf);
+    return sh.waitFor((s) => /Session Tree/.test(s) && selected(s) === leaf);
   };
   const closeTree = async () => {
     sh.send("Escape");
-    await sh.waitFor((s) => !/Session tree/.test(s));
+    await sh.waitFor((s) => !/Session Tree/.test(s));
   };
 
   it("the list shows half the terminal (20 rows at 40); ←/→ and Ctrl+B/Ctrl+F move that page, stopping at the ends", async () => {
@@ -101,7 +101,7 @@ describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () 
     await sh.waitFor((s) => position(s) === 1 + PAGE);
     sh.send("C-f"); // a page down, as in pi 1.6 (not a fork)
     const s2 = await sh.waitFor((s) => position(s) === 1 + 2 * PAGE);
-    expect(s2).toMatch(/Session tree/);
+    expect(s2).toMatch(/Session Tree/);
     sh.send("C-f");
     await sh.waitFor((s) => position(s) === ROWS);
     await closeTree();
@@ -148,7 +148,7 @@ describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () 
     sh.send("T");
     s = await sh.waitFor(/\[\+label time\]/);
     expect(s).toMatch(/\[checkpoint\] 24\/3\/9 12:05 assistant: A-ROOT/);
-    expect(s).toMatch(/›\s+type to search/); // not typed into the search
+    expect(s).toMatch(/Type to search:\s*$/m); // not typed into the search
     sh.send("T");
     s = await sh.waitFor((x) => !/\[\+label time\]/.test(x));
     expect(s).not.toMatch(/12:05/);
@@ -173,10 +173,10 @@ describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () 
     s = await sh.waitFor(/\[\+label time\]/);
     expect(selected(s)).toBe("user: Q-LONG-1");
     sh.send("T"); // Shift+T is a letter for the search now
-    await sh.waitFor(/› T/);
+    await sh.waitFor(/Type to search: T/);
     sh.send("Escape"); // as in pi 1.6, Escape clears the search first, and the list stays
-    s = await sh.waitFor((x) => /›\s+type to search/.test(x));
-    expect(s).toMatch(/Session tree/);
+    s = await sh.waitFor((x) => /Type to search:\s*$/m.test(x));
+    expect(s).toMatch(/Session Tree/);
     await closeTree();
   });
 
@@ -212,7 +212,7 @@ describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () 
     await sh.waitFor((x) => selected(x) === "user: Q-LONG-20");
     sh.send("C-k");
     const s = await sh.waitFor(/Forked into a new session/);
-    expect(s).not.toMatch(/Session tree/);
+    expect(s).not.toMatch(/Session Tree/);
     // The new session ends before the message: its answer is gone, the message waits in the editor.
     await sh.waitFor((x) => /Q-LONG-20/.test(x) && !/A-LONG-20/.test(x));
     sh.send("C-c");

@@ -161,7 +161,7 @@ describe("interactive mode in tmux", () => {
     send("Enter");
     await waitFor(/Select a model/);
     typeText("claude");
-    await waitFor(/❯ mock-anthropic\/mock-claude/);
+    await waitFor(/→ {3}mock-claude \[mock-anthropic\]/);
     send("Enter");
     await waitFor(/Model: mock-anthropic\/mock-claude/);
     typeText("which model");
@@ -173,13 +173,13 @@ describe("interactive mode in tmux", () => {
   it("navigates the session tree back to an earlier prompt", async () => {
     typeText("/tree");
     send("Enter");
-    let s = await waitFor(/Session tree/);
+    let s = await waitFor(/Session Tree/);
     expect(s).toMatch(/user: hello there/);
     expect(s).toMatch(/• assistant: # Answer/);
     typeText("run the tool");
-    await waitFor(/❯ .*user: run the tool/);
+    await waitFor(/^› .*user: run the tool/m);
     send("Enter");
-    const landed = (x: string) => !/Session tree/.test(x) && !/Tool said/.test(x) && !/Summarize the branch/.test(x);
+    const landed = (x: string) => !/Session Tree/.test(x) && !/Tool said/.test(x) && !/Summarize the branch/.test(x);
     s = await waitFor((x) => /Summarize the branch you leave\?/.test(x) || landed(x));
     if (/Summarize the branch you leave\?/.test(s)) send("Enter"); // the first choice, no summary: leave the branch as it is
     // The chat now ends at the first answer, and the prompt is back in the editor (once the move is done).

@@ -374,8 +374,8 @@ describe("interactive mode", () => {
     await h.type("/model");
     await h.key("\r");
     let s = await h.waitFor(/Select a model/);
-    expect(s).toContain("faux/faux-1");
-    expect(s).toContain("faux/faux-large");
+    expect(s).toMatch(/✓ faux-1 \[faux\]/);
+    expect(s).toMatch(/ {4}faux-large \[faux\]/);
     await h.type("large");
     await h.key("\r");
     s = await h.waitFor(/Model: faux\/faux-large/);
@@ -596,12 +596,12 @@ describe("interactive mode", () => {
     await h.waitFor(/second answer/);
     await h.type("/tree");
     await h.key("\r");
-    let s = await h.waitFor(/Session tree/);
+    let s = await h.waitFor(/Session Tree/);
     expect(s).toMatch(/user: first question/);
     expect(s).toMatch(/• assistant: second answer/);
     await h.type("second question"); // search
     await h.key("\r");
-    s = await h.waitFor((x) => !/Session tree/.test(x) && !/second answer/.test(x));
+    s = await h.waitFor((x) => !/Session Tree/.test(x) && !/second answer/.test(x));
     expect(s).toContain("first answer");
     expect(h.app.editor.getText()).toBe("second question");
     expect(h.app.session.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant"]); // (pi 1.6 system message entry)
@@ -614,7 +614,7 @@ describe("interactive mode", () => {
     await h.waitFor(/an answer/);
     await h.type("/tree");
     await h.key("\r");
-    await h.waitFor(/Session tree/);
+    await h.waitFor(/Session Tree/);
     await h.key("L");
     await h.waitFor(/Label for/);
     await h.type("checkpoint");

@@ -8,8 +8,7 @@ import type { AnyModel } from "../../core/kernel/index.js";
 import type { CommandHost } from "./host.js";
 import type { KeyPress } from "./keys.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
-
-const key = (m: AnyModel) => `${m.provider}/${m.id}`;
+import { ModelList, modelKey as key, modelSearchText, offeredModels } from "./model-list.js";
 
 /** Ctrl+S (or what keybindings.json binds to app.models.save). */
 function isSave(app: CommandHost, k: KeyPress): boolean {
@@ -17,16 +16,14 @@ function isSave(app: CommandHost, k: KeyPress): boolean {
 }
 
 /** The models /model and /scoped-models offer: the available ones (all, when none has a key). */
-async function offeredModels(app: CommandHost): Promise<AnyModel[] | undefined> {
+async function offered(app: CommandHost): Promise<AnyModel[] | undefined> {
   const registry = app.kernel.service("model-registry");
   if (!registry) {
     app.addNotice("No model registry is installed", "error");
     return undefined;
   }
-  let models: AnyModel[] = await registry.getAvailable();
-  if (!models.length) models = registry.getAll();
-  // The scripted faux model is for tests and demos: listed only when it is in use.
-  if (app.session.model?.provider !== "faux") models = models.filter((m) => m.provider !== "faux");
+  const available: AnyModel[] = await registry.getAvailable();
+  const models = offeredModels(available, available.length ? [] : registry.getAll(), app.session.model as AnyModel | undefined);
   if (!models.length) {
     app.addNotice(`No models are configured (see ${app.kernel.agentDir}/models.json)`, "warning");
     return undefined;
@@ -35,10 +32,10 @@ async function offeredModels(app: CommandHost): Promise<AnyModel[] | undefined> 
 }
 
 export async function selectModel(app: CommandHost, query: string): Promise<void> {
-  const models = await offeredModels(app);
+  const models = await offered(app);
   if (!models) return;
   // With a scope (--models, enabledModels, /scoped-models), a typed name is looked up in it first.
-  const scoped = (app.session.scopedModels ?? []) as Array<{ model: AnyModel }>;
+  const scoped = ((app.session.scopedModels ?? []) as Array<{ model: AnyModel }>).map((s) => s.model);
   const set = async (m: AnyModel, saveDefault: boolean) => {
     try {
       await app.session.setModel(m, "set", true, saveDefault);
@@ -49,36 +46,43 @@ export async function selectModel(app: CommandHost, query: string): Promise<void
     app.addNotice(saveDefault ? `Default model: ${key(m)}${thinking}` : `Model: ${key(m)}${thinking}`, "success");
   };
   if (query) {
-    const pool = scoped.length ? [...scoped.map((s) => s.model), ...models] : models;
-    const exact = pool.find((m) => key(m) === query || m.id === query);
+    const exact = [...scoped, ...models].find((m) => key(m) === query || m.id === query);
     if (exact) return set(exact, false);
-    const hits = fuzzyFilter(models, query, (m) => `${key(m)} ${m.name ?? ""}`);
+    const hits = fuzzyFilter(models, query, (m) => modelSearchText(m));
     if (hits.length === 1) return set(hits[0]!, false);
   }
-  const cur = app.session.model as AnyModel | undefined;
   const settings = app.kernel.settings.get();
-  const defaultKey = settings.defaultProvider && settings.defaultModel ? `${settings.defaultProvider}/${settings.defaultModel}` : undefined;
-  const items: SelectItem<AnyModel>[] = models
-    .slice()
-    .sort((a, b) => key(a).localeCompare(key(b)))
-    .map((m) => ({
-      label: key(m),
-      description: [m.name && m.name !== m.id ? m.name : "", cur && key(cur) === key(m) ? "✓ current" : "", defaultKey === key(m) ? "· default" : ""].filter(Boolean).join("  "),
-      value: m,
-      searchText: `${key(m)} ${m.name ?? ""}`,
-    }));
+  const list = new ModelList<AnyModel>({
+    models,
+    scoped,
+    current: app.session.model as AnyModel | undefined,
+    defaultModel: settings.defaultProvider && settings.defaultModel ? { provider: settings.defaultProvider, id: settings.defaultModel } : undefined,
+  });
+  const items = (): SelectItem<AnyModel>[] => list.shown.map((m) => ({ label: key(m), value: m, draw: (_w, sel) => list.drawRow(m, app.theme, sel) }));
+  const title = () => (list.hasScope ? `Select a model\nScope: ${list.scope} (Tab: ${list.scope === "all" ? "scoped" : "all"})` : "Select a model");
   let saveDefault = false;
   // A name that picked no single model opens the list searching for it (as pi 1.6).
   const picked = await app.dialog<AnyModel | undefined>((finish) => {
     const layer: SelectLayer<AnyModel> = new SelectLayer<AnyModel>({
-      title: "Select a model",
-      items,
+      title: title(),
+      items: items(),
       search: true,
-      initialIndex: Math.max(0, items.findIndex((i) => cur && key(i.value) === key(cur))),
+      cursor: "→ ",
+      initialIndex: list.selected,
       maxVisible: 12,
       onDone: finish,
       hint: "↑↓ move · Enter this session · Ctrl+S set as default · Esc cancel · type to search",
+      filter: (_items, q) => (list.filter(q), items()),
       onKey: (k, item) => {
+        if (k.id === "tab") {
+          list.query = layer.query;
+          list.toggleScope();
+          layer.title = title();
+          layer.setItems(items(), false);
+          layer.index = list.selected;
+          app.requestRender();
+          return true;
+        }
         if (!isSave(app, k)) return false;
         if (item) {
           saveDefault = true;
@@ -96,7 +100,7 @@ export async function selectModel(app: CommandHost, query: string): Promise<void
 // ---- /scoped-models --------------------------------------------------------------------------------
 
 export async function scopedModels(app: CommandHost): Promise<void> {
-  const models = await offeredModels(app);
+  const models = await offered(app);
   if (!models) return;
   const byKey = new Map(models.map((m) => [key(m), m]));
   const session = app.session;

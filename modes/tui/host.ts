@@ -22,6 +22,7 @@ export interface DialogApi {
 /** What the session picker needs. */
 export interface SessionsHost {
   readonly kernel: Kernel;
+  readonly theme: Theme;
   readonly runtime: any;
   readonly session: any;
   readonly keys: Keybindings;

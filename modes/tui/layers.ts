@@ -54,6 +54,8 @@ export interface SelectItem<T> {
   value: T;
   /** Text searched (default label + description). */
   searchText?: string;
+  /** The row drawn by its owner (a shared list model), in place of label and description; `width` leaves out the cursor. */
+  draw?(width: number, selected: boolean): string;
 }
 
 export interface SelectOptions<T> {
@@ -73,6 +75,10 @@ export interface SelectOptions<T> {
   /** Custom filtering (default fuzzy over searchText). */
   filter?(items: SelectItem<T>[], query: string): SelectItem<T>[];
   placement?: "panel" | "overlay";
+  /** The key hint under the title, the search as "Type to search:" and an "(n/m)" line under the list (pi 1.6's tree frame). */
+  hintAbove?: boolean;
+  /** The selected row's marker (default "❯ "; two columns wide). */
+  cursor?: string;
   deadline?: number;
   /** What happens at the deadline (for the countdown text). */
   deadlineLabel?: string;
@@ -172,6 +178,7 @@ export class SelectLayer<T> implements Layer {
 
   render(width: number, maxRows: number, env: LayerEnv): string[] {
     const t = env.theme;
+    if (this.opts.hintAbove) return this.renderHintAbove(width, maxRows, t);
     const out: string[] = titleBlock(this.title, width, t);
     if (this.opts.search) out.push(t.fg("accent", "› ") + sanitize(this.query, false) + "\x1b[7m \x1b[27m" + (this.query ? "" : t.fg("dim", " type to search")));
     const n = this.filtered.length;
@@ -180,6 +187,30 @@ export class SelectLayer<T> implements Layer {
     // A wrapped hint takes its lines from the list (the position goes first, so it is never cut).
     const hintRows = this.opts.wrapHint ? wrapText(sanitize(`(${n}/${n}) ${hint}`, false), width).length : 1;
     const maxVisible = Math.max(1, Math.min(this.opts.maxVisible ?? 10, maxRows - out.length - 1 - hintRows));
+    out.push(...this.rows(width, maxVisible, t));
+    const tail = countdown(this.deadline, this.opts.deadlineLabel ?? "closes");
+    if (this.opts.wrapHint) for (const l of wrapText(sanitize(`${position().trim()} ${hint}${tail}`.trim(), false), width)) out.push(t.fg("dim", l));
+    else out.push(t.fg("dim", truncate(hint + position() + tail, width)));
+    return out;
+  }
+
+  /** The frame with the key hint above the list: title, hint, the search as "Type to search:", the rows, then "(n/m)". */
+  private renderHintAbove(width: number, maxRows: number, t: Theme): string[] {
+    const out: string[] = titleBlock(this.title, width, t);
+    const hint = (this.hint ?? "↑↓ move · Enter select · Esc cancel") + countdown(this.deadline, this.opts.deadlineLabel ?? "closes");
+    for (const l of wrapText(sanitize(hint, false), Math.max(10, width - 2))) out.push("  " + t.fg("dim", l));
+    if (this.opts.search) out.push(truncate("  " + t.fg("muted", "Type to search: ") + sanitize(this.query, false) + "\x1b[7m \x1b[27m", width));
+    out.push("");
+    const n = this.filtered.length;
+    out.push(...this.rows(width, Math.max(1, Math.min(this.opts.maxVisible ?? 10, maxRows - out.length - 1)), t));
+    out.push(t.fg("muted", `  (${n ? this.index + 1 : 0}/${n})`));
+    return out;
+  }
+
+  /** The window of rows that keeps the selection in view, `maxVisible` at most. */
+  private rows(width: number, maxVisible: number, t: Theme): string[] {
+    const out: string[] = [];
+    const n = this.filtered.length;
     this.pageSize = maxVisible;
     if (this.opts.centered) this.top = Math.max(0, this.index - Math.floor(maxVisible / 2));
     if (this.index < this.top) this.top = this.index;
@@ -192,7 +223,12 @@ export class SelectLayer<T> implements Layer {
     for (let i = this.top; i < Math.min(n, this.top + maxVisible); i++) {
       const it = this.filtered[i]!;
       const sel = i === this.index;
-      const prefix = sel ? t.fg("accent", "❯ ") : "  ";
+      const prefix = sel ? t.fg("accent", this.opts.cursor ?? "❯ ") : "  ";
+      if (it.draw) {
+        const line = truncate(prefix + it.draw(width - 2, sel), width);
+        out.push(sel ? t.bg("selectedBg", padToWidth(line, width)) : line);
+        continue;
+      }
       let label = truncate(sanitize(it.label, false), labelW);
       if (sel) label = t.bold(t.fg("accent", label));
       let line = prefix + padToWidth(label, labelW);
@@ -200,9 +236,6 @@ export class SelectLayer<T> implements Layer {
       line = truncate(line, width);
       out.push(sel ? t.bg("selectedBg", padToWidth(line, width)) : line);
     }
-    const tail = countdown(this.deadline, this.opts.deadlineLabel ?? "closes");
-    if (this.opts.wrapHint) for (const l of wrapText(sanitize(`${position().trim()} ${hint}${tail}`.trim(), false), width)) out.push(t.fg("dim", l));
-    else out.push(t.fg("dim", truncate(hint + position() + tail, width)));
     return out;
   }
 }

@@ -1,6 +1,7 @@
 import { describe, it, expect } from "@jest/globals";
 import type { SessionInfo } from "../../core/stores/index.js";
-import { listSessions, searchSessions, threadSessions } from "./session-search.js";
+import { drawSessionRow, listSessions, searchSessions, sessionAge, threadSessions } from "./session-search.js";
+import type { Painter } from "./tree-model.js";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute));
 function session(path: string, minute: number, text: string, extra: Partial<SessionInfo> = {}): SessionInfo {
@@ -84,3 +85,37 @@ describe("the pickers' list", () => {
   });
 });
 
+
+describe("session rows", () => {
+  const plain: Painter = { fg: (_t, x) => x, bold: (x) => x, italic: (x) => x };
+  /** Colours as [token:text] marks, to see which part gets which. */
+  const marked: Painter = { fg: (tok, x) => `[${tok}:${x}]`, bold: (x) => `*${x}*`, italic: (x) => x };
+  const now = at(0).getTime();
+  const ago = (ms: number) => new Date(now - ms);
+
+  it("ages in one short word", () => {
+    const min = 60_000;
+    expect([30_000, 5 * min, 3 * 60 * min, 2 * 1440 * min, 10 * 1440 * min, 45 * 1440 * min, 400 * 1440 * min].map((ms) => sessionAge(ago(ms), now))).toEqual(["now", "5m", "3h", "2d", "1w", "1mo", "1y"]);
+  });
+
+  it("the name or first message on the left, the count and age at the right edge", () => {
+    const s = session("/home/u/s/a.jsonl", 0, "fix the\nlogin bug", { messageCount: 3, modified: ago(5 * 60_000) });
+    const row = drawSessionRow(s, { prefix: "", width: 40, now }, plain);
+    expect(row).toBe("fix the login bug" + " ".repeat(40 - 17 - 4) + "3 5m");
+    expect(drawSessionRow({ ...s, name: "auth work" }, { prefix: "└─ ", width: 30, now }, plain)).toMatch(/^└─ auth work +3 5m$/);
+  });
+
+  it("a long text is cut to leave room for the right side; the folder and the path go before the count when asked", () => {
+    const s = session("/srv/s/b.jsonl", 0, "x".repeat(80), { messageCount: 12, modified: ago(2 * 3600_000) });
+    const row = drawSessionRow(s, { prefix: "", width: 40, showCwd: true, showPath: true, now }, plain);
+    expect(row).toMatch(/^x+… \/srv\/s\/b\.jsonl \/srv\/app 12 2h$/);
+    expect(row.length).toBe(40);
+  });
+
+  it("colours: named warning, open session accent, being deleted error (the right side too), selected bold", () => {
+    const s = session("p", 0, "text", { modified: ago(0) });
+    expect(drawSessionRow({ ...s, name: "n" }, { prefix: "", width: 20, now }, marked)).toMatch(/^\[dim:\]\[warning:n\] +\[dim:2 now\]$/);
+    expect(drawSessionRow(s, { prefix: "", width: 20, current: true, selected: true, now }, marked)).toMatch(/^\[dim:\]\*\[accent:text\]\* +\[dim:2 now\]$/);
+    expect(drawSessionRow(s, { prefix: "", width: 20, deleting: true, now }, marked)).toMatch(/^\[dim:\]\[error:text\] +\[error:2 now\]$/);
+  });
+});

@@ -9,12 +9,16 @@
  * level by its latest activity; "recent" lists newest first and a search keeps that order;
  * "relevance" (shown as Fuzzy) lists newest first and a search ranks the matches. A search in
  * the threaded order ranks too (a flat list). `listSessions` is the list both pickers show (the
- * TUI's /resume and the exported SessionSelectorComponent), which also share the deletion.
+ * TUI's /resume and the exported SessionSelectorComponent), `drawSessionRow` the text of one row
+ * (pi 1.6's: the name or first message on the left, the message count and age on the right),
+ * and they share the deletion.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { fuzzyMatch, type SessionInfo } from "../../core/stores/index.js";
+import { homePath, truncate, visibleWidth } from "./text.js";
+import type { Painter } from "./tree-model.js";
 
 export type SessionSort = "threaded" | "recent" | "relevance";
 
@@ -149,4 +153,56 @@ export async function deleteSessionFile(path: string): Promise<"trash" | "delete
   if (trashed.status === 0 || !existsSync(path)) return "trash";
   await unlink(path);
   return "deleted";
+}
+
+/** How long ago a session changed, in one short word: now, 5m, 3h, 2d, 1w, 4mo, 1y. */
+export function sessionAge(d: Date, now = Date.now()): string {
+  const mins = Math.floor((now - d.getTime()) / 60_000);
+  if (mins < 1) return "now";
+  if (mins < 60) return `${mins}m`;
+  const hours = Math.floor(mins / 60);
+  if (hours < 24) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (days < 7) return `${days}d`;
+  if (days < 30) return `${Math.floor(days / 7)}w`;
+  if (days < 365) return `${Math.floor(days / 30)}mo`;
+  return `${Math.floor(days / 365)}y`;
+}
+
+export interface SessionRowOptions {
+  /** The branch drawing in front (threaded order). */
+  prefix: string;
+  /** Columns for the row, the cursor left out. */
+  width: number;
+  selected?: boolean;
+  /** The session that is open (its text accented). */
+  current?: boolean;
+  /** Waiting for the delete to be confirmed (in the error colour). */
+  deleting?: boolean;
+  /** The session's folder before the count (the list of every folder). */
+  showCwd?: boolean;
+  /** The session file's path before the count. */
+  showPath?: boolean;
+  now?: number;
+}
+
+/**
+ * One session row without the cursor: the branch drawing, the name (or else the first message)
+ * on one line, cut to leave room for the right side — [file path] [folder] message count, age —
+ * which stands at the right edge. A named session's text is in the warning colour, the open
+ * one's accented, one being deleted in the error colour; the selected row's text is bold.
+ */
+export function drawSessionRow(s: SessionInfo, o: SessionRowOptions, t: Painter): string {
+  let right = `${s.messageCount} ${sessionAge(s.modified, o.now)}`;
+  if (o.showCwd && s.cwd) right = `${homePath(s.cwd)} ${right}`;
+  if (o.showPath) right = `${homePath(s.path)} ${right}`;
+  const text = (s.name ?? s.firstMessage ?? "").replace(/[\x00-\x1f\x7f]/g, " ").trim();
+  const room = Math.max(10, o.width - visibleWidth(o.prefix) - visibleWidth(right) - 2);
+  const cut = truncate(text, room);
+  const color = o.deleting ? "error" : o.current ? "accent" : s.name ? "warning" : undefined;
+  let msg = color ? t.fg(color, cut) : cut;
+  if (o.selected) msg = t.bold(msg);
+  const left = t.fg("dim", o.prefix) + msg;
+  const gap = Math.max(1, o.width - visibleWidth(left) - visibleWidth(right));
+  return left + " ".repeat(gap) + t.fg(o.deleting ? "error" : "dim", right);
 }

@@ -8,25 +8,17 @@
 import { SessionManager, listSessionsInDir, type SessionInfo } from "../../core/stores/index.js";
 import type { SessionsHost } from "./host.js";
 import { SelectLayer, type SelectItem } from "./layers.js";
-import { homePath } from "./text.js";
-import { SESSION_SORTS, deleteSessionFile, hasSessionName, listSessions, nextSessionSort, type SessionSort } from "./session-search.js";
+import { SESSION_SORTS, deleteSessionFile, drawSessionRow, hasSessionName, listSessions, nextSessionSort, type SessionSort } from "./session-search.js";
+import type { Painter } from "./tree-model.js";
 
-export function timeAgo(d: Date, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - d.getTime()) / 1000));
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
-  if (s < 86400 * 30) return `${Math.floor(s / 86400)}d ago`;
-  return d.toISOString().slice(0, 10);
-}
-
-export function sessionItems(list: SessionInfo[], opts: { all: boolean; current?: string; showPath?: boolean; prefixes?: string[] }): SelectItem<string>[] {
-  return list.map((s, i) => {
-    const first = s.firstMessage.replace(/\s+/g, " ").trim();
-    const label = (opts.prefixes?.[i] ?? "") + (s.name ? `${s.name} — ${first}` : first);
-    const desc = [opts.showPath ? homePath(s.path) : "", timeAgo(s.modified), `${s.messageCount} msg`, opts.all && s.cwd ? homePath(s.cwd) : "", s.path === opts.current ? "(current)" : ""].filter(Boolean).join(" · ");
-    return { label, description: desc, value: s.path, searchText: `${s.name ?? ""}\n${s.firstMessage}\n${s.allMessagesText}\n${s.cwd}` };
-  });
+/** The picker's rows as items: each drawn by the row formatter the SessionSelectorComponent uses. */
+export function sessionItems(rows: ReadonlyArray<{ session: SessionInfo; prefix: string }>, opts: { all: boolean; current?: string; showPath?: boolean; deleting?: string; theme: Painter }): SelectItem<string>[] {
+  return rows.map(({ session: s, prefix }) => ({
+    label: s.name ?? s.firstMessage,
+    value: s.path,
+    searchText: `${s.name ?? ""}\n${s.firstMessage}\n${s.allMessagesText}\n${s.cwd}`,
+    draw: (width, selected) => drawSessionRow(s, { prefix, width, selected, current: s.path === opts.current, deleting: s.path === opts.deleting, showCwd: opts.all, showPath: opts.showPath }, opts.theme),
+  }));
 }
 
 export async function pickSession(app: SessionsHost): Promise<string | undefined> {
@@ -51,10 +43,7 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
   /** The picker's rows for a search, as items. */
   const rows = (query: string) => {
     const listed = listSessions(list, { query, sort, namedOnly });
-    return sessionItems(
-      listed.map((r) => r.session),
-      { all, current, showPath, prefixes: listed.map((r) => r.prefix) },
-    );
+    return sessionItems(listed, { all, current, showPath, deleting, theme: app.theme });
   };
   const show = (note?: string) => {
     const layer = layerRef;
@@ -132,6 +121,7 @@ export async function pickSession(app: SessionsHost): Promise<string | undefined
             return true;
           }
           deleting = item.value;
+          layer.setItems(rows(""));
           layer.hint = "Delete session? Enter delete · Esc keep";
           app.requestRender();
           return true;

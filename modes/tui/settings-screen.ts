@@ -6,9 +6,10 @@
  */
 import { fuzzyFilter } from "../../core/stores/index.js";
 import type { SettingsManager } from "../../core/kernel/index.js";
-import { SETTINGS_CATALOG, type SettingEntry } from "../../core/kernel/lazy.js";
+import type { SettingEntry } from "../../core/kernel/lazy.js";
 import type { KeyPress } from "./keys.js";
 import { titleRule, type Layer, type LayerEnv } from "./layers.js";
+import { NO_EFFECT_NOTE, settingRows } from "./settings-rows.js";
 import { padToWidth, sanitize, truncate, visibleWidth, wrapText } from "./text.js";
 
 export interface ScreenEntry {
@@ -95,7 +96,7 @@ export class SettingsLayer implements Layer {
     const out = [titleRule(this.opts.title, width, t)];
     out.push(t.fg("accent", "› ") + sanitize(this.query, false) + "\x1b[7m \x1b[27m" + (this.query ? "" : t.fg("dim", " type to search")));
     const sel = this.selected;
-    const desc = sel ? wrapText(sanitize(sel.description + (sel.noEffect ? " (accepted; no effect in this build)" : ""), false), Math.max(10, width - 2)).slice(0, 3) : [];
+    const desc = sel ? wrapText(sanitize(sel.description + (sel.noEffect ? NO_EFFECT_NOTE : ""), false), Math.max(10, width - 2)).slice(0, 3) : [];
     const maxVisible = Math.max(1, Math.min(this.opts.maxVisible ?? 10, maxRows - out.length - desc.length - 3));
     const n = this.filtered.length;
     if (this.index < this.top) this.top = this.index;
@@ -124,19 +125,20 @@ export class SettingsLayer implements Layer {
 }
 
 /**
- * The catalogue's entries over one settings manager: values read from the merged settings,
- * changes written to `scope`'s file (entries only the global file may set are left out of the
- * project scope). `themes` lists the theme names to cycle through.
+ * The catalogue's entries over one settings manager (settings-rows.ts: the rows the
+ * SettingsSelectorComponent shows too): values read from the merged settings, changes written to
+ * `scope`'s file (entries only the global file may set are left out of the project scope).
+ * `themes` lists the theme names to cycle through.
  */
 export function catalogEntries(settings: SettingsManager, scope: "global" | "project", themes: string[]): Array<ScreenEntry & { entry: SettingEntry }> {
-  return SETTINGS_CATALOG.filter((e) => scope === "global" || !e.globalOnly).map((e) => ({
-    entry: e,
-    id: e.id,
-    label: e.label,
-    description: e.description,
-    noEffect: e.noEffect,
-    value: () => e.current(settings.get() as Record<string, unknown>),
-    values: e.id === "theme" ? [...new Set([...themes, e.current(settings.get() as Record<string, unknown>)])] : e.values,
+  return settingRows(settings.get() as Record<string, unknown>, { scope, themes }).map((r) => ({
+    entry: r.entry,
+    id: r.id,
+    label: r.label,
+    description: r.description,
+    noEffect: r.noEffect,
+    value: () => r.entry.current(settings.get() as Record<string, unknown>),
+    values: r.values,
   }));
 }
 

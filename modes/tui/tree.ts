@@ -30,7 +30,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
   const filter = treeFilterNamed((app.kernel.settings.get() as { treeFilterMode?: unknown }).treeFilterMode ?? "default") ?? "default";
   const model = new TreeModel(sm.getTree(), sm.getLeafId?.() ?? null, filter, initialId);
   if (!model.shown.length) return app.addNotice("The session is empty: nothing to navigate yet", "info");
-  const title = () => `Session tree${model.marks()}`;
+  const title = () => `Session Tree${model.marks()}`;
   const items = (): SelectItem<TreeRow>[] => model.shown.map((r) => ({ label: model.drawRow(r, app.theme), value: r }));
   const keyText = (ids: string[]) => compactKeys(ids.map((id) => app.keys.hint(id))).replace(/\bLeft\b/g, "←").replace(/\bRight\b/g, "→");
   // The list shows, and ←/→ move, half the terminal's height (at least 5 rows), as pi 1.6 does.
@@ -54,7 +54,9 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
       maxVisible: page,
       centered: true,
       onDone: finish,
-      wrapHint: true,
+      // pi 1.6's frame: the hint above the list, › on the selected row, (n/m) under it.
+      hintAbove: true,
+      cursor: "› ",
       hint: `Enter jump · ${keyText(["tui.editor.cursorLeft", "tui.editor.cursorRight"])} page · ${keyText(["app.tree.foldOrUp", "app.tree.unfoldOrDown"])} branch · ${keyText(["app.tree.editLabel"])} label · ${keyText(["app.tree.toggleLabelTimestamp"])} label time · ${keyText(["app.message.copy"])} copy · ${keyText(["app.tree.forkFromUser"])} fork · filters Ctrl+D/T/U/L/A (Ctrl+O cycles) · Esc close`,
       onKey: (k, item) => {
         const kb = app.keys;

@@ -6,11 +6,10 @@
  * built on first use (see selector-kit.ts).
  */
 import type { Container, Input, TUI } from "@earendil-works/pi-tui";
+import { ModelList, type ModelLike } from "../model-list.js";
 import { DynamicBorder } from "../pi-theme.js";
 import { keyIs, keyText, lazyClass, moveSelection, piTui, row, rowsBox, theme, windowOf } from "./selector-kit.js";
 
-type ModelLike = { provider: string; id: string; name?: string };
-const sameModel = (a: ModelLike | undefined, b: ModelLike | undefined) => !!a && !!b && a.provider === b.provider && a.id === b.id;
 
 // ---- ModelSelectorComponent -------------------------------------------------------------------
 
@@ -76,27 +75,21 @@ export interface ModelSelectorConstructor {
 }
 
 export const ModelSelectorComponent: ModelSelectorConstructor = lazyClass("ModelSelectorComponent", () => {
-  const { Container: PiContainer, Input: PiInput, Spacer, fuzzyFilter } = piTui();
+  const { Container: PiContainer, Input: PiInput, Spacer } = piTui();
   class ModelSelector extends PiContainer {
     readonly capturesViewportInput = true;
     private readonly search = new PiInput();
-    private all: ModelLike[] = [];
-    private scoped: ModelLike[];
-    private scope: "all" | "scoped";
-    private shown: ModelLike[] = [];
-    private selected = 0;
+    private readonly list: ModelList<ModelLike>;
     private error?: string;
     private loading = false;
     private closed = false;
     private _focused = false;
 
     private readonly tui: TUI;
-    private readonly current: ModelLike | undefined;
     private readonly source: ModelSource;
     private readonly onSelect: (model: any) => void;
     private readonly onCancel: () => void;
     private readonly onSelectAsDefault?: (model: any) => void;
-    private readonly defaultModel?: { provider: string; id: string };
     /** The 0.73.1 form's settings manager: a selection becomes the saved default. */
     private readonly saveTo?: DefaultModelSettings;
 
@@ -107,38 +100,33 @@ export const ModelSelectorComponent: ModelSelectorConstructor = lazyClass("Model
       const [tui, current] = args as [TUI, ModelLike | undefined];
       const [source, scopedModels, onSelect, onCancel, initialSearchInput] = (old ? args.slice(3, 8) : args.slice(2, 7)) as [ModelSource, ReadonlyArray<ScopedModelItem>, (m: any) => void, () => void, string | undefined];
       this.tui = tui;
-      this.current = current;
       this.source = source;
       this.onSelect = onSelect;
       this.onCancel = onCancel;
+      let defaultModel: { provider: string; id: string } | undefined;
       if (old) {
         const sm = args[2] as DefaultModelSettings;
         this.saveTo = sm;
         const provider = sm.getDefaultProvider?.() ?? sm.get?.().defaultProvider;
         const id = sm.getDefaultModel?.() ?? sm.get?.().defaultModel;
-        this.defaultModel = provider && id ? { provider, id } : undefined;
+        defaultModel = provider && id ? { provider, id } : undefined;
       } else {
         this.onSelectAsDefault = args[7];
-        this.defaultModel = args[8];
+        defaultModel = args[8];
       }
       if (typeof onSelect !== "function" || typeof onCancel !== "function") throw new TypeError("ModelSelectorComponent: onSelect and onCancel must be functions");
       if (!source || typeof source !== "object") throw new TypeError("ModelSelectorComponent: modelRuntime must be a model registry (getAvailable) or model runtime (getAvailableSnapshot)");
-      this.scoped = (scopedModels ?? []).map((s) => s.model);
-      this.scope = this.scoped.length ? "scoped" : "all";
+      this.list = new ModelList<ModelLike>({ models: [], scoped: (scopedModels ?? []).map((s) => s.model), current, defaultModel });
       if (initialSearchInput) this.search.setValue(initialSearchInput);
       this.search.onSubmit = () => this.choose();
       const t = theme();
       this.addChild(new DynamicBorder());
       this.addChild(new Spacer(1));
       this.addChild(
-        rowsBox(() =>
-          this.scoped.length
-            ? [
-                t.fg("muted", "Scope: ") + t.fg(this.scope === "all" ? "accent" : "muted", "all") + t.fg("muted", " | ") + t.fg(this.scope === "scoped" ? "accent" : "muted", "scoped"),
-                t.fg("dim", keyText("tui.input.tab")) + t.fg("muted", " scope (all/scoped)"),
-              ]
-            : [t.fg("warning", "Only showing models from configured providers. Use /login to add providers.")],
-        ),
+        rowsBox(() => {
+          const scope = this.list.scopeLine(t);
+          return scope ? [scope, t.fg("dim", keyText("tui.input.tab")) + t.fg("muted", " scope (all/scoped)")] : [t.fg("warning", "Only showing models from configured providers. Use /login to add providers.")];
+        }),
       );
       this.addChild(new Spacer(1));
       this.addChild(this.search);
@@ -160,31 +148,22 @@ export const ModelSelectorComponent: ModelSelectorConstructor = lazyClass("Model
       this.search.focused = v;
     }
 
-    private sorted(list: ModelLike[]): ModelLike[] {
-      const rank = (m: ModelLike) => (sameModel(m, this.current) ? 0 : this.isDefault(m) ? 1 : 2);
-      return [...list].sort((a, b) => rank(a) - rank(b) || a.provider.localeCompare(b.provider));
-    }
-    private isDefault(m: ModelLike): boolean {
-      return !!this.defaultModel && this.defaultModel.provider === m.provider && this.defaultModel.id === m.id;
-    }
-
     private load(): void {
       const fresh = (m: ModelLike) => this.source.getModel?.(m.provider, m.id) ?? this.source.find?.(m.provider, m.id) ?? m;
-      const apply = (list: ModelLike[]) => {
-        this.all = this.sorted(list);
-        this.scoped = this.scoped.map(fresh);
+      const apply = (models: ModelLike[]) => {
+        this.list.query = this.search.getValue();
+        this.list.setModels(models, this.list.scoped.map(fresh));
         this.error = this.source.getError?.();
-        this.filter(this.search.getValue(), true);
       };
       if (typeof this.source.getAvailableSnapshot === "function") return apply(this.source.getAvailableSnapshot());
       if (typeof this.source.getAvailable !== "function") throw new TypeError("ModelSelectorComponent: modelRuntime has neither getAvailableSnapshot() nor getAvailable()");
       this.loading = true;
-      this.filter(this.search.getValue(), true);
+      this.list.filter(this.search.getValue());
       void Promise.resolve(this.source.getAvailable()).then(
-        (list) => {
+        (models) => {
           if (this.closed) return;
           this.loading = false;
-          apply(list);
+          apply(models);
           this.tui.requestRender();
         },
         (e: unknown) => {
@@ -196,54 +175,33 @@ export const ModelSelectorComponent: ModelSelectorConstructor = lazyClass("Model
       );
     }
 
-    private filter(query: string, keepCurrent = false): void {
-      const pool = this.scope === "scoped" ? this.scoped : this.all;
-      if (!query) this.shown = pool;
-      else {
-        const hits = fuzzyFilter(pool, query, (m) => `${m.id} ${m.provider} ${m.name ?? ""}${this.isDefault(m) ? " default" : ""}`);
-        const wantsDefault = "default".startsWith(query.trim().toLowerCase()) && query.trim() !== "";
-        this.shown = wantsDefault ? [...pool.filter((m) => this.isDefault(m)), ...hits.filter((m) => !this.isDefault(m))] : hits;
-      }
-      const cur = keepCurrent ? this.shown.findIndex((m) => sameModel(m, this.current)) : -1;
-      this.selected = cur >= 0 ? cur : query ? 0 : Math.min(this.selected, Math.max(0, this.shown.length - 1));
-    }
-
     private listLines(): string[] {
       const t = theme();
       const out: string[] = [];
-      const [start, end] = windowOf(this.selected, this.shown.length, MODEL_ROWS);
-      for (let i = start; i < end; i++) {
-        const m = this.shown[i]!;
-        const sel = i === this.selected;
-        const name = m.name && m.name !== m.id ? t.fg("muted", ` (${m.name})`) : "";
-        out.push(
-          (sel ? t.fg("accent", "→ ") : "  ") + (sameModel(m, this.current) ? t.fg("accent", "✓ ") : "  ") + (sel ? t.fg("accent", m.id) : m.id) + name + " " + t.fg("muted", `[${m.provider}]`) + (this.isDefault(m) ? t.fg("muted", " · default") : ""),
-        );
-      }
-      if (start > 0 || end < this.shown.length) out.push(t.fg("muted", `  (${this.selected + 1}/${this.shown.length})`));
+      const { shown, selected } = this.list;
+      const [start, end] = windowOf(selected, shown.length, MODEL_ROWS);
+      for (let i = start; i < end; i++) out.push((i === selected ? t.fg("accent", "→ ") : "  ") + this.list.drawRow(shown[i]!, t, i === selected));
+      if (start > 0 || end < shown.length) out.push(t.fg("muted", `  (${selected + 1}/${shown.length})`));
       if (this.error) out.push(...this.error.split("\n").map((l) => t.fg("error", l)));
       else if (this.loading) out.push(t.fg("muted", "  Loading models…"));
-      else if (!this.shown.length) out.push(t.fg("muted", "  No matching models"));
-      else out.push("", t.fg("muted", `  Model Name: ${this.shown[this.selected]!.name ?? this.shown[this.selected]!.id}`));
+      else if (!shown.length) out.push(t.fg("muted", "  No matching models"));
+      else out.push("", t.fg("muted", `  ${this.list.detail()}`));
       return out;
     }
 
     handleInput(data: string): void {
       if (keyIs(data, "tui.input.tab")) {
-        if (this.scoped.length) {
-          this.scope = this.scope === "all" ? "scoped" : "all";
-          this.filter(this.search.getValue(), true);
-        }
+        this.list.toggleScope();
         return;
       }
-      const moved = moveSelection(data, this.selected, this.shown.length, MODEL_ROWS);
-      if (moved !== undefined) this.selected = moved;
+      const moved = moveSelection(data, this.list.selected, this.list.shown.length, MODEL_ROWS);
+      if (moved !== undefined) this.list.selected = moved;
       else if (keyIs(data, "tui.select.confirm")) this.choose();
       else if (keyIs(data, "tui.select.cancel")) {
         this.dispose();
         this.onCancel();
       } else if (keyIs(data, "app.models.save") && this.onSelectAsDefault) {
-        const m = this.shown[this.selected];
+        const m = this.list.selectedModel;
         if (m) {
           this.dispose();
           this.onSelectAsDefault(m);
@@ -251,12 +209,12 @@ export const ModelSelectorComponent: ModelSelectorConstructor = lazyClass("Model
       } else if (!keyIs(data, "tui.select.up") && !keyIs(data, "tui.select.down")) {
         const before = this.search.getValue();
         this.search.handleInput(data);
-        if (this.search.getValue() !== before) this.filter(this.search.getValue());
+        if (this.search.getValue() !== before) this.list.filter(this.search.getValue());
       }
     }
 
     private choose(): void {
-      const m = this.shown[this.selected];
+      const m = this.list.selectedModel;
       if (!m) return;
       this.dispose();
       if (this.saveTo?.setDefaultModelAndProvider) this.saveTo.setDefaultModelAndProvider(m.provider, m.id);

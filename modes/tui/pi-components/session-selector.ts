@@ -10,8 +10,7 @@
 import type { Component, Container, Input } from "@earendil-works/pi-tui";
 import type { SessionInfo, SessionListProgress } from "../../../core/stores/index.js";
 import { DynamicBorder } from "../pi-theme.js";
-import { homePath } from "../text.js";
-import { SESSION_SORTS, deleteSessionFile, listSessions, nextSessionSort, type SessionSort } from "../session-search.js";
+import { SESSION_SORTS, deleteSessionFile, drawSessionRow, listSessions, nextSessionSort, type SessionSort } from "../session-search.js";
 import { fit, keyIs, keyText, lazyClass, piTui, theme, windowOf } from "./selector-kit.js";
 
 type SessionsLoader = (onProgress?: SessionListProgress, signal?: AbortSignal) => Promise<SessionInfo[]>;
@@ -20,19 +19,6 @@ export type NameFilter = "all" | "named";
 type Row = { session: SessionInfo; prefix: string };
 
 const ROWS = 10;
-
-function age(d: Date, now = Date.now()): string {
-  const mins = Math.floor((now - d.getTime()) / 60_000);
-  if (mins < 1) return "now";
-  if (mins < 60) return `${mins}m`;
-  const hours = Math.floor(mins / 60);
-  if (hours < 24) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (days < 7) return `${days}d`;
-  if (days < 30) return `${Math.floor(days / 7)}w`;
-  if (days < 365) return `${Math.floor(days / 30)}mo`;
-  return `${Math.floor(days / 365)}y`;
-}
 
 export interface SessionList extends Component {
   onSelect?: (sessionPath: string) => void;
@@ -104,21 +90,9 @@ class Sessions implements SessionList {
     for (let i = start; i < end; i++) {
       const { session: s, prefix } = this.rows[i]!;
       const sel = i === this.selected;
-      const deleting = s.path === this.confirming;
-      let right = `${s.messageCount} ${age(s.modified)}`;
-      if (this.showCwd && s.cwd) right = `${homePath(s.cwd)} ${right}`;
-      if (this.showPath) right = `${homePath(s.path)} ${right}`;
-      const text = (s.name ?? s.firstMessage ?? "").replace(/[\x00-\x1f\x7f]/g, " ").trim();
-      const room = Math.max(10, width - 2 - prefix.length - right.length - 2);
-      const cut = piTui().truncateToWidth(text, room, "…");
-      const color = deleting ? "error" : s.path === this.currentPath ? "accent" : s.name ? "warning" : undefined;
-      let msg = color ? t.fg(color, cut) : cut;
-      if (sel) msg = t.bold(msg);
-      const left = (sel ? t.fg("accent", "› ") : "  ") + t.fg("dim", prefix) + msg;
-      const gap = Math.max(1, width - piTui().visibleWidth(left) - right.length);
-      let line = fit(left + " ".repeat(gap) + t.fg(deleting ? "error" : "dim", right), width);
-      if (sel) line = t.bg("selectedBg", line);
-      out.push(line);
+      const text = drawSessionRow(s, { prefix, width: width - 2, selected: sel, current: s.path === this.currentPath, deleting: s.path === this.confirming, showCwd: this.showCwd, showPath: this.showPath }, t);
+      const line = fit((sel ? t.fg("accent", "› ") : "  ") + text, width);
+      out.push(sel ? t.bg("selectedBg", line) : line);
     }
     if (start > 0 || end < this.rows.length) out.push(fit(t.fg("muted", `  (${this.selected + 1}/${this.rows.length})`), width));
     return out;
