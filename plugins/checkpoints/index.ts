@@ -95,8 +95,8 @@ export default definePlugin({
     // its arguments meanwhile); a call waits for it, and takes it as its before-state, when no
     // tool ran since (the calls of one message are all checked before any of them runs).
     let fresh = false;
-    // A tool call's after-capture starts once the next message starts (the model's answer: its
-    // request is on the wire by then), or before anything else that captures or reads the
+    // A tool call's after-capture starts once the next message other than a tool result starts
+    // (the model's answer: its request is on the wire by then), or before anything else that captures or reads the
     // captures (a tool call, a `!` command, the run settling, leaving the session): the git
     // children it spawns do not compete with building the request after a tool result.
     const afters: Array<() => void> = [];
@@ -104,8 +104,9 @@ export default definePlugin({
       for (const start of afters.splice(0)) start();
     };
     api.on("message_start", (event) => {
-      startAfters();
-      if ((event.message as { role?: string }).role === "assistant") fresh = false;
+      const role = (event.message as { role?: string }).role;
+      if (role !== "toolResult") startAfters(); // a tool result's message follows its call at once
+      if (role === "assistant") fresh = false;
     });
     api.on("message_update", (event) => {
       const ame = (event as { assistantMessageEvent?: { type?: string; contentIndex?: number; partial?: { content?: Array<{ name?: string }> } } }).assistantMessageEvent;
