@@ -185,8 +185,11 @@ describe("pi install / list / config / remove", () => {
     const tmp = join(e.root, "os-tmp");
     mkdirSync(tmp, { recursive: true });
     const settingsBefore = readFileSync(join(e.agentDir, "settings.json"), "utf8");
+    // Node's compile cache would be a new, cold one in this temp folder, warmed after the run by a
+    // detached process still writing there when the test's folder is removed: off for these runs.
+    const noCache = { NODE_DISABLE_COMPILE_CACHE: "1" };
     server.reset();
-    let r = await runCli(["-e", `npm:${tgz}`, "-p", "/tempt z"], e, { env: { TMPDIR: tmp, PI_OFFLINE: "" } });
+    let r = await runCli(["-e", `npm:${tgz}`, "-p", "/tempt z"], e, { env: { TMPDIR: tmp, PI_OFFLINE: "", ...noCache } });
     expect(r.stderr).not.toContain("error");
     expect(r.code).toBe(0);
     expect(request(0).user).toBe("Temporary template for z");
@@ -195,7 +198,7 @@ describe("pi install / list / config / remove", () => {
     expect(existsSync(join(tmp, "pi-extensions"))).toBe(false);
     expect(readFileSync(join(e.agentDir, "settings.json"), "utf8")).toBe(settingsBefore);
     server.reset();
-    r = await runCli(["-p", "/tempt z"], e, { env: { TMPDIR: tmp } });
+    r = await runCli(["-p", "/tempt z"], e, { env: { TMPDIR: tmp, ...noCache } });
     expect(r.code).toBe(0);
     expect(request(0).user).toBe("/tempt z");
   });

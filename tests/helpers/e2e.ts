@@ -52,8 +52,8 @@ export function makeE2eEnv(url: string, opts: { settings?: Record<string, unknow
   );
   const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" };
   for (const k of Object.keys(env)) if (/_API_KEY$|^ANTHROPIC_OAUTH_TOKEN$/.test(k)) delete env[k];
-  // Retried: a CLI that is still exiting (a TUI whose tmux was just killed) may be writing Node's
-  // compile cache under <agentDir>/cache/compile while the folder is removed (ENOTEMPTY).
+  // Retried: a CLI that is still exiting (a TUI whose tmux was just killed) may be writing its
+  // session or other files under the folder while it is removed (ENOTEMPTY).
   return { root, agentDir, cwd, env, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }) };
 }
 
