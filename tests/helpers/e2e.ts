@@ -3,7 +3,7 @@
  * server, and a runner that spawns the real CLI (the bundled bin, dist/bundle/cli.js) against it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,7 +54,53 @@ export function makeE2eEnv(url: string, opts: { settings?: Record<string, unknow
   for (const k of Object.keys(env)) if (/_API_KEY$|^ANTHROPIC_OAUTH_TOKEN$/.test(k)) delete env[k];
   // Retried: a CLI that is still exiting (a TUI whose tmux was just killed) may be writing its
   // session or other files under the folder while it is removed (ENOTEMPTY).
-  return { root, agentDir, cwd, env, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }) };
+  const cleanup = () => {
+    endProcessesIn(root);
+    rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+  };
+  return { root, agentDir, cwd, env, cleanup };
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Ends the processes still working in `root` (their working folder is in it; Linux /proc): a
+ * CLI a test killed with SIGKILL leaves its children running, such as the git processes of a
+ * checkpoint capture, which go on writing under the agent dir while the folder is removed.
+ * Waits (at most 5 s) until they are gone.
+ */
+export function endProcessesIn(root: string): void {
+  if (process.platform !== "linux") return;
+  const inRoot = (pid: string) => {
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      return cwd === root || cwd.startsWith(root + "/");
+    } catch {
+      return false;
+    }
+  };
+  let pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid && inRoot(d));
+  for (const pid of pids) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const deadline = Date.now() + 5000;
+  while (pids.length && Date.now() < deadline) {
+    pids = pids.filter((pid) => existsSync(`/proc/${pid}`) && !zombie(pid));
+    if (pids.length) Atomics.wait(pause, 0, 0, 10);
+  }
+}
+
+/** A process that has exited and waits for its parent to reap it (it writes nothing more). */
+function zombie(pid: string): boolean {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return true;
+  }
 }
 
 export interface RunResult {
