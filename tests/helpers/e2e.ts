@@ -118,7 +118,17 @@ export function runCli(args: string[], e: Pick<E2eEnv, "env" | "cwd">, opts: { i
     const err: Buffer[] = [];
     child.stdout.on("data", (c) => out.push(c));
     child.stderr.on("data", (c) => err.push(c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
+    const timer = setTimeout(() => {
+      // A run that never ends: say what it was doing (its output so far and its child processes), then end it.
+      let children = "";
+      try {
+        children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim();
+      } catch {
+        /* not Linux, or gone */
+      }
+      console.error(`runCli: ${args.join(" ")} still running after ${opts.timeoutMs ?? 120_000} ms (child processes: ${children || "none"}); stderr so far:\n${Buffer.concat(err).toString("utf8").slice(-4000)}\nstdout so far (end):\n${Buffer.concat(out).toString("utf8").slice(-2000)}`);
+      child.kill("SIGKILL");
+    }, opts.timeoutMs ?? 120_000);
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
