@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createCodemodeExtension } from "../../sdk/pi-package/tools.js";
+import { runScript } from "./codemode.js";
 import { createAgentSession, type CreateAgentSessionResult } from "../../sdk/sdk.js";
 import { FauxModel, createFauxPlugin } from "../faux/index.js";
 import type { PluginManifest } from "../../core/kernel/plugin.js";
@@ -218,5 +219,14 @@ describe("createCodemodeExtension options", () => {
   it("refuses mode \"only\" and a bad inlineBudget, naming them", () => {
     expect(() => createCodemodeExtension({ mode: "only" })).toThrow(/mode "only" is not supported here/);
     expect(() => createCodemodeExtension({ inlineBudget: -1 })).toThrow(/inlineBudget must be a number >= 0/);
+  });
+});
+
+describe("a script aborted while it starts", () => {
+  it("ends: an abort that comes while the worker's modules load is not missed", async () => {
+    const ac = new AbortController();
+    const run = runScript("while (true) {}", [], async () => ({ text: "", isError: false }), ac.signal);
+    ac.abort(); // the script is past its first check and waiting for its modules
+    await expect(run).rejects.toThrow(/aborted/);
   });
 });

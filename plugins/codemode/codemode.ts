@@ -134,7 +134,7 @@ class ScriptError extends Error {}
  * aborted or passes its `timeout_ms`, so a script that never yields cannot hold the agent; when
  * the process ends (SIGTERM, Ctrl-C), the worker ends with it.
  */
-async function runScript(
+export async function runScript(
   code: string,
   callable: CallableTool[],
   callTool: (tool: CallableTool, args: unknown, signal: AbortSignal) => Promise<{ text: string; isError: boolean }>,
@@ -188,6 +188,8 @@ async function runScript(
     };
     const onAbort = () => end({ error: "aborted" });
     signal?.addEventListener("abort", onAbort, { once: true });
+    // Aborted while the worker's modules loaded (before the listener existed): end it now.
+    if (signal?.aborted) onAbort();
     // The worker checks the deadline itself (and keeps the partial output); this is the backstop.
     if (deadline !== undefined) timer = setTimeout(() => end({ error: `the script passed its timeout_ms of ${options.timeoutMs} ms` }), Math.max(0, deadline - Date.now()) + 250);
     worker.on("message", (m: WorkerMessage) => {
