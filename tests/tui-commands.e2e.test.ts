@@ -347,11 +347,13 @@ exit 2
   it("/compact shows its result at the bottom; a failure once, without a doubled prefix", async () => {
     for (const p of ["second prompt", "third prompt"]) await prompt(p);
     await runCommand("/compact");
-    const s = await waitFor(/Context compacted \(\d[\d,]* tokens/);
-    expect(lastChatRows(s, 3)).toMatch(/Context compacted \(\d/);
+    // A capture can catch a frame half drawn (tmux reads the pty in pieces): wait for the whole
+    // frame, with the result among the last rows and the spinner gone.
+    const settled = (x: string, n: number, result: RegExp) => result.test(lastChatRows(x, n)) && !/Compacting the context/.test(x);
+    const s = await waitFor((x) => settled(x, 3, /Context compacted \(\d[\d,]* tokens/));
+    expect(s).not.toMatch(/Compaction failed/);
     await runCommand("/compact");
-    const f = await waitFor(/Compaction failed: /);
-    expect(lastChatRows(f, 2)).toMatch(/Compaction failed: Already compacted/);
+    const f = await waitFor((x) => settled(x, 2, /Compaction failed: Already compacted/));
     expect(f.match(/Compaction failed/g)).toHaveLength(1);
   });
 
