@@ -46,6 +46,20 @@ describe("print mode", () => {
     expect(JSON.stringify(reqs[0]!.body)).not.toContain("MOCK_KEY_VALUE_123");
   });
 
+  it("runs each bash call in a bash started ahead (with the session, then while the model answers)", async () => {
+    const ownShell = { name: "bash", arguments: { command: "tr '\\0' ' ' < /proc/$$/cmdline; echo" } };
+    server.setScript({ turns: [{ toolCalls: [ownShell] }, { toolCalls: [ownShell] }, { text: "done" }] });
+    server.reset();
+    const r = await runCli(["-p", "run it twice"], e);
+    expect(r.code).toBe(0);
+    const results = server
+      .stats()
+      .requests.slice(1)
+      .map((q) => JSON.stringify(q.body.messages.filter((m: any) => m.role === "tool").at(-1)?.content));
+    expect(results).toHaveLength(2);
+    for (const out of results) expect(out).toContain("read -r -d '' __pi_command");
+  });
+
   it("prepends piped stdin and inlines @file text", async () => {
     server.setScript({ default: { text: "ok" } });
     server.reset();

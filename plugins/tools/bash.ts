@@ -7,6 +7,7 @@
  * timeout ends everything it started (SIGTERM, then SIGKILL).
  */
 import { commandProcesses, newRunToken, TOOL_RUN_ENV } from "./process-tree.js";
+import { canPrepare, discardPreparedShell, prepareShell, takePreparedShell, wantPreparedShell } from "./prepared-shell.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, statSync, type WriteStream } from "node:fs";
@@ -162,8 +163,40 @@ export function createLocalBashOperations(options: { shellPath?: string } = {}):
   return createLocalShellOperations(() => getShellConfig(options.shellPath));
 }
 
-/** Operations running commands with the shell `resolveShell` names (asked on every command). */
-export function createLocalShellOperations(resolveShell: () => ShellConfig): BashOperations {
+/**
+ * A prepared bash reads its command from a pipe one byte per read (bash reads pipes unbuffered):
+ * longer commands (a file written through a heredoc) are spawned with the command as an argument.
+ */
+const PREPARED_COMMAND_MAX = 4096;
+
+/**
+ * Start a bash for the bash tool's next command ahead of time (prepared-shell.ts), with the
+ * environment that command will have (`ctx` as the tool gets it); nothing when a command wrapper
+ * (the sandbox) would take it or the shell is not bash.
+ */
+export function prepareBashTool(cwd: string, ctx: unknown, shellPath?: string): void {
+  let shell: ShellConfig;
+  try {
+    shell = getShellConfig(shellPath);
+  } catch {
+    return;
+  }
+  if (!canPrepare(shell.shell, shell.args) || !existsSync(cwd)) return;
+  const env = sessionEnvironment(ctx);
+  const probe: CommandSpec = { file: shell.shell, args: [...shell.args, ""], cwd, env };
+  try {
+    if (wrapCommand(probe, "bash") !== probe) return;
+  } catch {
+    return; // the wrapper cannot work (the command will say why)
+  }
+  prepareShell(shell.shell, cwd, env);
+}
+
+/**
+ * Operations running commands with the shell `resolveShell` names (asked on every command);
+ * `prepared`: the bash tool's own, which may use a bash started ahead (prepared-shell.ts).
+ */
+export function createLocalShellOperations(resolveShell: () => ShellConfig, prepared = false): BashOperations {
   return {
     exec(command, cwd, { onData, signal, timeout, env }) {
       return new Promise((resolve, reject) => {
@@ -185,20 +218,28 @@ export function createLocalShellOperations(resolveShell: () => ShellConfig): Bas
         // the command goes through the kernel's command wrapper (core/kernel/command-wrapper.ts).
         // Its processes carry a marker, so those that leave the process group are still ended.
         const token = newRunToken();
+        const plain: CommandSpec = { file: shell.shell, args: [...shell.args, command], cwd, env: { ...(env ?? process.env), [TOOL_RUN_ENV]: token } };
         let spec: CommandSpec;
         try {
-          spec = wrapCommand({ file: shell.shell, args: [...shell.args, command], cwd, env: { ...(env ?? process.env), [TOOL_RUN_ENV]: token } }, "bash");
+          spec = wrapCommand(plain, "bash");
         } catch (e) {
           reject(e);
           return;
         }
-        const child = spawn(spec.file, spec.args, {
-          cwd: spec.cwd,
-          env: spec.env,
-          detached: process.platform !== "win32",
-          stdio: ["ignore", "pipe", "pipe"],
-          windowsHide: true,
-        });
+        // For the bash tool, when no wrapper took the command: a bash started ahead may run it,
+        // and one is wanted for the next command (prepared-shell.ts).
+        const usePrepared = prepared && spec === plain && canPrepare(shell.shell, shell.args);
+        const child =
+          (usePrepared && command.length <= PREPARED_COMMAND_MAX ? takePreparedShell(shell.shell, cwd, spec.env!, token, command) : undefined) ??
+          spawn(spec.file, spec.args, {
+            cwd: spec.cwd,
+            env: spec.env,
+            detached: process.platform !== "win32",
+            stdio: ["ignore", "pipe", "pipe"],
+            windowsHide: true,
+          });
+        if (usePrepared) wantPreparedShell(shell.shell, cwd, spec.env!);
+        else if (prepared && spec !== plain) discardPreparedShell(); // a wrapper (the sandbox) takes the commands now: no bash waits outside it
         let timedOut = false;
         let wasAborted = false;
         let settled = false;
@@ -386,7 +427,7 @@ export function createBashToolDefinition(cwd: string, options: BashToolOptions =
         "Set a timeout for commands that might not finish on their own (servers, watchers).",
       ],
     },
-    { ...options, operations: options.operations ?? createLocalBashOperations({ shellPath: options.shellPath }) },
+    { ...options, operations: options.operations ?? createLocalShellOperations(() => getShellConfig(options.shellPath), true) },
   );
 }
 

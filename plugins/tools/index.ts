@@ -5,7 +5,8 @@
  * container); the SDK re-exports the factories.
  */
 import { definePlugin, type ToolDefinition, DEFAULT_ACTIVE_TOOLS as CORE_DEFAULT_ACTIVE_TOOLS } from "../../core/kernel/index.js";
-import { createBashToolDefinition, type BashToolOptions } from "./bash.js";
+import { createBashToolDefinition, prepareBashTool, type BashToolOptions } from "./bash.js";
+import { discardPreparedShell, prepareWantedShell } from "./prepared-shell.js";
 import { createEditToolDefinition, type EditToolOptions } from "./edit.js";
 import { createFindToolDefinition, type FindToolOptions } from "./find.js";
 import { createGrepToolDefinition, type GrepToolOptions } from "./grep.js";
@@ -90,14 +91,32 @@ export default definePlugin({
 
     // shellPath and shellCommandPrefix are read when the command runs, so a settings change applies at once.
     const bash = createBashToolDefinition(cwd);
-    api.registerTool({
+    const bashTool: ToolDefinition = {
       ...bash,
       execute(id, params, signal, onUpdate, ctx) {
         const s = settings();
         const current = createBashToolDefinition(cwd, { shellPath: s.shellPath || undefined, commandPrefix: s.shellCommandPrefix || undefined });
         return current.execute(id, params, signal, onUpdate, ctx);
       },
+    };
+    api.registerTool(bashTool);
+    // A session whose model may run this bash tool gets a bash started for its first command:
+    // the tool call skips a fork (prepared-shell.ts).
+    api.on("session_start", () => {
+      let session: { getActiveToolNames?(): string[]; contextFactory?: () => unknown } | undefined;
+      try {
+        session = api.kernel.bound("tools").session as typeof session;
+      } catch {
+        return;
+      }
+      if (api.kernel.tools.get("bash") !== bashTool || !session?.getActiveToolNames?.().includes("bash")) return;
+      prepareBashTool(cwd, session.contextFactory?.() ?? session, settings().shellPath || undefined);
     });
+    // The next command's bash starts while the model answers (this process only waits then).
+    api.on("message_start", (e) => {
+      if ((e as { message?: { role?: string } }).message?.role === "assistant") prepareWantedShell();
+    });
+    api.on("session_shutdown", () => discardPreparedShell());
 
     api.registerTool(createEditToolDefinition(cwd));
     api.registerTool(createWriteToolDefinition(cwd));
