@@ -166,6 +166,29 @@ describe("interactive mode", () => {
     expect(messages.join(" ")).not.toMatch(/\bhi\b|answer/);
   });
 
+  it("writes each frame as one synchronized update (DEC 2026), as pi 1.6 does", async () => {
+    const h = await harness({ steps: [{ text: "a synchronized answer" }] });
+    const writes: string[] = [];
+    const orig = h.output.write.bind(h.output);
+    (h.output as any).write = (chunk: any, ...rest: any[]) => {
+      writes.push(String(chunk));
+      return orig(chunk, ...rest);
+    };
+    await h.type("hi");
+    await h.key("\r");
+    await h.waitFor(/a synchronized answer/);
+    // blessed moves the cursor over a blank instead of writing it.
+    const drawn = (w: string) => w.replace(/\x1b\[1C/g, " ");
+    const frames = writes.filter((w) => drawn(w).includes("synchronized answer"));
+    expect(frames.length).toBeGreaterThan(0);
+    for (const w of frames) {
+      const inside = [...w.matchAll(/\x1b\[\?2026h([\s\S]*?)\x1b\[\?2026l/g)].map((m) => drawn(m[1]!));
+      expect(inside.some((f) => f.includes("synchronized answer"))).toBe(true);
+      expect(w.endsWith("\x1b[?2026l")).toBe(true);
+      expect(w.split("\x1b[?2026h").length).toBe(w.split("\x1b[?2026l").length);
+    }
+  });
+
   it("asks the terminal for OSC 7501 support (as pi 1.6 does) and reports only after it confirms", async () => {
     const prev = process.env.PI_PROGRAM_STATUS;
     delete process.env.PI_PROGRAM_STATUS;

@@ -4,7 +4,10 @@
  * boxes. Frames are coalesced: requestRender() schedules at most one per `frameMs`.
  */
 import type { AppView } from "./app-view.js";
-import { screenText } from "./blessed-setup.js";
+import { program, screenText } from "./blessed-setup.js";
+
+const SYNC_BEGIN = "\x1b[?2026h";
+const SYNC_END = "\x1b[?2026l";
 import { componentLines, type ChatContext } from "./chat.js";
 import { renderFooter } from "./footer.js";
 import { ComponentLayer, frame, type Layer, type LayerEnv } from "./layers.js";
@@ -89,8 +92,17 @@ export class Renderer {
     let cursor = takeCursor(panelShown, chatH, 0);
     this.app.panelBox.setContent(panelShown.join("\n"));
     cursor = this.drawOverlay(W, H) ?? cursor;
-    this.app.screen.render();
-    this.placeCursor(cursor);
+    // One frame is one synchronized update (DEC mode 2026, as pi 1.6 draws): a terminal that
+    // knows it shows the frame whole, never half drawn; others ignore the mode. blessed buffers
+    // its output until the next tick, so both marks go out in the frame's single write.
+    const out = program(this.app.screen) as { _write?(text: string): unknown };
+    out._write?.(SYNC_BEGIN);
+    try {
+      this.app.screen.render();
+      this.placeCursor(cursor);
+    } finally {
+      out._write?.(SYNC_END);
+    }
     this.lastRender = Date.now();
     const ms = performance.now() - t0;
     this.stats.frames++;
