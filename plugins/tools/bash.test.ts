@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBashTool, type BashOperations, type BashToolDetails } from "./bash.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
+import { alive, errorOf } from "../../tests/helpers/processes.js";
 
 let dir: string;
 const tempFiles: string[] = [];
@@ -19,29 +20,7 @@ type Result = AgentToolResult<BashToolDetails | undefined>;
 const text = (r: Result) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 const run = (command: string, extra: Record<string, unknown> = {}, opts?: Parameters<typeof createBashTool>[1], signal?: AbortSignal, onUpdate?: (r: Result) => void) =>
   createBashTool(dir, opts).execute("id", { command, ...extra } as any, signal, onUpdate as any, undefined);
-const errorOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error("expected the command to fail");
-};
 
-/** Alive and not a zombie (a killed child whose parent is gone may linger as a zombie until reaped). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
 async function waitUntil(cond: () => boolean, tries = 1200): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
     if (cond()) return true;

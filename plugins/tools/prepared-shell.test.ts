@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createBashTool, prepareBashTool, type BashToolDetails } from "./bash.js";
 import { discardPreparedShell, prepareWantedShell, preparedShellPid } from "./prepared-shell.js";
 import { installCommandWrapper, type AgentToolResult } from "../../core/kernel/index.js";
+import { alive, errorOf } from "../../tests/helpers/processes.js";
+import { waitUntil } from "../../tests/helpers/system.js";
 
 let dir: string;
 beforeEach(() => {
@@ -19,35 +21,6 @@ afterEach(() => {
 type Result = AgentToolResult<BashToolDetails | undefined>;
 const text = (r: Result) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 const run = (command: string, cwd = dir) => createBashTool(cwd).execute("id", { command } as any, undefined, undefined, undefined) as Promise<Result>;
-const errorOf = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error("expected the command to fail");
-};
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-async function waitUntil(cond: () => boolean, tries = 1200): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return cond();
-}
 
 /** What a command can see of how it was started (the run token's value differs per command). */
 const PROBE = [
@@ -89,11 +62,11 @@ describe("a bash started ahead of its command", () => {
     const ac = new AbortController();
     let seen = "";
     const pending = createBashTool(dir).execute("id", { command: "sleep 30 & echo bg=$!; wait" } as any, ac.signal, (u: Result) => (seen = text(u)), undefined);
-    expect(await waitUntil(() => /bg=\d+/.test(seen))).toBe(true);
+    await waitUntil(() => /bg=\d+/.test(seen), "the command output");
     const bg = Number(/bg=(\d+)/.exec(seen)![1]);
     ac.abort();
     expect(await errorOf(pending)).toMatch(/Command aborted$/);
-    expect(await waitUntil(() => !alive(bg) && !alive(pid))).toBe(true);
+    await waitUntil(() => !alive(bg) && !alive(pid), "the process to end");
   });
 
   it("is used once; the next one starts only when asked, for the same shell, folder and environment", async () => {
@@ -122,14 +95,14 @@ describe("a bash started ahead of its command", () => {
       if (before === undefined) delete process.env.PI_PREPARED_SHELL_TEST;
       else process.env.PI_PREPARED_SHELL_TEST = before;
     }
-    expect(await waitUntil(() => !alive(pid))).toBe(true);
+    await waitUntil(() => !alive(pid), "the process to end");
 
     const other = join(dir, "other");
     mkdirSync(other);
     prepareBashTool(other, undefined);
     const pid2 = preparedShellPid()!;
     expect(text(await run("echo $$"))).not.toBe(`${pid2}\n`);
-    expect(await waitUntil(() => !alive(pid2))).toBe(true);
+    await waitUntil(() => !alive(pid2), "the process to end");
   });
 
   it("is not used in a folder removed and made again under the same name", async () => {
@@ -142,7 +115,7 @@ describe("a bash started ahead of its command", () => {
     const [shellPid, cwd] = text(await run("echo $$; pwd", sub)).split("\n");
     expect(shellPid).not.toBe(String(pid));
     expect(cwd).toBe(sub);
-    expect(await waitUntil(() => !alive(pid))).toBe(true);
+    await waitUntil(() => !alive(pid), "the process to end");
   });
 
   it("leaves a long command (a file written through a heredoc) to a direct start and keeps waiting", async () => {
@@ -181,7 +154,7 @@ describe("a bash started ahead of its command", () => {
     try {
       expect(text(await run("echo $$"))).not.toContain(`${pid}\n`);
       expect(text(await run("echo inner"))).toBe("wrapped\ninner\n");
-      expect(await waitUntil(() => !alive(pid))).toBe(true);
+      await waitUntil(() => !alive(pid), "the process to end");
       prepareBashTool(dir, undefined);
       expect(preparedShellPid()).toBeUndefined();
       prepareWantedShell();
@@ -196,7 +169,7 @@ describe("a bash started ahead of its command", () => {
     prepareBashTool(dir, undefined);
     const pid = preparedShellPid()!;
     discardPreparedShell();
-    expect(await waitUntil(() => !alive(pid))).toBe(true);
+    await waitUntil(() => !alive(pid), "the process to end");
 
     const module = resolve("dist/plugins/tools/prepared-shell.js");
     const script = `import { prepareShell, preparedShellPid } from ${JSON.stringify(module)}; prepareShell("/bin/bash", ${JSON.stringify(dir)}, process.env); console.log(preparedShellPid());`;
@@ -207,6 +180,6 @@ describe("a bash started ahead of its command", () => {
     expect(code).toBe(0);
     const orphan = Number(out.trim());
     expect(orphan).toBeGreaterThan(0);
-    expect(await waitUntil(() => !alive(orphan))).toBe(true);
+    await waitUntil(() => !alive(orphan), "the process to end");
   });
 });
