@@ -39,11 +39,17 @@ export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog:
     typeText: (text) => tmux("send-keys", "-t", "t", "-l", text),
     readErr,
     async waitFor(test, timeoutMs = 60_000) {
+      const ok = (screen: string) => (typeof test === "function" ? test(screen) : test.test(screen));
       const t0 = Date.now();
       let s = "";
       while (Date.now() - t0 < timeoutMs) {
         s = capture();
-        if (typeof test === "function" ? test(s) : test.test(s)) return s;
+        if (ok(s)) {
+          // A capture can catch a frame half drawn (tmux reads the pty in pieces, so rows of the
+          // frame before may remain): a second capture that still passes is returned instead.
+          const again = capture();
+          return ok(again) ? again : s;
+        }
         await new Promise((r) => setTimeout(r, 30));
       }
       throw new Error(`timed out waiting for ${test}\n--- screen ---\n${s}\n--- stderr ---\n${readErr()}`);
