@@ -5,9 +5,6 @@
  */
 import type { AppView } from "./app-view.js";
 import { program, screenText } from "./blessed-setup.js";
-
-const SYNC_BEGIN = "\x1b[?2026h";
-const SYNC_END = "\x1b[?2026l";
 import { componentLines, type ChatContext } from "./chat.js";
 import { renderFooter } from "./footer.js";
 import { ComponentLayer, frame, type Layer, type LayerEnv } from "./layers.js";
@@ -15,6 +12,10 @@ import { overlayLayout, overlayWidth } from "./component-host.js";
 import { TranscriptSearch } from "./search.js";
 import { entryRenderer, markdownTransformer, resolveToolRenderers } from "./renderers.js";
 import { CURSOR_MARK, padToWidth, sanitize, truncate, visibleWidth } from "./text.js";
+
+/** DEC mode 2026: the terminal shows what comes between these as one update. */
+const SYNC_BEGIN = "\x1b[?2026h";
+const SYNC_END = "\x1b[?2026l";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 

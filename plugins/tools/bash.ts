@@ -181,7 +181,7 @@ export function prepareBashTool(cwd: string, ctx: unknown, shellPath?: string): 
   } catch {
     return;
   }
-  if (!canPrepare(shell.shell, shell.args) || !existsSync(cwd)) return;
+  if (!canPrepare(shell.shell, shell.args)) return;
   const env = sessionEnvironment(ctx);
   const probe: CommandSpec = { file: shell.shell, args: [...shell.args, ""], cwd, env };
   try {

@@ -103,14 +103,10 @@ export default definePlugin({
     // A session whose model may run this bash tool gets a bash started for its first command:
     // the tool call skips a fork (prepared-shell.ts).
     api.on("session_start", () => {
-      let session: { getActiveToolNames?(): string[]; contextFactory?: () => unknown } | undefined;
-      try {
-        session = api.kernel.bound("tools").session as typeof session;
-      } catch {
-        return;
-      }
-      if (api.kernel.tools.get("bash") !== bashTool || !session?.getActiveToolNames?.().includes("bash")) return;
-      prepareBashTool(cwd, session.contextFactory?.() ?? session, settings().shellPath || undefined);
+      if (!api.kernel.isBound || api.kernel.tools.get("bash") !== bashTool) return;
+      const session = api.kernel.bound("tools").session;
+      if (!session.getActiveToolNames().includes("bash")) return;
+      prepareBashTool(cwd, session.contextFactory(), settings().shellPath || undefined);
     });
     // The next command's bash starts while the model answers (this process only waits then).
     api.on("message_start", (e) => {

@@ -3,10 +3,11 @@
  * server, and a runner that spawns the real CLI (the bundled bin, dist/bundle/cli.js) against it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { alive } from "./processes.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The shipped `pi` binary (package.json "bin"). */
@@ -89,17 +90,8 @@ export function endProcessesIn(root: string): void {
   }
   const deadline = Date.now() + 5000;
   while (pids.length && Date.now() < deadline) {
-    pids = pids.filter((pid) => existsSync(`/proc/${pid}`) && !zombie(pid));
+    pids = pids.filter((pid) => alive(Number(pid)));
     if (pids.length) Atomics.wait(pause, 0, 0, 10);
-  }
-}
-
-/** A process that has exited and waits for its parent to reap it (it writes nothing more). */
-function zombie(pid: string): boolean {
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return true;
   }
 }
 

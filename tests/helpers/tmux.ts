@@ -5,6 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { alive } from "./processes.js";
 import { requireProgram } from "./system.js";
 
 export interface TmuxDriver {
@@ -84,15 +85,6 @@ export function tmuxDriver(socket: string, env: () => NodeJS.ProcessEnv, errLog:
       }
     },
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The processes below `pid` now (from /proc; none where there is no /proc). */
