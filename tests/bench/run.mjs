@@ -546,10 +546,12 @@ async function main() {
 
 
 const nodeVersions = new Map();
-/** A reference's label: its package name@version and the Node it runs on. */
+/** A reference's label: its package name@version and the Node it runs on (numbered when two references share it). */
 function refLabel(r) {
-  if (!nodeVersions.has(r.node)) nodeVersions.set(r.node, spawnSync(r.node, ["--version"], { encoding: "utf8" }).stdout.trim());
-  return `${refName(r.cli).replace(/ \(.*\)$/, "")} on Node ${nodeVersions.get(r.node)}`;
+  for (const { node } of [r, ...REFS]) if (!nodeVersions.has(node)) nodeVersions.set(node, spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim());
+  const base = (ref) => `${refName(ref.cli).replace(/ \(.*\)$/, "")} on Node ${nodeVersions.get(ref.node)}`;
+  const same = REFS.filter((o) => base(o) === base(r));
+  return same.length > 1 ? `${base(r)} #${same.indexOf(r) + 1}` : base(r);
 }
 const refLabels = () => REFS.map(refLabel);
 
