@@ -135,6 +135,22 @@ describe("checkpoint store", () => {
     await expect(home.snapshot("x")).rejects.toThrow(/home folder or the file system's root/);
   });
 
+  it("a folder far over maxFiles: its listing is cut (not read to the end), and the error says so", async () => {
+    const { cwd, store } = project({ maxFiles: 10 });
+    // Enough paths that git writes its listing in more than one piece.
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(join(cwd, `dir-with-a-long-name-${d}`));
+      for (let i = 0; i < 200; i++) writeFileSync(join(cwd, `dir-with-a-long-name-${d}`, `file-with-a-long-name-${i}.txt`), "x");
+    }
+    const err = await store.snapshot("x").then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.message).toMatch(/^over 20 files to capture, more than checkpoints\.maxFiles \(10\); is .* a project\?/);
+    // Nothing was captured: the store has no tree and the next capture tries again.
+    await expect(store.snapshot("again")).rejects.toThrow(/more than checkpoints\.maxFiles/);
+  });
+
   it("without git: a clear error naming it", async () => {
     const saved = process.env.PATH;
     process.env.PATH = "/nonexistent";

@@ -90,6 +90,25 @@ const CONFIG = [
 ].flatMap((c) => ["-c", c]);
 
 export class CheckpointError extends Error {}
+/** Options of one git run against the store. */
+interface GitOptions {
+  /** Written to git's stdin. */
+  input?: string;
+  /** Another index file (a restore's throwaway one). */
+  index?: string;
+  /** Not against the store (git init). */
+  noRepo?: boolean;
+  /** Stop git once its output holds more NUL-terminated entries than this (TooManyEntries). */
+  maxEntries?: number;
+}
+
+/** A listing cut at GitOptions.maxEntries. */
+class TooManyEntries extends Error {
+  constructor(readonly entries: number) {
+    super(`the listing was cut after ${entries} entries`);
+  }
+}
+
 class LockError extends CheckpointError {
   constructor(
     message: string,
@@ -133,7 +152,7 @@ export class CheckpointStore {
   }
 
   /** Runs git against the store and the project; resolves with stdout. A stale lock (its writer is gone) is removed and the call retried. */
-  async git(args: string[], opts: { input?: string; index?: string; noRepo?: boolean } = {}): Promise<string> {
+  async git(args: string[], opts: GitOptions = {}): Promise<string> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.gitOnce(args, opts);
@@ -146,15 +165,17 @@ export class CheckpointStore {
     }
   }
 
-  private gitOnce(args: string[], opts: { input?: string; index?: string; noRepo?: boolean }): Promise<string> {
+  private gitOnce(args: string[], opts: GitOptions): Promise<string> {
     const env = opts.index ? { ...this.env, GIT_INDEX_FILE: opts.index } : { ...this.env, GIT_INDEX_FILE: join(this.dir, "index") };
     return new Promise((res, rej) => {
       // A throwaway index (a restore's) is not split: it would leave a shared index file behind.
       const config = opts.index ? [...CONFIG, "-c", "core.splitIndex=false"] : CONFIG;
       let done: (() => void) | undefined;
+      let entries = 0;
       const child = execFile("git", [...config, ...(opts.noRepo ? [] : [`--git-dir=${this.dir}`, `--work-tree=${this.cwd}`]), ...args], { cwd: this.cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
         done?.();
-        if (err) {
+        if (opts.maxEntries !== undefined && entries > opts.maxEntries) rej(new TooManyEntries(entries));
+        else if (err) {
           const code = (err as NodeJS.ErrnoException).code;
           const lock = /Unable to create '([^']+\.lock)': File exists/.exec(stderr ?? "");
           if (code === "ENOENT" && !existsSync(this.cwd)) rej(new CheckpointError(`the project folder ${this.cwd} no longer exists`));
@@ -164,6 +185,16 @@ export class CheckpointStore {
         } else res(stdout);
       });
       done = track(child, this.dir);
+      // A listing longer than the caller takes is not read to its end (a home-sized folder lists
+      // hundreds of thousands of paths: memory and seconds for nothing).
+      if (opts.maxEntries !== undefined) {
+        const max = opts.maxEntries;
+        child.stdout?.on("data", (chunk: string) => {
+          if (entries > max) return;
+          for (let i = chunk.indexOf("\0"); i >= 0; i = chunk.indexOf("\0", i + 1)) entries++;
+          if (entries > max) child.kill();
+        });
+      }
       if (opts.input !== undefined) child.stdin?.end(opts.input);
     });
   }
@@ -225,11 +256,14 @@ export class CheckpointStore {
   private async take(started: number, only: string[] | undefined, reported: string[] | undefined): Promise<Snapshot> {
     const look = only && this.lastTree ? only : reported;
     const known = look ? await this.git(["ls-files", "-z", "-o", "-c", "--exclude-standard", "--", ...look.map((p) => `:(literal)${p}`)]) : undefined;
-    const out = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"]));
-    const paths = [...new Set(out.split("\0").filter((p) => p && !p.endsWith("/")))];
-    if (paths.length > this.opts.maxFiles) {
-      throw new CheckpointError(`${paths.length} files to capture, more than checkpoints.maxFiles (${this.opts.maxFiles}); is ${this.cwd} a project? Add a .gitignore or raise the limit`);
-    }
+    const tooMany = (count: string) =>
+      new CheckpointError(`${count} files to capture, more than checkpoints.maxFiles (${this.opts.maxFiles}); is ${this.cwd} a project? Add a .gitignore or raise the limit`);
+    // A path may be listed twice (modified and deleted): the listing is cut at twice the limit.
+    const listed = known ?? (await this.git(["ls-files", "-z", "-o", "-m", "--exclude-standard"], { maxEntries: 2 * this.opts.maxFiles }).catch((e: unknown) => {
+      throw e instanceof TooManyEntries ? tooMany(`over ${2 * this.opts.maxFiles}`) : e;
+    }));
+    const paths = [...new Set(listed.split("\0").filter((p) => p && !p.endsWith("/")))];
+    if (paths.length > this.opts.maxFiles) throw tooMany(String(paths.length));
     const skipped: string[] = [];
     const update: string[] = [];
     const max = this.opts.maxFileSizeBytes;
