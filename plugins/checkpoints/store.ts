@@ -90,6 +90,7 @@ const CONFIG = [
 ].flatMap((c) => ["-c", c]);
 
 export class CheckpointError extends Error {}
+
 /** Options of one git run against the store. */
 interface GitOptions {
   /** Written to git's stdin. */
