@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createBashTool, type BashOperations, type BashToolDetails } from "./bash.js";
 import type { AgentToolResult } from "../../core/kernel/index.js";
 import { alive, errorOf } from "../../tests/helpers/processes.js";
+import { waitUntil } from "../../tests/helpers/system.js";
 
 let dir: string;
 const tempFiles: string[] = [];
@@ -20,14 +21,6 @@ type Result = AgentToolResult<BashToolDetails | undefined>;
 const text = (r: Result) => r.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 const run = (command: string, extra: Record<string, unknown> = {}, opts?: Parameters<typeof createBashTool>[1], signal?: AbortSignal, onUpdate?: (r: Result) => void) =>
   createBashTool(dir, opts).execute("id", { command, ...extra } as any, signal, onUpdate as any, undefined);
-
-async function waitUntil(cond: () => boolean, tries = 1200): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return cond();
-}
 
 describe("bash: running commands", () => {
   it("returns stdout and stderr together, run in the project folder", async () => {
@@ -136,14 +129,14 @@ describe("bash: timeout and abort", () => {
     const pending = run("sleep 30 & echo bg=$!; sleep 31 & echo fg=$!; wait", {}, undefined, ac.signal, (u) => {
       seen = text(u);
     });
-    expect(await waitUntil(() => /bg=\d+/.test(seen) && /fg=\d+/.test(seen))).toBe(true);
+    await waitUntil(() => /bg=\d+/.test(seen) && /fg=\d+/.test(seen), "both pids in the output");
     const pids = [...seen.matchAll(/(?:bg|fg)=(\d+)/g)].map((m) => Number(m[1]));
     expect(pids).toHaveLength(2);
     expect(pids.every(alive)).toBe(true);
     ac.abort();
     const msg = await errorOf(pending);
     expect(msg).toMatch(/Command aborted$/);
-    expect(await waitUntil(() => !pids.some(alive))).toBe(true);
+    await waitUntil(() => !pids.some(alive), "both processes to end");
   });
 
   it("kills processes that ignore SIGTERM after a grace period", async () => {
@@ -152,11 +145,11 @@ describe("bash: timeout and abort", () => {
     const pending = run("trap '' TERM; sleep 30 & echo bg=$!; wait", {}, undefined, ac.signal, (u) => {
       seen = text(u);
     });
-    expect(await waitUntil(() => /bg=\d+/.test(seen))).toBe(true);
+    await waitUntil(() => /bg=\d+/.test(seen), "the pid in the output");
     const pid = Number(/bg=(\d+)/.exec(seen)![1]);
     ac.abort();
     expect(await errorOf(pending)).toMatch(/Command aborted$/);
-    expect(await waitUntil(() => !alive(pid))).toBe(true);
+    await waitUntil(() => !alive(pid), "the process to end");
   });
 
   it("does not start when already aborted", async () => {
