@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { execFileSync } from "node:child_process";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { CheckpointStore, DEFAULTS, readCheckpointRefs, storeDirFor } from "./store.js";
+import { CheckpointStore, DEFAULTS, initBareRepository, readCheckpointRefs, storeDirFor } from "./store.js";
 import { rewindPoints, stateAt, type EntryLike } from "./points.js";
 
 const roots: string[] = [];
@@ -38,6 +38,29 @@ describe("checkpoint store", () => {
     writeFileSync(join(cwd, "a.txt"), Buffer.alloc(300));
     const s3 = await store.snapshot("three");
     expect((await store.git(["ls-tree", "-r", "--name-only", s3.tree])).trim()).toBe(".gitignore");
+  });
+
+  it("lays out its store without git init: git takes it as a bare repository, and a store made by git init works the same", async () => {
+    const { cwd, store, root } = project();
+    writeFileSync(join(cwd, "a.txt"), "a\n");
+    const s1 = await store.snapshot("one");
+    await store.flush();
+    const dir = join(root, "store");
+    const git = (...args: string[]) => execFileSync("git", [`--git-dir=${dir}`, ...args], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } }).trim();
+    expect(git("rev-parse", "--is-bare-repository")).toBe("true");
+    expect(git("fsck", "--no-progress", "--strict")).toBe("");
+    expect(git("for-each-ref", "--format=%(objectname)", "refs/checkpoints/")).toBe(s1.tree);
+    expect(existsSync(join(dir, "hooks"))).toBe(false);
+    expect(readdirSync(dir).some((n) => n.endsWith(".tmp"))).toBe(false);
+    // laid out again over a store in use (a second process at the same moment): nothing is lost
+    initBareRepository(dir);
+    expect(git("for-each-ref", "--format=%(objectname)", "refs/checkpoints/")).toBe(s1.tree);
+    expect(git("cat-file", "-t", s1.tree)).toBe("tree");
+    // a store an earlier version made with git init is used as it is
+    const old = project();
+    execFileSync("git", ["init", "-q", "--bare", join(old.root, "store")]);
+    writeFileSync(join(old.cwd, "a.txt"), "a\n");
+    expect((await old.store.snapshot("one")).tree).toBe(s1.tree);
   });
 
   it("restores contents, deletions, the exec bit and symlinks, and lists the changes first", async () => {

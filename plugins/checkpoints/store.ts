@@ -13,7 +13,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, promises as fsp, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, promises as fsp, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { onExit, recoverStaleLock, track, updateRefsSync } from "./git-children.js";
@@ -91,14 +91,30 @@ const CONFIG = [
 
 export class CheckpointError extends Error {}
 
+/**
+ * Lays out an empty bare repository, as `git init --bare` does without its templates (sample
+ * hooks, description), so the first capture of a project does not wait for a git process: the
+ * object and ref folders, a version-0 config and, last, HEAD (a folder is a repository once HEAD
+ * names a ref). Each file is written whole under a temporary name and renamed, so a second
+ * process laying out the same store at once never reads half a file.
+ */
+export function initBareRepository(dir: string): void {
+  for (const d of ["objects/info", "objects/pack", "refs/heads", "refs/tags"]) mkdirSync(join(dir, d), { recursive: true });
+  const put = (name: string, text: string) => {
+    const tmp = join(dir, `${name}.${process.pid}.tmp`);
+    writeFileSync(tmp, text);
+    renameSync(tmp, join(dir, name));
+  };
+  put("config", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n");
+  put("HEAD", "ref: refs/heads/master\n");
+}
+
 /** Options of one git run against the store. */
 interface GitOptions {
   /** Written to git's stdin. */
   input?: string;
   /** Another index file (a restore's throwaway one). */
   index?: string;
-  /** Not against the store (git init). */
-  noRepo?: boolean;
   /** Stop git once its output holds more NUL-terminated entries than this (TooManyEntries). */
   maxEntries?: number;
 }
@@ -173,7 +189,7 @@ export class CheckpointStore {
       const config = opts.index ? [...CONFIG, "-c", "core.splitIndex=false"] : CONFIG;
       let done: (() => void) | undefined;
       let entries = 0;
-      const child = execFile("git", [...config, ...(opts.noRepo ? [] : [`--git-dir=${this.dir}`, `--work-tree=${this.cwd}`]), ...args], { cwd: this.cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
+      const child = execFile("git", [...config, `--git-dir=${this.dir}`, `--work-tree=${this.cwd}`, ...args], { cwd: this.cwd, env, maxBuffer: 256 * 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
         done?.();
         if (opts.maxEntries !== undefined && entries > opts.maxEntries) rej(new TooManyEntries(entries));
         else if (err) {
@@ -209,7 +225,11 @@ export class CheckpointStore {
       throw new CheckpointError(`cannot create the checkpoint store ${this.dir}: ${(e as Error).message}`);
     }
     if (!existsSync(join(this.dir, "HEAD"))) {
-      await this.git(["init", "-q", "--bare", this.dir], { noRepo: true });
+      try {
+        initBareRepository(this.dir);
+      } catch (e) {
+        throw new CheckpointError(`cannot create the checkpoint store ${this.dir}: ${(e as Error).message}`);
+      }
       writeFileSync(join(this.dir, "project"), resolve(this.cwd) + "\n");
     }
     this.ready = true;
