@@ -221,16 +221,12 @@ export class CheckpointStore {
     if (notAProject(this.cwd)) throw new CheckpointError(`${resolve(this.cwd)} is the home folder or the file system's root, not a project: no checkpoints here`);
     try {
       mkdirSync(join(this.dir, "writers"), { recursive: true });
+      if (!existsSync(join(this.dir, "HEAD"))) {
+        initBareRepository(this.dir);
+        writeFileSync(join(this.dir, "project"), resolve(this.cwd) + "\n");
+      }
     } catch (e) {
       throw new CheckpointError(`cannot create the checkpoint store ${this.dir}: ${(e as Error).message}`);
-    }
-    if (!existsSync(join(this.dir, "HEAD"))) {
-      try {
-        initBareRepository(this.dir);
-      } catch (e) {
-        throw new CheckpointError(`cannot create the checkpoint store ${this.dir}: ${(e as Error).message}`);
-      }
-      writeFileSync(join(this.dir, "project"), resolve(this.cwd) + "\n");
     }
     this.ready = true;
   }
