@@ -63,6 +63,15 @@ describe("checkpoint store", () => {
     expect((await old.store.snapshot("one")).tree).toBe(s1.tree);
   });
 
+  it("a store that cannot be laid out: a clear error naming it, and nothing captured", async () => {
+    const { cwd, store, root } = project();
+    writeFileSync(join(cwd, "a.txt"), "a\n");
+    mkdirSync(join(root, "store"));
+    writeFileSync(join(root, "store", "objects"), "a file where the object folder goes");
+    await expect(store.snapshot("one")).rejects.toThrow(new RegExp(`^cannot create the checkpoint store ${join(root, "store")}: `));
+    expect(existsSync(join(root, "store", "HEAD"))).toBe(false);
+  });
+
   it("restores contents, deletions, the exec bit and symlinks, and lists the changes first", async () => {
     const { cwd, store } = project();
     writeFileSync(join(cwd, "keep.sh"), "#!/bin/sh\n");
