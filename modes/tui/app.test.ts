@@ -177,6 +177,13 @@ describe("interactive mode", () => {
     await h.type("hi");
     await h.key("\r");
     await h.waitFor(/a synchronized answer/);
+    // The screen holds the answer as soon as the frame is laid out; blessed writes it to the
+    // terminal on its next tick, so wait for the write itself.
+    const t0 = Date.now();
+    while (!/synchronized/.test(writes.join(""))) {
+      if (Date.now() - t0 > 10_000) throw new Error(`the answer was never written: ${JSON.stringify(writes.join(""))}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     // However the answer was split over frames (a busy machine draws it in more of them, each
     // writing only what changed), every write that draws ends with whole synchronized updates
     // (the first one starts by setting the terminal up), and the answer is drawn only inside them.
