@@ -43,13 +43,13 @@ export const CORE_FLAGS: CoreFlag[] = [
   { name: "no-session", type: "boolean", description: "Keep the session in memory only", group: G_SESSION },
   { name: "provider", type: "string", placeholder: "name", description: "Provider of --model", group: G_MODEL },
   { name: "model", type: "string", placeholder: "pattern", description: "Model: provider/id, id, or a glob; ':level' sets thinking (e.g. sonnet:high)", group: G_MODEL },
-  { name: "models", type: "string", placeholder: "a,b,…", description: "Models to cycle through (patterns, comma separated)", group: G_MODEL },
+  { name: "models", type: "string", placeholder: "a,b,...", description: "Models to cycle through (patterns, comma separated)", group: G_MODEL },
   { name: "thinking", type: "string", placeholder: "level", description: `Thinking level: ${THINKING_FLAG_LEVELS.join(", ")} (clamped to what the model offers)`, group: G_MODEL },
   { name: "api-key", type: "string", placeholder: "key", description: "API key for the selected model's provider (this run only, never saved)", group: G_MODEL },
   { name: "system-prompt", type: "string", placeholder: "text|file", description: "Replace the whole default system prompt", group: G_PROMPT },
   { name: "append-system-prompt", type: "string", placeholder: "text|file", description: "Append to the system prompt (repeatable)", group: G_PROMPT },
-  { name: "tools", alias: "t", type: "string", placeholder: "a,b,…", description: "Tools to enable: names or * patterns (replaces the defaults), or only +name/-name entries (changes the defaults)", group: G_PROMPT },
-  { name: "exclude-tools", alias: "xt", type: "string", placeholder: "a,b,…", description: "Tools to disable: names or * patterns, applied last (MCP tools included)", group: G_PROMPT },
+  { name: "tools", alias: "t", type: "string", placeholder: "a,b,...", description: "Tools to enable: names or * patterns (replaces the defaults), or only +name/-name entries (changes the defaults)", group: G_PROMPT },
+  { name: "exclude-tools", alias: "xt", type: "string", placeholder: "a,b,...", description: "Tools to disable: names or * patterns, applied last (MCP tools included)", group: G_PROMPT },
   { name: "no-tools", alias: "nt", type: "boolean", description: "Start with every tool disabled (built-in, extension, MCP); --tools adds some back", group: G_PROMPT },
   { name: "no-builtin-tools", alias: "nbt", type: "boolean", description: "Disable the default built-in tools, keep extension and plugin tools", group: G_PROMPT },
   { name: "extension", alias: "e", type: "string", placeholder: "path|npm:pkg|git:repo", description: "Load an extension, or builtin:<name> (repeatable)", group: G_RES, requires: "extensions" },
@@ -189,13 +189,20 @@ export async function renderHelp(opts: {
     .scriptName(opts.name)
     .usage(
       [
-        `${opts.name} ${opts.version} — a coding agent for your terminal`,
+        `${opts.name} ${opts.version} - a coding agent for your terminal`,
         "",
         "Usage:",
-        `  ${opts.name} [options] [@file …] [message …]   interactive, or print mode when piped`,
-        `  ${opts.name} -p "question"                    print the answer and exit`,
-        `  ${opts.name} --mode json|rpc …                 machine-readable modes`,
-        ...(opts.subcommands.length ? [`  ${opts.name} <command> [args]                  see Commands`] : []),
+        ...usageLines(opts.name, [
+          ["[options] [@file ...] [message ...]", "interactive, or print mode when piped"],
+          ['-p "question"', "print the answer and exit"],
+          ["--mode json|rpc ...", "machine-readable modes"],
+          ...(opts.subcommands.length
+            ? ([
+                ["<command> [args]", "see Commands"],
+                ["<command> --help", "the command's own help"],
+              ] as Array<[string, string]>)
+            : []),
+        ]),
       ].join("\n"),
     )
     .help(false)
@@ -248,6 +255,15 @@ export async function renderHelp(opts: {
     ...vars.map(([k, d]) => `  ${k.padEnd(w)}  ${d}`),
   ].join("\n");
   return `${await y.getHelp()}\n\n${epilogue}\n`;
+}
+
+/**
+ * The usage lines, their explanations in one column. Help is kept to printable ASCII: yargs
+ * measures such text by its length, while one other character loads ICU's segmenter (~4 MiB).
+ */
+function usageLines(name: string, rows: Array<[string, string]>): string[] {
+  const w = Math.max(...rows.map(([u]) => u.length));
+  return rows.map(([u, what]) => `  ${name} ${u.padEnd(w)}   ${what}`);
 }
 
 /** Edit distance (Levenshtein, with adjacent swaps counted once) between two short words. */

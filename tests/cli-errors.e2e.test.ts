@@ -58,7 +58,7 @@ const CASES: Case[] = [
   { args: ["-p", "hi"], agent: { "models.json": "{bad" }, says: /models\.json: malformed JSON at line 1, column 2/ },
   { args: ["-p", "hi"], agent: { "auth.json": "{bad" }, says: /auth\.json: malformed JSON at line 1, column 2/, code: 0 },
   { args: ["-p", "hi"], agent: { "mcp.json": "{bad" }, says: /mcp\.json: malformed JSON at line 1, column 2/, code: 0 },
-  { args: ["--help"], agent: { "keybindings.json": "{bad" }, says: /^pi \S+ — a coding agent/, code: 0 },
+  { args: ["--help"], agent: { "keybindings.json": "{bad" }, says: /^pi \S+ - a coding agent/, code: 0 },
   // Subcommands.
   { args: ["install"], says: /pi install: usage: pi install <source>/ },
   { args: ["install", "/nope/pkg"], says: /pi install: \/nope\/pkg: \/nope\/pkg does not exist/ },

@@ -32,6 +32,19 @@ describe("--help", () => {
     }
   });
 
+  it("names each command in one short usage, as pi 1.6 does, and how to get its own help", async () => {
+    const r = await runCli(["--help"], e);
+    const commands = r.stdout.slice(r.stdout.indexOf("\nCommands:\n"), r.stdout.indexOf("\n\n", r.stdout.indexOf("\nCommands:\n") + 2));
+    expect(commands).toMatch(/^  pi auth <command>\s+Log in or out/m);
+    expect(commands).toMatch(/^  pi mcp <command>\s+Manage MCP servers/m);
+    // No usage is cut in the middle of a word to fit its column.
+    for (const line of commands.split("\n").filter((l) => /^  pi /.test(l))) expect(line).toMatch(/^  pi \S.*\S {2,}\S/);
+    expect(r.stdout).toMatch(/^ *pi <command> --help\s+the command's own help$/m);
+    const own = await runCli(["auth", "--help"], e);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toMatch(/print-bearer-token/);
+  });
+
   it("every example uses options the CLI knows", async () => {
     const r = await runCli(["--help"], e);
     const examples = r.stdout.slice(r.stdout.indexOf("\nExamples:\n"), r.stdout.indexOf("\nEnvironment:\n"));

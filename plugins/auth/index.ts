@@ -14,8 +14,8 @@ export default definePlugin({
   setup(api) {
     api.registerSubcommand({
       name: "auth",
-      description: "Log in or out, print credentials, or check provider readiness",
-      usage: "auth <login|logout|check|print-api-key|print-bearer-token> …",
+      description: "Log in or out, print credentials, or check provider readiness (login, logout, check, print-api-key, print-bearer-token)",
+      usage: "auth <command>",
       help: AUTH_HELP,
       run: async (args, ctx) => (await import("./cli.js")).runAuthCommand(args, ctx),
     });

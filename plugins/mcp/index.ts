@@ -156,7 +156,7 @@ export default definePlugin({
     api.registerSubcommand({
       name: "mcp",
       description: "Manage MCP servers (add, remove, list, get, login, logout)",
-      usage: "mcp add <server> [options] (--url <url> | -- <command> [args...]) | remove <server> | list | get <server> | login <server> | logout <server>",
+      usage: "mcp <command>",
       help: () => MCP_USAGE,
       run: async (args, ctx) => (await import("./cli.js")).runMcpSubcommand(args, ctx),
     });
