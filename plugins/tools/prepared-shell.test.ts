@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createBashTool, prepareBashTool, type BashToolDetails } from "./bash.js";
@@ -30,6 +30,7 @@ const PROBE = [
   "echo token=${#PI_TOOL_RUN}",
   "if read -r line; then echo stdin=data; else echo stdin=eof; fi",
   "echo group=$(( $(cut -d' ' -f5 /proc/$$/stat) == $$ ))",
+  "echo fds=$(cd /proc/$$/fd && echo *)",
   "echo to-err >&2",
 ].join("; ");
 
@@ -45,6 +46,28 @@ describe("a bash started ahead of its command", () => {
     expect(direct).toContain("token=24\n");
     expect(direct).toContain("stdin=eof\n");
     expect(direct).toContain("group=1\n");
+  });
+
+  it("does not read ~/.bashrc when SHLVL is unset (a CLI started by an IDE, cron or a service)", async () => {
+    const home = join(dir, "home");
+    mkdirSync(home);
+    writeFileSync(join(home, ".bashrc"), "echo from-bashrc\nexport FROM_BASHRC=1\n");
+    const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL };
+    process.env.HOME = home;
+    delete process.env.SHLVL;
+    try {
+      const direct = text(await run("echo rc=${FROM_BASHRC:-none} level=$SHLVL"));
+      prepareBashTool(dir, undefined);
+      const pid = preparedShellPid();
+      expect(pid).toBeGreaterThan(0);
+      expect(text(await run("echo pid=$$ rc=${FROM_BASHRC:-none} level=$SHLVL"))).toBe(`pid=${pid} ${direct}`);
+      expect(direct).toBe("rc=none level=1\n");
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 
   it("reports exit codes, a signal and output as a direct start does", async () => {

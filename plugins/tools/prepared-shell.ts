@@ -7,11 +7,16 @@
  * the session; after a command, the next one is only wanted, and starts when the model begins
  * its next answer (`prepareWantedShell`), while this process waits for the model anyway.
  *
- * The prepared bash reads a run token and a command from stdin (each ended by a NUL), takes
- * /dev/null as stdin, exports the token and runs the command with `eval`, so the command starts
- * without a second bash having to start. What the command sees is what `bash -c <command>` gives
- * it: argv[0], environment, working directory, stdin, process group (its own) and exit status.
- * What differs is what no command relies on: bash names a syntax error's source "eval" instead of
+ * The prepared bash reads a run token and a command from file descriptor 3 (each ended by a NUL),
+ * closes it, exports the token and runs the command with `eval`, so the command starts without a
+ * second bash having to start. Its stdin is /dev/null from the start: Node's pipes are sockets,
+ * and a bash whose stdin is a socket takes itself for a remote shell (rshd) and reads ~/.bashrc
+ * when SHLVL is unset or 0, as it is for a CLI started by an IDE, a service, cron or `docker exec`
+ * (with a pyenv or nvm set-up there, ~100-300 ms, and whatever the file prints or changes).
+ *
+ * What the command sees is what `bash -c <command>` gives it: argv[0], environment, working
+ * directory, stdin, open files, process group (its own) and exit status. What differs is what no
+ * command relies on: bash names a syntax error's source "eval" instead of
  * "-c", a program the command ends with runs as a child of the shell (bash does not exec the last
  * command in place), so one killed by a signal the shell did not get shows as exit code 128+n,
  * and the shell holds the command in an unexported variable (`__pi_command`).
@@ -23,10 +28,16 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { basename } from "node:path";
+import type { Writable } from "node:stream";
 import { TOOL_RUN_ENV } from "./process-tree.js";
 
 /** Reads the token and the command, then runs the command. Ends without running anything on EOF. */
-const SCRIPT = `IFS= read -r -d '' __pi_token || exit 125; IFS= read -r -d '' __pi_command || exit 125; export ${TOOL_RUN_ENV}="$__pi_token"; unset __pi_token; exec </dev/null; eval "$__pi_command"`;
+const SCRIPT = `IFS= read -r -d '' -u 3 __pi_token || exit 125; IFS= read -r -d '' -u 3 __pi_command || exit 125; exec 3<&-; export ${TOOL_RUN_ENV}="$__pi_token"; unset __pi_token; eval "$__pi_command"`;
+
+/** The stream the command goes through: the bash's file descriptor 3. */
+function commandChannel(child: ChildProcess): Writable | undefined {
+  return (child.stdio[3] as Writable | null | undefined) ?? undefined;
+}
 
 interface Prepared {
   child: ChildProcess;
@@ -66,7 +77,7 @@ function sameEnv(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {
   return n === 0;
 }
 
-/** End the waiting bash, if any (closing its stdin ends it without running anything), and want none. */
+/** End the waiting bash, if any (closing its command channel ends it without running anything), and want none. */
 export function discardPreparedShell(): void {
   wanted = undefined;
   endWaiting();
@@ -76,7 +87,7 @@ function endWaiting(): void {
   const w = waiting;
   waiting = undefined;
   if (!w) return;
-  w.child.stdin?.destroy();
+  commandChannel(w.child)?.destroy();
   w.child.stdout?.destroy();
   w.child.stderr?.destroy();
 }
@@ -95,7 +106,7 @@ export function prepareShell(file: string, cwd: string, env: NodeJS.ProcessEnv):
   if (base.BASH_ENV) return;
   let child: ChildProcess;
   try {
-    child = spawn(file, ["-c", SCRIPT], { cwd, env: base, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    child = spawn(file, ["-c", SCRIPT], { cwd, env: base, detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] });
   } catch {
     return;
   }
@@ -106,10 +117,10 @@ export function prepareShell(file: string, cwd: string, env: NodeJS.ProcessEnv):
   child.once("exit", () => {
     if (waiting === entry) waiting = undefined;
   });
-  // Waiting must not keep the process alive: a finished run exits, and its stdin closing ends the bash.
+  // Waiting must not keep the process alive: a finished run exits, and its channel closing ends the bash.
   child.unref();
-  for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?(): void } | null)?.unref?.();
-  child.stdin?.on("error", () => {});
+  for (const s of [commandChannel(child), child.stdout, child.stderr]) (s as unknown as { unref?(): void } | null | undefined)?.unref?.();
+  commandChannel(child)?.on("error", () => {});
   waiting = entry;
 }
 
@@ -121,15 +132,16 @@ export function takePreparedShell(file: string, cwd: string, env: NodeJS.Process
   const w = waiting;
   if (!w) return undefined;
   waiting = undefined;
-  const alive = w.child.exitCode === null && w.child.signalCode === null && w.child.pid !== undefined && !w.child.stdin?.destroyed;
+  const channel = commandChannel(w.child);
+  const alive = w.child.exitCode === null && w.child.signalCode === null && w.child.pid !== undefined && channel !== undefined && !channel.destroyed;
   if (!alive || w.file !== file || w.cwd !== cwd || !sameEnv(w.env, env) || dirIdentity(cwd) !== w.dir || command.includes("\0") || token.includes("\0")) {
     waiting = w;
     endWaiting();
     return undefined;
   }
   w.child.ref();
-  for (const s of [w.child.stdin, w.child.stdout, w.child.stderr]) (s as unknown as { ref?(): void } | null)?.ref?.();
-  w.child.stdin!.end(`${token}\0${command}\0`);
+  for (const s of [channel, w.child.stdout, w.child.stderr]) (s as unknown as { ref?(): void } | null | undefined)?.ref?.();
+  channel!.end(`${token}\0${command}\0`);
   return w.child;
 }
 
