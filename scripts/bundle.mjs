@@ -181,8 +181,8 @@ function piAiViewTypebox() {
  * one compiled emoji pattern; the layout measures the same widths with it. Every `string-width`
  * import in the bundle gets that one copy, and its segmenter is made on the first string that
  * needs one: `new Intl.Segmenter()` loads ICU's break rules, 22 ms and ~4 MiB on Node 22, which
- * help made only of printable ASCII never uses. Measured on Node 22, `pi --help`: peak RSS 80 →
- * 66 MiB, 340 → 250 ms.
+ * help made only of printable ASCII never uses. `pi --help` on Node 22 (npm run bench, medians,
+ * with the help text kept to ASCII): peak RSS 80.7 → 67.2 MiB, wall 289 → 190 ms.
  */
 function oneStringWidth() {
   const yargsRequire = createRequire(fileURLToPath(import.meta.resolve("yargs")));
