@@ -57,7 +57,7 @@ describe("print mode", () => {
       .requests.slice(1)
       .map((q) => JSON.stringify(q.body.messages.filter((m: any) => m.role === "tool").at(-1)?.content));
     expect(results).toHaveLength(2);
-    for (const out of results) expect(out).toContain("read -r -d '' __pi_command");
+    for (const out of results) expect(out).toContain("read -r -d '' -u 3 __pi_command");
   });
 
   it("prepends piped stdin and inlines @file text", async () => {
