@@ -13,9 +13,10 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, promises as fsp, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, promises as fsp, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { writeFileAtomic } from "../../core/kernel/index.js";
 import { onExit, recoverStaleLock, track, updateRefsSync } from "./git-children.js";
 import { ProjectWatcher } from "./watcher.js";
 
@@ -100,13 +101,8 @@ export class CheckpointError extends Error {}
  */
 export function initBareRepository(dir: string): void {
   for (const d of ["objects/info", "objects/pack", "refs/heads", "refs/tags"]) mkdirSync(join(dir, d), { recursive: true });
-  const put = (name: string, text: string) => {
-    const tmp = join(dir, `${name}.${process.pid}.tmp`);
-    writeFileSync(tmp, text);
-    renameSync(tmp, join(dir, name));
-  };
-  put("config", "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n");
-  put("HEAD", "ref: refs/heads/master\n");
+  writeFileAtomic(join(dir, "config"), "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n");
+  writeFileAtomic(join(dir, "HEAD"), "ref: refs/heads/master\n");
 }
 
 /** Options of one git run against the store. */
