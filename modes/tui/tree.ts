@@ -113,7 +113,7 @@ export async function openTree(app: TreeHost, initialId?: string): Promise<void>
     return layer;
   }, undefined);
   if (!picked) return;
-  await navigateTo(app, picked, model.leafId);
+  await navigateTo(app, picked);
 }
 
 /**
@@ -137,10 +137,11 @@ async function askSummary(app: TreeHost): Promise<{ summarize: boolean; customIn
   }
 }
 
-async function navigateTo(app: TreeHost, row: TreeRow, leafId: string | null): Promise<void> {
+async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
   const s = app.session;
   if (s.isStreaming) return app.addNotice("Wait for the agent to finish (or press Esc) before moving in the tree", "warning");
-  if (row.id === leafId) return;
+  // The leaf now, not when the tree opened: entries (the answer, a checkpoint) may have landed since.
+  if (row.id === s.sessionManager.getLeafId?.()) return app.addNotice("Already at this point", "info");
   if (typeof s.navigateTree === "function") {
     let summarize = false;
     let customInstructions: string | undefined;
