@@ -235,3 +235,37 @@ describe("session files: the atomic rewrite", () => {
     expect(readdirSync(tmp.dir)).toEqual(["s.jsonl"]);
   });
 });
+
+describe("session files: what a loaded session keeps", () => {
+  it("the entries do not keep the file's decoded text alive (only its bytes, for get_messages)", async () => {
+    const { setFlagsFromString } = await import("node:v8");
+    const { runInNewContext } = await import("node:vm");
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    // ~4 MB of ASCII message lines as pi writes them: timestamps and ids are strings of the head.
+    const lines = [JSON.stringify({ type: "session", version: 3, id: "0b5c7a4e-1d2f-4a3b-8c9d-0e1f2a3b4c5d", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" })];
+    let parent: string | null = null;
+    for (let i = 0; i < 8000; i++) {
+      const id = i.toString(16).padStart(8, "0");
+      const message = i % 2 ? { role: "user", content: "x".repeat(480), timestamp: 1767225600000 + i } : { role: "assistant", content: [{ type: "text", text: "y".repeat(480) }], timestamp: 1767225600000 + i };
+      lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(1767225600000 + i).toISOString(), message }));
+      parent = id;
+    }
+    const data = Buffer.from(lines.join("\n") + "\n", "latin1");
+    // Memory outside the heap other than array buffers: external strings (a decoded file over ~1 MB is one).
+    const outside = () => {
+      gc();
+      gc();
+      const m = process.memoryUsage();
+      return m.external - m.arrayBuffers;
+    };
+    const before = outside();
+    const parsed = parseSessionData(data, "big.jsonl");
+    /^x$/.exec("x"); // RegExp's last-match record (RegExp.lastMatch) holds the last subject it saw
+    const after = outside();
+    expect(parsed.entries).toHaveLength(8000);
+    expect(parsed.entries[5]!.timestamp).toBe(new Date(1767225600005).toISOString());
+    expect((parsed.entries[5] as SessionMessageEntry).parentId).toBe("00000004");
+    expect(after - before).toBeLessThan(data.length / 4);
+  });
+});

@@ -56,23 +56,25 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   const size = buf.length;
   const needsNewline = size > 0 && buf[size - 1] !== 0x0a;
-  // A file of plain ASCII is decoded as latin1 (the same text, copied without UTF-8
-  // decoding: ~5 ms less on a 5 MB session); any other byte takes the UTF-8 path.
+  // Each line is decoded on its own (a newline byte is never inside a UTF-8 sequence): no string
+  // of the whole file, which at several megabytes would be one more copy of it in memory while it
+  // loads. A file of plain ASCII is decoded as latin1 (the same text, without UTF-8 decoding).
   const ascii = isAscii(buf);
-  const text = ascii ? buf.toString("latin1") : buf.toString("utf8");
-  const lines = text.split("\n");
+  const encoding = ascii ? "latin1" : "utf8";
   const diagnostics: Diagnostic[] = [];
   const raw: Record<string, unknown>[] = [];
   const rawLine: number[] = []; // the line number of each raw value (for RawMessageJson)
   const rawSpan: number[] = []; // per raw value: start and end of its message's bytes, or -1, -1
-  const last = lines.length - 1;
-  let lineStart = 0; // of line i, in characters: in bytes too when the file is ASCII
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const at = lineStart;
-    lineStart += line.length + 1;
+  let completeLines = 0; // non-blank lines ended by a newline
+  for (let i = 0, at = 0; at < size; i++) {
+    const nl = buf.indexOf(0x0a, at);
+    const end = nl < 0 ? size : nl;
+    const line = buf.toString(encoding, at, end);
+    const lineAt = at; // in bytes
+    at = end + 1;
     if (!line.trim()) continue;
-    const unterminated = i === last && needsNewline;
+    const unterminated = nl < 0;
+    if (!unterminated) completeLines++;
     let value: unknown;
     let span = -1;
     try {
@@ -80,8 +82,8 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
       // header members (read by a regular expression) and its message; a message that parses
       // alone is exactly the bytes get_messages copies, so their range is known from here on.
       const head = ascii ? MESSAGE_HEAD.exec(line) : null;
-      if (head && line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.charCodeAt(line.length - 2) === CLOSE_BRACE) value = splitMessageEntry(line, head);
-      if (value !== undefined) span = at + head![0].length;
+      if (head && line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.charCodeAt(line.length - 2) === CLOSE_BRACE) value = splitMessageEntry(line, head, buf, lineAt);
+      if (value !== undefined) span = lineAt + head![0].length;
       else value = JSON.parse(line);
     } catch {
       diagnostics.push(
@@ -100,14 +102,12 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
     }
     raw.push(value as Record<string, unknown>);
     rawLine.push(i);
-    rawSpan.push(span, span < 0 ? -1 : at + line.length - 1);
+    rawSpan.push(span, span < 0 ? -1 : end - 1);
   }
 
   const parsedLines = raw.length;
   const first = raw[0];
   if (!first || !isSessionHeader(first)) {
-    let completeLines = 0;
-    for (let i = 0; i < last; i++) if (lines[i]!.trim()) completeLines++;
     if (first) diagnostics.push(warn(source, `first entry is not a session header (type "${String(first.type)}")`));
     return { header: null, entries: [], diagnostics, size, needsNewline, parsedLines, completeLines };
   }
@@ -155,12 +155,19 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
 const MESSAGE_HEAD = /^\{"type":"message","id":"([^"\\\x00-\x1f]*)","parentId":(?:null|"([^"\\\x00-\x1f]*)"),"timestamp":"([^"\\\x00-\x1f]*)","message":(?=\{)/;
 const CLOSE_BRACE = 0x7d;
 
+const ID_AT = '{"type":"message","id":"'.length;
+const PARENT_AFTER_ID = '","parentId":"'.length;
+const MESSAGE_KEY = '","message":'.length;
+
 /**
  * The entry of a line whose head MESSAGE_HEAD matched and which ends with "}}": the same object
  * JSON.parse(line) gives, when the text between the head and the last brace parses as one object
  * (so the message is the line's last member); undefined otherwise (the caller parses the line).
+ * The head's strings are copied out of the file's bytes (`buf`, ASCII; the line starts at `at`):
+ * a regular expression's captures of 13 characters or more are slices of the text they were
+ * found in, and the entries' timestamps would keep the whole file's text alive with the session.
  */
-function splitMessageEntry(line: string, head: RegExpExecArray): Record<string, unknown> | undefined {
+function splitMessageEntry(line: string, head: RegExpExecArray, buf: Buffer, at: number): Record<string, unknown> | undefined {
   let message: unknown;
   try {
     message = JSON.parse(line.slice(head[0].length, -1));
@@ -168,7 +175,17 @@ function splitMessageEntry(line: string, head: RegExpExecArray): Record<string, 
     return undefined;
   }
   if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
-  return { type: "message", id: head[1], parentId: head[2] ?? null, timestamp: head[3], message };
+  const id = head[1]!;
+  const parent = head[2];
+  const tsEnd = at + head[0].length - MESSAGE_KEY;
+  const parentAt = at + ID_AT + id.length + PARENT_AFTER_ID;
+  return {
+    type: "message",
+    id: buf.toString("latin1", at + ID_AT, at + ID_AT + id.length),
+    parentId: parent === undefined ? null : buf.toString("latin1", parentAt, parentAt + parent.length),
+    timestamp: buf.toString("latin1", tsEnd - head[3]!.length, tsEnd),
+    message,
+  };
 }
 
 /** Read and parse a session file (throws the fs error when it cannot be read). */
