@@ -29,7 +29,7 @@ function toolGap(server, fromSeq) {
   if (reqs.length < 2 || reqs[0].endTime === undefined) throw new Error(`expected a request after the tool call, saw ${reqs.length}`);
   const results = (reqs[1].body?.messages ?? []).filter((m) => m.role === "tool");
   if (!results.length) throw new Error("the second request carries no tool result");
-  return reqs[1].time - reqs[0].endTime;
+  return reqs[1].preciseTime - reqs[0].preciseEndTime;
 }
 const lastSeq = (server) => server.stats().requests.at(-1)?.seq ?? 0;
 

@@ -126,7 +126,7 @@ if (existsSync(CLI)) {
     if (r.code !== 0 || /checkpoints:/.test(r.stderr)) throw new Error(`the CLI failed or warned: ${r.stderr}`);
     const reqs = server.stats().requests;
     const per = [];
-    for (let i = 1; i < reqs.length; i++) if (reqs[i - 1].endTime) per.push(reqs[i].time - reqs[i - 1].endTime);
+    for (let i = 1; i < reqs.length; i++) if (reqs[i - 1].preciseEndTime) per.push(reqs[i].preciseTime - reqs[i - 1].preciseEndTime);
     const later = per.slice(1).sort((a, b) => a - b);
     gaps[`${enabled ? (watch ? "checkpointsOn" : "checkpointsOnWithoutWatcher") : "checkpointsOff"}_modelAnswers${answerMs}ms`] = { first: per[0], median: later[Math.floor(later.length / 2)], p90: later[Math.floor(later.length * 0.9)] };
     e.cleanup();
