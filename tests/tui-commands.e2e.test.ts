@@ -7,10 +7,10 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { createServer, type Server } from "node:http";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
-import { CLI, makeE2eEnv, runCli, type E2eEnv } from "./helpers/e2e.js";
+import { CLI, makeE2eEnv, runCli, sessionFilesIn, type E2eEnv } from "./helpers/e2e.js";
 import { tmuxDriver } from "./helpers/tmux.js";
 import { copyText, osc52 } from "../modes/tui/clipboard.js";
 
@@ -56,10 +56,6 @@ const settingsFile = () => join(e.agentDir, "settings.json");
 const readSettings = () => JSON.parse(readFileSync(settingsFile(), "utf8"));
 const authFile = () => join(e.agentDir, "auth.json");
 
-function sessionFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sessionFiles(join(dir, d.name)) : d.name.endsWith(".jsonl") ? [join(dir, d.name)] : []));
-}
 
 /** The rows between the conversation and the editor: the last non-empty rows above the editor's border. */
 function lastChatRows(screen: string, n: number): string {
@@ -107,7 +103,7 @@ describe("pi 1.6's slash commands in the terminal UI", () => {
     // A saved session to /import, made by a headless run in the same project.
     const r = await runCli(["-p", "IMPORT-ME-PROMPT"], e);
     expect(r.code).toBe(0);
-    const made = sessionFiles(join(e.agentDir, "sessions"));
+    const made = sessionFilesIn(join(e.agentDir, "sessions"));
     expect(made).toHaveLength(1);
     renameSync(made[0]!, join(e.cwd, "imported.jsonl"));
     // Stub clipboard and GitHub tools: they record what they were given.

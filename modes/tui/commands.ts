@@ -181,7 +181,7 @@ async function cloneSession(app: CommandHost): Promise<void> {
 async function compact(app: CommandHost, instructions: string): Promise<void> {
   const s = app.session;
   if (typeof s.compact !== "function") return notice(app, "Compaction is not available in this build", "warning");
-  if (s.isStreaming) return notice(app, "Wait for the agent to finish (or press Esc) before compacting", "warning");
+  // While an answer streams, compact() stops it first (as pi 1.6 does); what came of it is kept.
   // A failure after compaction_start comes back as compaction_end's errorMessage (shown by the
   // event projector); only one before it (nothing was announced) is shown here.
   let announced = false;

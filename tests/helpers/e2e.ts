@@ -3,7 +3,7 @@
  * server, and a runner that spawns the real CLI (the bundled bin, dist/bundle/cli.js) against it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,12 @@ import { alive } from "./processes.js";
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The shipped `pi` binary (package.json "bin"). */
 export const CLI = join(ROOT, "dist", "bundle", "cli.js");
+
+/** The session files (`*.jsonl`) under `dir`, at any depth; none when it does not exist. */
+export function sessionFilesIn(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sessionFilesIn(join(dir, d.name)) : d.name.endsWith(".jsonl") ? [join(dir, d.name)] : []));
+}
 
 export interface E2eEnv {
   root: string;
