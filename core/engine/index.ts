@@ -27,6 +27,7 @@ export * from "./run-controller.js";
 export * from "./runtime.js";
 export * from "./session-events.js";
 export * from "./session-stats.js";
+export * from "./context-tokens.js";
 export * from "./system-message.js";
 export * from "./system-prompt.js";
 export * from "./tree.js";

@@ -5,6 +5,7 @@
  */
 import type { AgentMessage, AnyModel, AssistantMessage, Usage } from "../kernel/types.js";
 import { messageText } from "./agent/messages.js";
+import { estimateContextTokens, usableUsage } from "./context-tokens.js";
 import type { SessionStore, TreeSessionStore } from "../stores/session/store.js";
 
 export interface ContextUsage {
@@ -37,18 +38,18 @@ export function lastAssistantText(transcript: readonly AgentMessage[]): string |
   return null;
 }
 
-/** Context use from the last successful assistant usage (tokens, window, percent). */
+/**
+ * Context use as pi 1.6 counts it: the last answer's reported usage plus an estimate of what came
+ * after it (all of it estimated before the first answer). After a compaction only an answer that
+ * came after it is trusted: until then the tokens are unknown (null).
+ */
 export function contextUsage(transcript: readonly AgentMessage[], model: AnyModel | undefined): ContextUsage {
   const window = model?.contextWindow ?? 0;
-  for (let i = transcript.length - 1; i >= 0; i--) {
-    const m = transcript[i] as AssistantMessage;
-    if (m.role === "assistant" && m.usage && m.stopReason !== "error" && m.stopReason !== "aborted") {
-      const u = m.usage;
-      const tokens = u.totalTokens || u.input + u.output + u.cacheRead + u.cacheWrite;
-      return { tokens, contextWindow: window, percent: window ? (tokens / window) * 100 : null };
-    }
-  }
-  return { tokens: null, contextWindow: window, percent: null };
+  let compaction = -1;
+  for (let i = transcript.length - 1; i >= 0 && compaction < 0; i--) if (roleOf(transcript[i]!) === "compactionSummary") compaction = i;
+  if (compaction >= 0 && !transcript.slice(compaction + 1).some((m) => usableUsage(m))) return { tokens: null, contextWindow: window, percent: null };
+  const { tokens } = estimateContextTokens(transcript);
+  return { tokens, contextWindow: window, percent: window ? (tokens / window) * 100 : null };
 }
 
 /**

@@ -7,7 +7,8 @@
  * stay with its call). A cut on anything but a user message splits a turn: the turn's beginning
  * is summarised on its own and the rest of the turn is kept.
  */
-import type { AgentMessage, AssistantMessage, Usage } from "../../core/kernel/index.js";
+import type { AgentMessage, AssistantMessage } from "../../core/kernel/index.js";
+import { estimateContextTokens, estimateTokens, usageTokens } from "../../core/engine/index.js";
 import { type CompactionEntry, type SessionEntry, buildSessionContext, createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "../../core/stores/index.js";
 
 export interface CompactionSettings {
@@ -37,69 +38,8 @@ export interface CompactionPreparation {
 
 // ---- tokens --------------------------------------------------------------------------------------
 
-/** Tokens of the context an answer was given: its usage total, or the sum of its parts. */
-export function usageTokens(u: Usage): number {
-  return u.totalTokens || u.input + u.output + u.cacheRead + u.cacheWrite;
-}
-
-const IMAGE_CHARS = 4800;
-
-function blocksChars(content: unknown): number {
-  if (typeof content === "string") return content.length;
-  if (!Array.isArray(content)) return 0;
-  let n = 0;
-  for (const b of content) {
-    if (!b || typeof b !== "object") continue;
-    const t = (b as { type?: string }).type;
-    if (t === "text") n += String((b as { text?: unknown }).text ?? "").length;
-    else if (t === "thinking") n += String((b as { thinking?: unknown }).thinking ?? "").length;
-    else if (t === "toolCall") n += String((b as { name?: unknown }).name ?? "").length + JSON.stringify((b as { arguments?: unknown }).arguments ?? {}).length;
-    else if (t === "image") n += IMAGE_CHARS;
-  }
-  return n;
-}
-
-/** Estimated tokens of one message (characters / 4, rounded up; an image counts as 1,200). */
-export function estimateTokens(m: AgentMessage): number {
-  const r = m as unknown as { role: string } & Record<string, unknown>;
-  let chars = 0;
-  switch (r.role) {
-    case "user":
-    case "assistant":
-    case "toolResult":
-    case "custom":
-      chars = blocksChars(r.content);
-      break;
-    case "bashExecution":
-      chars = String(r.command ?? "").length + String(r.output ?? "").length;
-      break;
-    case "compactionSummary":
-    case "branchSummary":
-      chars = String(r.summary ?? "").length;
-      break;
-  }
-  return Math.ceil(chars / 4);
-}
-
-function usableUsage(m: AgentMessage): Usage | undefined {
-  const a = m as AssistantMessage;
-  if (a.role !== "assistant" || !a.usage || a.stopReason === "error" || a.stopReason === "aborted") return undefined;
-  return a.usage;
-}
-
-/** Context tokens of a message list: the last real usage plus estimates for what came after it. */
-export function estimateContextTokens(messages: readonly AgentMessage[]): { tokens: number; lastUsageIndex: number | null } {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const u = usableUsage(messages[i]!);
-    if (!u) continue;
-    let tokens = usageTokens(u);
-    for (let j = i + 1; j < messages.length; j++) tokens += estimateTokens(messages[j]!);
-    return { tokens, lastUsageIndex: i };
-  }
-  let tokens = 0;
-  for (const m of messages) tokens += estimateTokens(m);
-  return { tokens, lastUsageIndex: null };
-}
+// The estimators live with the session's context use (core/engine/context-tokens.ts); compaction uses the same.
+export { estimateContextTokens, estimateTokens, usageTokens };
 
 /** The threshold rule: more context tokens than the window minus the reserve. */
 export function overThreshold(contextTokens: number, contextWindow: number, settings: CompactionSettings): boolean {
