@@ -134,7 +134,7 @@ async function settingsMenu(app: CommandHost): Promise<void> {
 async function newSession(app: CommandHost): Promise<void> {
   const r = await app.runtime.newSession();
   if (r?.cancelled) notice(app, "An extension cancelled the new session", "warning");
-  else notice(app, "New session", "success");
+  else notice(app, "New session started", "success");
 }
 
 async function resumeSession(app: CommandHost): Promise<void> {
@@ -175,7 +175,7 @@ async function forkSession(app: CommandHost): Promise<void> {
 async function cloneSession(app: CommandHost): Promise<void> {
   const r = await app.runtime.clone();
   if (r?.cancelled) notice(app, "An extension cancelled the clone", "warning");
-  else notice(app, "Cloned into a new session", "success");
+  else notice(app, "Cloned to new session", "success");
 }
 
 async function compact(app: CommandHost, instructions: string): Promise<void> {
@@ -256,6 +256,10 @@ function hotkeys(app: CommandHost): void {
 }
 
 async function reload(app: CommandHost): Promise<boolean> {
+  if (app.session.isStreaming) {
+    notice(app, "Wait for the current response to finish before reloading", "warning");
+    return true;
+  }
   app.keys = Keybindings.load(`${app.kernel.agentDir}/keybindings.json`);
   app.editor.setKeybindings(app.keys);
   for (const e of app.keys.errors) notice(app, e, "warning");
@@ -264,8 +268,15 @@ async function reload(app: CommandHost): Promise<boolean> {
   for (const e of found.errors) notice(app, e, "warning");
   const t = app.themes.get(app.theme.name) ?? app.themes.get(String(app.kernel.settings.get().theme)) ?? app.theme;
   app.setTheme(t);
-  const other = app.kernel.commands.get("reload");
-  if (other && other.source !== "builtin") return false; // the extensions plugin reloads the rest
+  // The extensions plugin registers /reload too: extensions, and with their session_start
+  // {reason: "reload"} the skills, prompt templates and context files. It runs as a command of the
+  // session (its handler gets the session's context).
+  const other = app.kernel.commands.entry("reload");
+  if (other && other.source !== "mode-interactive") {
+    await app.session.prompt("/reload");
+    notice(app, "Reloaded keybindings, extensions, skills, prompts, themes, and context files", "success");
+    return true;
+  }
   notice(app, "Reloaded keybindings and themes", "success");
   return true;
 }
