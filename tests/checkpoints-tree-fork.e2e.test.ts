@@ -105,7 +105,7 @@ describe("/tree and /fork restore the files of the chosen point (tmux)", () => {
     send("Enter");
     await waitFor(/Changed outside the agent since its last checkpoint[\s\S]*Keep my changes to 1 file/);
     send("Enter");
-    await waitFor(/Forked into a new session/);
+    await waitFor(/Forked to new session/);
     await waitFor(/1 file\(s\) restored; kept 1 file\(s\) changed outside the agent: a\.txt/);
     await waitFor(() => read("c.txt") === undefined);
     expect(read("a.txt")).toBe("edited by the user\n");

@@ -211,7 +211,7 @@ describe("/tree keys and drawing of pi 1.6: page, branch, label time, fork", () 
     sh.send("Up");
     await sh.waitFor((x) => selected(x) === "user: Q-LONG-20");
     sh.send("C-k");
-    const s = await sh.waitFor(/Forked into a new session/);
+    const s = await sh.waitFor(/Forked to new session/);
     expect(s).not.toMatch(/Session Tree/);
     // The new session ends before the message: its answer is gone, the message waits in the editor.
     await sh.waitFor((x) => /Q-LONG-20/.test(x) && !/A-LONG-20/.test(x));

@@ -775,7 +775,7 @@ describe("interactive mode", () => {
     await h.key("\r");
     await h.waitFor(/Fork from a user message/);
     await h.key("\r"); // newest first: "question two"
-    const s = await h.waitFor(/Forked into a new session/);
+    const s = await h.waitFor(/Forked to new session/);
     expect(s).toContain("answer one");
     expect(s).not.toContain("answer two");
     expect(h.app.editor.getText()).toBe("question two");

@@ -1,6 +1,8 @@
 /**
- * End to end: /compact typed while an answer streams stops the answer and compacts, as pi 1.6
- * does (its compact() aborts the run first); the answer's part that came is kept in the session.
+ * End to end: commands typed while an answer streams, as pi 1.6 runs them. /compact stops the
+ * answer and compacts (its compact() aborts the run first); the answer's part that came is kept
+ * in the session. /fork works before the first answer is saved: the new session starts empty
+ * with the message in the editor.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { readFileSync } from "node:fs";
@@ -11,10 +13,10 @@ import { tuiShell } from "./helpers/tui-shell.js";
 
 let server: LlmServer;
 let e: E2eEnv;
-const sh = tuiShell("pi-tui-compact-streaming", () => e);
+const sh = tuiShell("pi-tui-streaming-commands", () => e);
 
 
-describe("/compact while an answer streams", () => {
+describe("commands while an answer streams", () => {
   beforeAll(async () => {
     server = await startLlmServer({
       script: {
@@ -22,6 +24,7 @@ describe("/compact while an answer streams", () => {
         turns: [
           // Answered once (the summary request quotes the prompt too, and gets the default).
           { match: "LONG-ANSWER-PLEASE", turns: [{ text: "PART-ONE and the rest of a long answer", chunkSize: 9, gate: "hold" }] },
+          { match: "FORK-ME-PLEASE", turns: [{ text: "FORK-PART and the rest", chunkSize: 9, gate: "fork" }] },
         ],
         default: { text: "PLAIN-ANSWER" },
       },
@@ -37,7 +40,7 @@ describe("/compact while an answer streams", () => {
     e?.cleanup();
   });
 
-  it("stops the answer and compacts the context", async () => {
+  it("/compact stops the answer and compacts the context", async () => {
     for (const p of ["first question", "second question"]) {
       const n = server.stats().requests.length;
       sh.typeText(p);
@@ -64,5 +67,27 @@ describe("/compact while an answer streams", () => {
     const partial = lines.findIndex((l) => l.type === "message" && l.message?.role === "assistant" && l.message.stopReason === "aborted" && JSON.stringify(l.message.content).includes("PART-ONE"));
     expect(partial).toBeGreaterThan(0);
     expect(lines.findIndex((l) => l.type === "compaction")).toBeGreaterThan(partial);
+  }, 120_000);
+
+  it("/fork from the first message before its answer is saved starts a new session with the message in the editor", async () => {
+    sh.typeText("/new");
+    await sh.waitFor(/\/new/);
+    sh.send("Enter");
+    await sh.waitFor((x) => /New session started/.test(x) && !/PLAIN-ANSWER/.test(x));
+    sh.typeText("FORK-ME-PLEASE");
+    sh.send("Enter");
+    await sh.waitFor(/FORK-PART/);
+    expect(server.held("fork")).toBe(true);
+    sh.typeText("/fork");
+    await sh.waitFor(/\/fork/);
+    sh.send("Enter");
+    await sh.waitFor(/Fork from a user message[\s\S]*FORK-ME-PLEASE/);
+    sh.send("Enter");
+    const s = await sh.waitFor((x) => /Forked to new session/.test(x) && !/Working/.test(x));
+    expect(s).not.toMatch(/not been saved yet/);
+    expect(s).not.toMatch(/FORK-PART/);
+    // The message is back in the editor (above the footer's two rows), not in the conversation.
+    const rows = s.trimEnd().split("\n");
+    expect(rows.slice(-5).join("\n")).toMatch(/FORK-ME-PLEASE/);
   }, 120_000);
 });
