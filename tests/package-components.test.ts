@@ -189,7 +189,7 @@ describe("FooterComponent", () => {
 
   it("reads this project's AgentSession (createAgentSession): model and thinking level, branch from the provider", () => {
     expect(probe.footer.real[0]).toBe("~/proj (main)");
-    expect(probe.footer.real[1]).toMatch(/^\?\/64k \(auto\) +think-model • medium$/);
+    expect(probe.footer.real[1]).toMatch(/^0\.0%\/64k \(auto\) +think-model • medium$/);
   });
 });
 

@@ -37,7 +37,7 @@ async function exportHtml(app: CommandHost, file: string): Promise<string> {
   const html = app.kernel.service("export-html");
   const sessionFile = s.sessionFile as string | undefined;
   if (!html) throw new Error("HTML export is not available in this build");
-  if (!sessionFile || !existsSync(sessionFile)) throw new Error("the session has not been saved yet (it is saved after the first answer)");
+  if (!sessionFile || !existsSync(sessionFile)) throw new Error("the session has not been saved yet (it is saved with its first message)");
   return html(sessionFile, file);
 }
 

@@ -56,15 +56,17 @@ describe("SessionManager", () => {
   });
 
   describe("lazy first write and line format", () => {
-    it("writes nothing before the first assistant message, then everything, then one line per entry", () => {
+    it("writes nothing before the first user message, then everything, then one line per entry", () => {
       const sm = SessionManager.create("/proj", tmp.dir);
       const file = sm.getSessionFile()!;
       sm.appendModelChange("anthropic", "claude-sonnet-4-5");
       sm.appendThinkingLevelChange("high");
-      const u = sm.appendMessage(userMsg("hello"));
       expect(existsSync(file)).toBe(false);
-      const a = sm.appendMessage(assistantMsg("hi"));
+      // The prompt is kept even if its answer never comes (pi 1.6).
+      const u = sm.appendMessage(userMsg("hello"));
       expect(existsSync(file)).toBe(true);
+      expect(lines(file).map((e) => e.type)).toEqual(["session", "model_change", "thinking_level_change", "message"]);
+      const a = sm.appendMessage(assistantMsg("hi"));
       let content = lines(file);
       expect(content).toHaveLength(5);
       expect(content.map((e) => e.type)).toEqual(["session", "model_change", "thinking_level_change", "message", "message"]);
@@ -203,7 +205,7 @@ describe("SessionManager", () => {
       expect(sm.getSessionFile()).toBe(file);
       expect(sm.getEntries()).toEqual([]);
       sm.appendMessage(userMsg("q"));
-      expect(existsSync(file)).toBe(false);
+      expect(lines(file)).toHaveLength(2);
       sm.appendMessage(assistantMsg("a"));
       expect(lines(file)).toHaveLength(3);
       expect(lines(file)[0]).toMatchObject({ type: "session", cwd: "/c" });
@@ -286,8 +288,8 @@ describe("SessionManager", () => {
       const c = SessionManager.create("/p2");
       c.appendMessage(userMsg("in p2", 3000));
       c.appendMessage(assistantMsg("reply3", "anthropic", "m", 4000));
-      // Never reached an assistant message: no file, not listed.
-      SessionManager.create("/p1").appendMessage(userMsg("unsaved"));
+      // No message at all: no file, not listed.
+      SessionManager.create("/p1").appendModelChange("anthropic", "m");
 
       const p1 = await SessionManager.list("/p1");
       expect(p1.map((s) => s.id)).toEqual([b.getSessionId(), a.getSessionId()]);
@@ -394,13 +396,16 @@ describe("SessionManager", () => {
       expect(sm.getLabel(u2)).toBeUndefined();
       expect(() => sm.createBranchedSession("ffffffff")).toThrow(/not found/);
 
-      // A path without an assistant message is written lazily.
+      // A path with a user message only is written at once; one without a message, lazily.
       const sm2 = SessionManager.create("/b", join(tmp.dir, "two"));
+      const change = sm2.appendModelChange("anthropic", "m");
       const only = sm2.appendMessage(userMsg("lonely"));
       const f2 = sm2.createBranchedSession(only)!;
-      expect(existsSync(f2)).toBe(false);
+      expect(lines(f2).map((e) => e.type)).toEqual(["session", "model_change", "message"]);
+      const f3 = sm2.createBranchedSession(change)!;
+      expect(existsSync(f3)).toBe(false);
       sm2.appendMessage(assistantMsg("now"));
-      expect(lines(f2).map((e) => e.type)).toEqual(["session", "message", "message"]);
+      expect(lines(f3).map((e) => e.type)).toEqual(["session", "model_change", "message"]);
 
       const mem = SessionManager.inMemory();
       const m1 = mem.appendMessage(userMsg("x"));
@@ -535,12 +540,12 @@ describe("SessionManager", () => {
 
     it("flushPendingWrites() retries without an append and respects the lazy rule", () => {
       const sm = SessionManager.create("/w", join(tmp.dir, "d"));
-      sm.appendMessage(userMsg("q"));
+      sm.appendModelChange("anthropic", "m");
       expect(sm.flushPendingWrites()).toBe(true);
       expect(existsSync(sm.getSessionFile()!)).toBe(false);
       const file = sm.getSessionFile()!;
       mkdirSync(file, { recursive: true });
-      sm.appendMessage(assistantMsg("a"));
+      sm.appendMessage(userMsg("q"));
       expect(sm.flushPendingWrites()).toBe(false);
       rmSync(file, { recursive: true });
       expect(sm.flushPendingWrites()).toBe(true);

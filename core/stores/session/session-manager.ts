@@ -3,7 +3,8 @@
  * (format version 3, the reference CLI's; see session-entries.ts).
  *
  * Persistence
- * - Lazy: nothing is written until the session holds an assistant message. Then the header
+ * - Lazy: nothing is written until the session holds a user or assistant message (a prompt is
+ *   kept even when the process ends before its answer, as pi 1.6 does). Then the header
  *   and every buffered entry are written in one append, and from then on each new entry is
  *   appended as one whole line in one write.
  * - Crash safe: a torn last line (a write cut by a crash) is skipped on open with a
@@ -161,7 +162,8 @@ export class SessionManager {
   private labelsById = new Map<string, string>();
   private labelTimestampsById = new Map<string, string>();
   private leafId: string | null = null;
-  private hasAssistant = false;
+  /** A user or assistant message is in the session: from then on it is written (pi 1.6's first-write rule). */
+  private hasConversation = false;
   /** The loaded file's bytes of its messages (see raw-json.ts). */
   private rawMessages: RawMessageJson | undefined;
 
@@ -178,7 +180,7 @@ export class SessionManager {
   // -------------------------------------------------------------------------------------------
   // static constructors
 
-  /** A new session for `cwd` (no file until the first assistant message). */
+  /** A new session for `cwd` (no file until the first user or assistant message). */
   static create(cwd: string, sessionDir?: string): SessionManager {
     const sm = new SessionManager(cwd, SessionManager.resolveSessionDir(cwd, sessionDir), true);
     sm.startNew();
@@ -337,7 +339,7 @@ export class SessionManager {
 
   /**
    * Start a new, empty session (same folder and cwd). Returns the new file path (undefined in
-   * memory); nothing is written until the first assistant message.
+   * memory); nothing is written until the first user or assistant message.
    */
   newSession(options?: NewSessionOptions): string | undefined {
     this.warnIfUnwritten();
@@ -368,14 +370,14 @@ export class SessionManager {
     this.labelsById.clear();
     this.labelTimestampsById.clear();
     this.leafId = null;
-    this.hasAssistant = false;
+    this.hasConversation = false;
   }
 
   private addToIndex(entry: SessionEntry): void {
     this.entries.push(entry);
     this.byId.set(entry.id, entry);
     this.leafId = entry.id;
-    if (entry.type === "message" && entry.message?.role === "assistant") this.hasAssistant = true;
+    if (entry.type === "message" && (entry.message?.role === "user" || entry.message?.role === "assistant")) this.hasConversation = true;
     else if (entry.type === "label") {
       if (entry.label) {
         this.labelsById.set(entry.targetId, entry.label);
@@ -390,7 +392,7 @@ export class SessionManager {
   private warnIfUnwritten(): void {
     if (!this.persist || !this.sessionFile) return;
     const unwritten = this.writer.pending.filter((e) => e.type !== "session").length;
-    const mustWrite = this.writer.fileStarted || this.hasAssistant || this.writer.needsRewrite;
+    const mustWrite = this.writer.fileStarted || this.hasConversation || this.writer.needsRewrite;
     if (mustWrite && (unwritten > 0 || this.writer.needsRewrite)) {
       this.report({
         level: "error",
@@ -412,17 +414,17 @@ export class SessionManager {
   _persist(entry: SessionEntry): void {
     if (!this.persist || !this.sessionFile) return;
     this.writer.pending.push(entry);
-    if (this.writer.fileStarted || this.hasAssistant || this.writer.needsRewrite) this.flushWrites();
+    if (this.writer.fileStarted || this.hasConversation || this.writer.needsRewrite) this.flushWrites();
   }
 
   /**
    * Write what is waiting after an earlier write failure, if the session is due to be on disk
-   * (it has an assistant message or its file exists). Returns false only when a write failed
+   * (it has a user or assistant message, or its file exists). Returns false only when a write failed
    * (entries buffered by the lazy first-write rule do not count). Never throws.
    */
   flushPendingWrites(): boolean {
     if (!this.persist || !this.sessionFile) return true;
-    if (!(this.writer.fileStarted || this.hasAssistant || this.writer.needsRewrite)) return true;
+    if (!(this.writer.fileStarted || this.hasConversation || this.writer.needsRewrite)) return true;
     return this.flushWrites();
   }
 
@@ -632,7 +634,7 @@ export class SessionManager {
   /**
    * Make a new session holding only the path root → `leafId` (labels of those entries carried
    * over as fresh label entries at the end) and switch to it. Returns its file path (written
-   * at once if the path holds an assistant message, else lazily), or undefined in memory.
+   * at once if the path holds a user or assistant message, else lazily), or undefined in memory.
    */
   createBranchedSession(leafId: string): string | undefined {
     const path = this.getBranch(leafId);
@@ -676,7 +678,7 @@ export class SessionManager {
     }
     this.sessionFile = join(this.sessionDir, sessionFileName(timestamp, newId));
     this.writer.reset({ pending: [this.header, ...this.entries], fileStarted: false, needsNewline: false, needsRewrite: false });
-    if (this.hasAssistant) this.flushWrites();
+    if (this.hasConversation) this.flushWrites();
     return this.sessionFile;
   }
 
