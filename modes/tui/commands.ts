@@ -56,6 +56,9 @@ export const BUILTIN_COMMANDS: BuiltinCommand[] = [
  * or extension registered first stays theirs in the registry (the TUI still runs its built-in
  * when the user types it). Returns the function that takes them out again.
  */
+/** The owner this mode registers its built-in commands under (its plugin name). */
+const OWNER = "mode-interactive";
+
 export function registerBuiltinCommands(kernel: Kernel, run: (text: string) => Promise<boolean>): () => void {
   const offs: Array<() => void> = [];
   for (const c of BUILTIN_COMMANDS) {
@@ -63,7 +66,7 @@ export function registerBuiltinCommands(kernel: Kernel, run: (text: string) => P
     const off = kernel.commands.register(
       c.name,
       { name: c.name, description: c.description, source: "builtin", handler: (args: string) => run(`/${c.name}${args ? ` ${args}` : ""}`) },
-      "mode-interactive",
+      OWNER,
     );
     if (off) offs.push(off);
   }
@@ -272,7 +275,7 @@ async function reload(app: CommandHost): Promise<boolean> {
   // {reason: "reload"} the skills, prompt templates and context files. It runs as a command of the
   // session (its handler gets the session's context).
   const other = app.kernel.commands.entry("reload");
-  if (other && other.source !== "mode-interactive") {
+  if (other && other.source !== OWNER) {
     await app.session.prompt("/reload");
     notice(app, "Reloaded keybindings, extensions, skills, prompts, themes, and context files", "success");
     return true;
