@@ -54,8 +54,8 @@ describe("/tree: the leaf is read when Enter is pressed", () => {
     sh.send("Enter");
     await sh.waitFor(/Summarize the branch you leave\?/);
     sh.send("Enter"); // No summary
-    // Jumping to a prompt goes to its parent and gives its text back to the editor.
-    await sh.waitFor((s) => !/Session Tree|Summarize/.test(s) && /^.*second question\s*$/m.test(s.split("\n").slice(-6).join("\n")));
+    // Jumping to a prompt goes to its parent, says so, and gives its text back to the editor.
+    await sh.waitFor((s) => !/Session Tree|Summarize/.test(s) && /Navigated to selected point/.test(s) && /^.*second question\s*$/m.test(s.split("\n").slice(-6).join("\n")));
   }, 120_000);
 
   it("Enter on the entry the session is at says it is already there", async () => {

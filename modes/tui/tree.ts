@@ -166,7 +166,9 @@ async function navigateTo(app: TreeHost, row: TreeRow): Promise<void> {
     if (r?.aborted) return app.addNotice("Branch summary cancelled; you stay where you were", "warning");
     if (r?.cancelled) return app.addNotice("Tree navigation cancelled", "warning");
     app.rebuildChat();
-    if (r?.editorText) app.editor.setText(r.editorText);
+    // A draft in the editor stays (pi 1.6): the jumped-from prompt comes back only into an empty one.
+    if (r?.editorText && !app.editor.getText().trim()) app.editor.setText(r.editorText);
+    app.addNotice("Navigated to selected point", "info");
     await applyFiles(app, files);
     return;
   }
