@@ -7,6 +7,8 @@
  *   first byte: every other stdout write (an extension at load or in a handler, a dependency) goes
  *   to stderr — the CLI's own modules are imported only after that;
  * - a reader that goes away (EPIPE, `| head`) is a normal end, not a crash;
+ * - V8 runs with the binary's flags (baseline compiler only, a young generation that does not
+ *   grow: sdk/v8-flags.ts), set before the CLI's modules are compiled;
  * - Node's module compile cache is turned on (Node ≥ 22.1; a per-user folder shared by every
  *   agent dir, sdk/compile-cache.ts);
  * - the exit code is the one the runner returns.
@@ -16,6 +18,7 @@
  */
 import { protectProtocolStdout } from "../core/stores/io/stdout-guard.js";
 import { enableModuleCompileCache } from "./compile-cache.js";
+import { applyBinaryV8Flags } from "./v8-flags.js";
 
 export interface BinaryOptions {
   /** The CLI's name (as given to createCli). */
@@ -47,7 +50,7 @@ export async function runBinary(opts: BinaryOptions): Promise<void> {
     return;
   }
   protectProtocolStdout(argv);
-  enableModuleCompileCache();
+  enableModuleCompileCache(applyBinaryV8Flags());
   const cli = await opts.load();
   process.exitCode = await cli.run(argv);
 }

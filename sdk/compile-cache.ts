@@ -65,9 +65,9 @@ function bundleChunksDir(): string | undefined {
   }
 }
 
-/** Names this Node and this build: a new Node or a rebuilt/updated package warms again. */
-function buildKey(chunks: string | undefined): string {
-  const h = createHash("sha256").update(`${process.version}\0${process.arch}\0${chunks ?? ""}`);
+/** Names this Node, these V8 flags and this build: a new Node, other flags or a rebuilt/updated package warm again. */
+function buildKey(chunks: string | undefined, v8Flags: string): string {
+  const h = createHash("sha256").update(`${process.version}\0${process.arch}\0${v8Flags}\0${chunks ?? ""}`);
   if (chunks) {
     try {
       h.update(String(statSync(chunks).mtimeMs));
@@ -78,8 +78,12 @@ function buildKey(chunks: string | undefined): string {
   return h.digest("hex").slice(0, 16);
 }
 
-/** Turn the cache on for this process (see the module comment). Returns the folder, or undefined. */
-export function enableModuleCompileCache(): string | undefined {
+/**
+ * Turn the cache on for this process (see the module comment). Returns the folder, or undefined.
+ * `v8Flags`: the V8 flags this process set at start (sdk/v8-flags.ts), which the warm-up sets too:
+ * V8 accepts cached code only under the flags it was made with.
+ */
+export function enableModuleCompileCache(v8Flags = ""): string | undefined {
   const enable = (nodeModule as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (typeof enable !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   try {
@@ -87,9 +91,9 @@ export function enableModuleCompileCache(): string | undefined {
     const dir = compileCacheDir();
     if (!dir) return undefined;
     const chunks = bundleChunksDir();
-    const key = buildKey(chunks);
+    const key = buildKey(chunks, v8Flags);
     if (existsSync(join(dir, `ready-${key}`))) return enable(dir).directory;
-    if (chunks) process.once("exit", () => startWarmUp(dir, chunks, key));
+    if (chunks) process.once("exit", () => startWarmUp(dir, chunks, key, v8Flags));
     return undefined;
   } catch {
     return undefined;
@@ -97,7 +101,7 @@ export function enableModuleCompileCache(): string | undefined {
 }
 
 /** Start the detached warm-up unless one is running; never waited for. */
-function startWarmUp(dir: string, chunks: string, key: string): void {
+function startWarmUp(dir: string, chunks: string, key: string, v8Flags: string): void {
   try {
     const lock = join(dir, `warming-${key}`);
     try {
@@ -107,7 +111,7 @@ function startWarmUp(dir: string, chunks: string, key: string): void {
       // no lock
     }
     closeSync(openSync(lock, "wx", 0o600));
-    const child = spawn(process.execPath, ["--input-type=module", "-e", WARM_UP_SCRIPT, dir, chunks, `ready-${key}`, lock], {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", WARM_UP_SCRIPT, dir, chunks, `ready-${key}`, lock, v8Flags], {
       detached: true,
       stdio: "ignore",
       env: { ...process.env, NODE_COMPILE_CACHE: "", NODE_OPTIONS: "" },
@@ -119,8 +123,9 @@ function startWarmUp(dir: string, chunks: string, key: string): void {
 }
 
 /**
- * The warm-up process: compiles (imports) every chunk of the bundle with the cache on, then
- * marks the folder ready and drops the lock. Its output goes nowhere; it exits when done. (Dynamic
+ * The warm-up process: sets the V8 flags the processes that will read the cache run with, compiles
+ * (imports) every chunk of the bundle with the cache on, then marks the folder ready and drops the
+ * lock. Its output goes nowhere; it exits when done. (Dynamic
  * imports of the built-ins: the bundler rewrites static `import … from "node:…"` lines.)
  */
 const WARM_UP_SCRIPT = `
@@ -128,8 +133,10 @@ const { enableCompileCache, flushCompileCache } = await import("node:module");
 const { readdirSync, writeFileSync, rmSync } = await import("node:fs");
 const { join } = await import("node:path");
 const { pathToFileURL } = await import("node:url");
-const [dir, chunks, ready, lock] = process.argv.slice(1);
+const { setFlagsFromString } = await import("node:v8");
+const [dir, chunks, ready, lock, v8Flags] = process.argv.slice(1);
 try {
+  if (v8Flags) setFlagsFromString(v8Flags);
   enableCompileCache(dir);
   for (const f of readdirSync(chunks)) if (f.endsWith(".js")) { try { await import(pathToFileURL(join(chunks, f)).href); } catch {} }
   flushCompileCache?.();

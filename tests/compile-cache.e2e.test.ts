@@ -2,7 +2,8 @@
  * End to end: the CLI keeps V8's compile cache (Node ≥ 22.1) in one private per-user folder under
  * the OS temp dir, shared by every agent dir. A process on a cold cache runs without it and, after
  * it exits, a detached warm-up fills the folder and marks it ready; the next process, even with a
- * brand-new agent dir, uses it. A folder others can write is not used; NODE_DISABLE_COMPILE_CACHE=1
+ * brand-new agent dir, uses it (the warm-up compiles under the binary's V8 flags, or V8 would refuse
+ * the code). A folder others can write is not used; NODE_DISABLE_COMPILE_CACHE=1
  * turns it off. Node 20 has no cache: nothing is created.
  */
 import { describe, it, expect, afterEach } from "@jest/globals";
@@ -55,10 +56,33 @@ describe("compile cache", () => {
     expect(entries(tmp)).toBeGreaterThan(10);
     // nothing of it in the agent dir
     expect(existsSync(join(root, "agent1", "cache"))).toBe(false);
-    const second = await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent2")) });
+    // Node's own trace of the cache: the next process's modules are taken from it, none refused
+    // (V8 refuses code made under other V8 flags: the warm-up must set the binary's flags too)
+    const second = await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent2"), { NODE_DEBUG_NATIVE: "COMPILE_CACHE" }) });
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(first.stdout);
+    expect(second.stderr).toMatch(/chunk-[\w-]+\.js was accepted/);
+    expect(second.stderr).not.toMatch(/was rejected/);
     expect(existsSync(join(root, "agent2", "cache"))).toBe(false);
+  }, 180_000);
+
+  it(`${nodeHasCache ? "is kept apart for other V8 flags (PI_V8_FLAGS), each warmed for its own" : "PI_V8_FLAGS runs (this Node has no cache)"}`, async () => {
+    root = mkdtempSync(join(tmpdir(), "pi-cc-"));
+    const tmp = join(root, "tmp");
+    mkdirSync(tmp);
+    const markers = () => (existsSync(cacheDir(tmp)) ? readdirSync(cacheDir(tmp)).filter((f) => f.startsWith("ready-")) : []);
+    // Node names its cache folders by V8's flag hash: V8's defaults (PI_V8_FLAGS empty) and the binary's flags get one each
+    const folders = () => readdirSync(cacheDir(tmp)).filter((f) => f.startsWith("v"));
+    const help = await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent"), { PI_V8_FLAGS: "" }) });
+    expect(help.code).toBe(0);
+    if (!nodeHasCache) return;
+    await until(() => markers().length === 1, "the first ready marker");
+    expect((await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent")) })).stdout).toBe(help.stdout);
+    await until(() => markers().length === 2, "a second ready marker, for the binary's flags");
+    expect(folders()).toHaveLength(2);
+    const again = await runCli(["--help"], { cwd: root, env: env(tmp, join(root, "agent"), { PI_V8_FLAGS: "", NODE_DEBUG_NATIVE: "COMPILE_CACHE" }) });
+    expect(again.stderr).toMatch(/chunk-[\w-]+\.js was accepted/);
+    expect(again.stderr).not.toMatch(/was rejected/);
   }, 180_000);
 
   it("a cache folder others can write is not used", async () => {
