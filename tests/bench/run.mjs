@@ -687,6 +687,10 @@ function writeDocs(results) {
     REFS.length ? `References: ${refLabels().join("; ")}` : "References: none run (pass --vs).",
     ...(NOTE ? ["", NOTE] : []),
     "",
+    process.env.PI_V8_FLAGS === undefined
+      ? "Ours runs with the V8 flags its binary sets at start (sdk/v8-flags.ts: the baseline compiler only, a young generation that does not grow); `PI_V8_FLAGS=` in the benchmark's environment measures V8's defaults."
+      : `Ours runs with PI_V8_FLAGS=\`${process.env.PI_V8_FLAGS}\` (V8's defaults when empty) instead of its binary's V8 flags (sdk/v8-flags.ts).`,
+    "",
     "How answers are streamed (the SSE fast path, backpressure, what memory remains): [streaming.md](streaming.md).",
     "",
     "The agent cases (tests/bench/agent-cases.mjs): `tool → request ms` is the time from the scripted server having sent the whole answer carrying a tool call to the CLI's next request; the 50-turn session reads the CLI's RSS after turns 1, 5, 25 and 50; the installed size is `npm pack` installed with `--omit=dev` into a temporary prefix (file bytes and count under its node_modules).",
