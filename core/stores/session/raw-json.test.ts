@@ -3,7 +3,7 @@
  * The bytes must be exactly the text the message object was parsed from (or nothing).
  */
 import { describe, it, expect, afterEach } from "@jest/globals";
-import { writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { messageValueRange, messagesRecord, type RawMessageJson } from "./raw-json.js";
 import { parseSessionData } from "./session-file.js";
@@ -197,8 +197,72 @@ describe("messagesRecord", () => {
       const id = i % 2 ? `req_${i}` : i;
       const out = messagesRecord(head(id), list, (m) => p.rawMessages!.get(m), "]}}\n").toString("utf8");
       expect(out).toBe(record(id, list));
-      // the store's own builder (copyWithin behind a copy of the file) gives the same bytes
+      // the store's own builder (one buffer, each message copied into place) gives the same bytes
       expect(Buffer.from(p.rawMessages!.record(head(id), list, "]}}\n")).toString("utf8")).toBe(record(id, list));
+    }
+  });
+});
+
+describe("a loaded file's bytes are read again from it, while it is the file that was loaded", () => {
+  let tmp: ReturnType<typeof makeTempDir> | undefined;
+  afterEach(() => tmp?.cleanup());
+  const ms = [
+    { role: "user", content: "one ü", timestamp: 1 },
+    { role: "assistant", content: [{ type: "text", text: "two 🚀" }], timestamp: 2 },
+  ];
+  const record = (list: unknown[]) => JSON.stringify({ id: 1, type: "response", command: "get_messages", success: true, data: { messages: list } }) + "\n";
+  const head = record([]).slice(0, -"]}}\n".length);
+  /** A session file opened by a SessionManager; its loaded messages; a check that get_messages' record is right. */
+  function opened() {
+    tmp = makeTempDir();
+    n = 0;
+    const file = join(tmp.dir, "s.jsonl");
+    writeFileSync(file, [header, ...ms.map((m) => entry(m))].join("\n") + "\n");
+    const sm = SessionManager.open(file);
+    const loaded = sm.buildSessionContext().messages as object[];
+    const check = () => {
+      const list = sm.buildSessionContext().messages;
+      expect(Buffer.from(sm.messagesRecord(head, list, "]}}\n")).toString("utf8")).toBe(record(list));
+    };
+    return { file, sm, loaded, check };
+  }
+  /** rawMessageJson holds the bytes for one turn of the event loop: ask again after it. */
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
+  it("across the session's own appends", async () => {
+    const { sm, loaded, check } = opened();
+    expect(Buffer.from(sm.rawMessageJson(loaded[1]!)!).toString("utf8")).toBe(JSON.stringify(ms[1]));
+    sm.appendMessage({ role: "user", content: "three", timestamp: 3 });
+    sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "four" }], timestamp: 4 } as never);
+    await nextTurn();
+    expect(Buffer.from(sm.rawMessageJson(loaded[0]!)!).toString("utf8")).toBe(JSON.stringify(ms[0]));
+    check();
+  });
+
+  it("not after another process appended to the file, or rewrote it in place: every message is serialised", async () => {
+    for (const change of ["append", "same size", "replace"] as const) {
+      const { file, sm, loaded, check } = opened();
+      expect(sm.rawMessageJson(loaded[0]!)).toBeDefined();
+      await nextTurn();
+      const text = readFileSync(file, "utf8");
+      if (change === "append") appendFileSync(file, entry({ role: "user", content: "elsewhere", timestamp: 5 }) + "\n");
+      // the same length, other text: a message's bytes would now be wrong
+      else if (change === "same size") {
+        // written until the file system's clock shows it (its timestamps are coarser than a write)
+        const loadedAt = statSync(file, { bigint: true }).mtimeNs;
+        do writeFileSync(file, text.replace("one ü", "ONE Ü"));
+        while (statSync(file, { bigint: true }).mtimeNs === loadedAt);
+      }
+      else writeFileSync(file, "");
+      expect(sm.rawMessageJson(loaded[0]!)).toBeUndefined();
+      check();
+      // and it stays untrusted after the session's own next append
+      sm.appendMessage({ role: "user", content: "later", timestamp: 6 });
+      await nextTurn();
+      expect(sm.rawMessageJson(loaded[0]!)).toBeUndefined();
+      check();
+      tmp!.cleanup();
+      tmp = undefined;
     }
   });
 });

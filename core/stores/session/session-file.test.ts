@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from "@jest/globals";
 import { chmodSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionManager } from "./session-manager.js";
-import { loadEntriesFromFile, migrateSessionEntries, parseSessionData, parseSessionEntries, writeFileAtomic } from "./session-file.js";
+import { loadEntriesFromFile, migrateSessionEntries, parseSessionData, parseSessionEntries, readSessionFile, writeFileAtomic } from "./session-file.js";
 import type { SessionMessageEntry } from "./session-entries.js";
 import { FIXTURES_DIR, assistantMsg, makeTempDir, toolResultMsg, userMsg } from "../../../tests/fixtures/sessions/helpers.js";
 
@@ -267,5 +267,68 @@ describe("session files: what a loaded session keeps", () => {
     expect(parsed.entries[5]!.timestamp).toBe(new Date(1767225600005).toISOString());
     expect((parsed.entries[5] as SessionMessageEntry).parentId).toBe("00000004");
     expect(after - before).toBeLessThan(data.length / 4);
+  });
+});
+
+describe("readSessionFile: a chunk at a time", () => {
+  let tmp: ReturnType<typeof makeTempDir> | undefined;
+  afterEach(() => tmp?.cleanup());
+
+  it("gives what parsing the whole file gives: lines across chunk ends, a line longer than a chunk, non-ASCII, blank, CRLF and torn lines", () => {
+    tmp = makeTempDir();
+    const lines = [JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" })];
+    let parent: string | null = null;
+    for (let i = 0; i < 3000; i++) {
+      const id = `m${i}`;
+      // ~1 KB lines, one of ~2.5 MB (more than two chunks), some with non-ASCII text
+      const text = i === 1500 ? "z".repeat(2_500_000) : `${i % 7 === 0 ? "ünï 🚀 " : ""}${"w".repeat(900 + (i % 13))}`;
+      lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: "2026-01-01T00:00:01.000Z", message: { role: i % 2 ? "user" : "assistant", content: text, timestamp: i } }));
+      parent = id;
+      if (i === 10) lines.push("");
+      if (i === 20) lines.push("{not json");
+    }
+    lines[40] += "\r"; // message m37
+    const text = lines.join("\n") + "\n" + '{"type":"message","id":"torn"';
+    const file = join(tmp.dir, "big.jsonl");
+    writeFileSync(file, text);
+    const read = readSessionFile(file);
+    const whole = parseSessionData(readFileSync(file), file);
+    expect(read.entries).toEqual(whole.entries);
+    expect(read.diagnostics).toEqual(whole.diagnostics);
+    expect(read.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/^line 24: malformed/), expect.stringMatching(/^line 3004: incomplete last line/)]);
+    expect([read.size, read.needsNewline, read.parsedLines, read.completeLines]).toEqual([whole.size, whole.needsNewline, whole.parsedLines, whole.completeLines]);
+    expect(read.size).toBe(Buffer.byteLength(text));
+    // and the messages' bytes, read again from the file, are each message's JSON text
+    const messages = read.entries.map((e) => (e as SessionMessageEntry).message);
+    for (const i of [0, 7, 36, 37, 38, 1500, 2999]) {
+      const m = messages[i]!;
+      const bytes = read.rawMessages!.get(m);
+      if (i === 37) expect(bytes).toBeUndefined(); // the CRLF line: no bytes
+      else expect(bytes?.toString("utf8")).toBe(JSON.stringify(m));
+    }
+  });
+
+  it("keeps none of the file's bytes once loaded", async () => {
+    const { setFlagsFromString } = await import("node:v8");
+    const { runInNewContext } = await import("node:vm");
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    tmp = makeTempDir();
+    const lines = [JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" })];
+    for (let i = 0; i < 8000; i++) lines.push(JSON.stringify({ type: "message", id: `m${i}`, parentId: i ? `m${i - 1}` : null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "x".repeat(480), timestamp: i } }));
+    const file = join(tmp.dir, "big.jsonl");
+    writeFileSync(file, lines.join("\n") + "\n");
+    const size = statSync(file).size;
+    const buffers = () => {
+      gc();
+      gc();
+      return process.memoryUsage().arrayBuffers;
+    };
+    const before = buffers();
+    const parsed = readSessionFile(file);
+    const after = buffers();
+    expect(parsed.entries).toHaveLength(8000);
+    expect(parsed.rawMessages!.get((parsed.entries[3] as SessionMessageEntry).message)?.toString("utf8")).toBe(JSON.stringify((parsed.entries[3] as SessionMessageEntry).message));
+    expect(after - before).toBeLessThan(size / 4);
   });
 });

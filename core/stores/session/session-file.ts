@@ -10,7 +10,7 @@
  * - The one rewrite is the migration of version 1/2 files (see writeFileAtomic).
  */
 import { isAscii } from "node:buffer";
-import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { writeFileAtomic as writeFileAtomicIn } from "../../kernel/fs-utils.js";
 import type { Diagnostic } from "../../kernel/types.js";
 import {
@@ -22,7 +22,7 @@ import {
   type SessionEntry,
   type SessionHeader,
 } from "./session-entries.js";
-import { RawMessageJson } from "./raw-json.js";
+import { MemoryBytes, RawMessageJson, SessionFileBytes, type MessageBytesSource } from "./raw-json.js";
 
 export interface ParsedSessionFile {
   /** The header, or null when the file has none (empty, torn before its first newline, or not a session). */
@@ -49,62 +49,87 @@ function warn(source: string, message: string): Diagnostic {
 }
 
 /**
+ * The lines of a session file as they are read: each one parsed as it comes (a chunk of the file
+ * at a time, or the whole of it), with what parseSessionData needs afterwards.
+ */
+class SessionLines {
+  readonly diagnostics: Diagnostic[] = [];
+  readonly raw: Record<string, unknown>[] = [];
+  /** The line number of each raw value (for RawMessageJson). */
+  readonly rawLine: number[] = [];
+  /** Per raw value: start and end of its message's bytes in the file, or -1, -1. */
+  readonly rawSpan: number[] = [];
+  /** Non-blank lines ended by a newline. */
+  completeLines = 0;
+  private lineNo = 0;
+
+  constructor(private readonly source: string) {}
+
+  /**
+   * Parse the lines of `buf[from, to)`, whose first byte is at `fileAt` in the file. Every line in
+   * it ends with a newline except, at the file's end only, the last one. Each line is decoded on
+   * its own (a newline byte is never inside a UTF-8 sequence): no string of the whole file is
+   * made. ASCII data (`ascii`) is decoded as latin1 (the same text, without UTF-8 decoding).
+   */
+  scan(buf: Buffer, from: number, to: number, fileAt: number, ascii: boolean): void {
+    const encoding = ascii ? "latin1" : "utf8";
+    for (let at = from; at < to; this.lineNo++) {
+      const i = this.lineNo;
+      const nl = buf.indexOf(0x0a, at);
+      const end = nl < 0 || nl >= to ? to : nl;
+      const line = buf.toString(encoding, at, end);
+      const lineAt = at; // in buf
+      at = end + 1;
+      if (!line.trim()) continue;
+      const unterminated = end === to;
+      if (!unterminated) this.completeLines++;
+      let value: unknown;
+      let span = -1;
+      try {
+        // A message entry as this program and pi write it is parsed in two parts, its
+        // header members (read by a regular expression) and its message; a message that parses
+        // alone is exactly the bytes get_messages copies, so their range is known from here on.
+        const head = ascii ? MESSAGE_HEAD.exec(line) : null;
+        if (head && line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.charCodeAt(line.length - 2) === CLOSE_BRACE) value = splitMessageEntry(line, head, buf, lineAt);
+        if (value !== undefined) span = fileAt + (lineAt - from) + head![0].length;
+        else value = JSON.parse(line);
+      } catch {
+        this.diagnostics.push(
+          warn(
+            this.source,
+            unterminated
+              ? `line ${i + 1}: incomplete last line (${Buffer.byteLength(line)} bytes, probably an interrupted write) ignored`
+              : `line ${i + 1}: malformed JSON line skipped`,
+          ),
+        );
+        continue;
+      }
+      if (typeof value !== "object" || value === null || Array.isArray(value) || typeof (value as { type?: unknown }).type !== "string") {
+        this.diagnostics.push(warn(this.source, `line ${i + 1}: not a session entry (no "type"), skipped`));
+        continue;
+      }
+      this.raw.push(value as Record<string, unknown>);
+      this.rawLine.push(i);
+      this.rawSpan.push(span, span < 0 ? -1 : fileAt + (end - from) - 1);
+    }
+  }
+}
+
+/**
  * Parse the bytes of a session file. `source` names the file in diagnostics.
  * Version 1 and 2 entries are migrated in memory (nothing is written here).
  */
 export function parseSessionData(data: Buffer | string, source: string): ParsedSessionFile {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  const lines = new SessionLines(source);
+  lines.scan(buf, 0, buf.length, 0, isAscii(buf));
   const size = buf.length;
-  const needsNewline = size > 0 && buf[size - 1] !== 0x0a;
-  // Each line is decoded on its own (a newline byte is never inside a UTF-8 sequence): no string
-  // of the whole file, which at several megabytes would be one more copy of it in memory while it
-  // loads. A file of plain ASCII is decoded as latin1 (the same text, without UTF-8 decoding).
-  const ascii = isAscii(buf);
-  const encoding = ascii ? "latin1" : "utf8";
-  const diagnostics: Diagnostic[] = [];
-  const raw: Record<string, unknown>[] = [];
-  const rawLine: number[] = []; // the line number of each raw value (for RawMessageJson)
-  const rawSpan: number[] = []; // per raw value: start and end of its message's bytes, or -1, -1
-  let completeLines = 0; // non-blank lines ended by a newline
-  for (let i = 0, at = 0; at < size; i++) {
-    const nl = buf.indexOf(0x0a, at);
-    const end = nl < 0 ? size : nl;
-    const line = buf.toString(encoding, at, end);
-    const lineAt = at; // in bytes
-    at = end + 1;
-    if (!line.trim()) continue;
-    const unterminated = nl < 0;
-    if (!unterminated) completeLines++;
-    let value: unknown;
-    let span = -1;
-    try {
-      // A message entry as this program and pi write it is parsed in two parts, its
-      // header members (read by a regular expression) and its message; a message that parses
-      // alone is exactly the bytes get_messages copies, so their range is known from here on.
-      const head = ascii ? MESSAGE_HEAD.exec(line) : null;
-      if (head && line.charCodeAt(line.length - 1) === CLOSE_BRACE && line.charCodeAt(line.length - 2) === CLOSE_BRACE) value = splitMessageEntry(line, head, buf, lineAt);
-      if (value !== undefined) span = lineAt + head![0].length;
-      else value = JSON.parse(line);
-    } catch {
-      diagnostics.push(
-        warn(
-          source,
-          unterminated
-            ? `line ${i + 1}: incomplete last line (${Buffer.byteLength(line)} bytes, probably an interrupted write) ignored`
-            : `line ${i + 1}: malformed JSON line skipped`,
-        ),
-      );
-      continue;
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value) || typeof (value as { type?: unknown }).type !== "string") {
-      diagnostics.push(warn(source, `line ${i + 1}: not a session entry (no "type"), skipped`));
-      continue;
-    }
-    raw.push(value as Record<string, unknown>);
-    rawLine.push(i);
-    rawSpan.push(span, span < 0 ? -1 : end - 1);
-  }
+  return sessionOf(lines, source, size, size > 0 && buf[size - 1] !== 0x0a, new MemoryBytes(buf));
+}
 
+/** The parsed file from its lines; `bytes`: where get_messages finds the messages' bytes again (none: serialised). */
+function sessionOf(lines: SessionLines, source: string, size: number, needsNewline: boolean, bytes: MessageBytesSource | undefined): ParsedSessionFile {
+  const { diagnostics, raw, rawLine, rawSpan, completeLines } = lines;
   const parsedLines = raw.length;
   const first = raw[0];
   if (!first || !isSessionHeader(first)) {
@@ -120,7 +145,7 @@ export function parseSessionData(data: Buffer | string, source: string): ParsedS
   }
 
   // Migrated entries no longer match their text: only a current file keeps its bytes.
-  const rawMessages = migratedFrom === undefined ? new RawMessageJson(buf) : undefined;
+  const rawMessages = migratedFrom === undefined && bytes ? new RawMessageJson(bytes) : undefined;
   const entries: SessionEntry[] = [];
   const ids = new Set<string>();
   for (let i = 1; i < raw.length; i++) {
@@ -188,9 +213,47 @@ function splitMessageEntry(line: string, head: RegExpExecArray, buf: Buffer, at:
   };
 }
 
-/** Read and parse a session file (throws the fs error when it cannot be read). */
+/** Bytes read at a time; a longer line grows the buffer. */
+const READ_CHUNK = 1 << 20;
+
+/**
+ * Read and parse a session file (throws the fs error when it cannot be read). It is read a chunk
+ * at a time, so the whole file is never in memory at once, and its bytes are not kept: get_messages
+ * reads them again while the file is unchanged (raw-json.ts's SessionFileBytes).
+ */
 export function readSessionFile(path: string): ParsedSessionFile {
-  return parseSessionData(readFileSync(path), path);
+  const fd = openSync(path, "r");
+  try {
+    const st = fstatSync(fd, { bigint: true });
+    const lines = new SessionLines(path);
+    let buf = Buffer.allocUnsafe(READ_CHUNK);
+    let fileAt = 0; // the file offset of buf[0]
+    let len = 0; // bytes in buf: the start of a line not yet ended, then what was just read
+    for (;;) {
+      if (len === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, len);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, len, buf.length - len, fileAt + len);
+      if (n === 0) break;
+      const lastNl = buf.lastIndexOf(0x0a, len + n - 1);
+      len += n;
+      if (lastNl < 0) continue;
+      const whole = lastNl + 1;
+      lines.scan(buf, 0, whole, fileAt, isAscii(buf.subarray(0, whole)));
+      buf.copyWithin(0, whole, len);
+      fileAt += whole;
+      len -= whole;
+    }
+    if (len > 0) lines.scan(buf, 0, len, fileAt, isAscii(buf.subarray(0, len)));
+    const size = fileAt + len;
+    // A file that changed while it was read gets no byte ranges (its messages are serialised).
+    const bytes = BigInt(size) === st.size ? new SessionFileBytes(path, size, st) : undefined;
+    return sessionOf(lines, path, size, len > 0, bytes);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -437,7 +437,8 @@ export class SessionManager {
   private flushWrites(): boolean {
     const file = this.sessionFile;
     if (!this.persist || !file) return true;
-    return this.writer.flush(file, () => [this.header, ...this.entries]);
+    const write = () => this.writer.flush(file, () => [this.header, ...this.entries]);
+    return this.rawMessages && !this.writer.needsRewrite ? this.rawMessages.ownWrite(file, write) : write();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -771,10 +772,7 @@ export class SessionManager {
     return entryForest(this.entries, this.labelsById, this.labelTimestampsById);
   }
 
-  /**
-   * The JSON text a message loaded from this session's file was parsed from (a view
-   * of the file's bytes), or undefined for any other message. See raw-json.ts.
-   */
+  /** The JSON text a loaded message was parsed from (read again from its file), else undefined. See raw-json.ts. */
   rawMessageJson(message: object): Uint8Array | undefined {
     return this.rawMessages?.get(message);
   }
