@@ -235,7 +235,7 @@ export function readSessionFile(path: string): ParsedSessionFile {
         buf.copy(bigger, 0, 0, len);
         buf = bigger;
       }
-      const n = readSync(fd, buf, len, buf.length - len, fileAt + len);
+      const n = readSync(fd, buf, len, buf.length - len, null); // in order (a pipe cannot seek)
       if (n === 0) break;
       const lastNl = buf.lastIndexOf(0x0a, len + n - 1);
       len += n;
