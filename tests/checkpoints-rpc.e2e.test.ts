@@ -3,6 +3,8 @@
  * and restore_checkpoint list, preview and restore a point (code and conversation); /rewind as a
  * prompt asks through extension UI requests (select, select, confirm) and undoes the restore;
  * `fork` with restoreFiles brings the files its message started from into the new session.
+ * A project's first capture is background work RPC holds while its client's first commands are
+ * answered: it still starts without a prompt once the client is quiet.
  */
 import { describe, it, expect, beforeAll, afterAll } from "@jest/globals";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,6 +12,8 @@ import { join } from "node:path";
 import { startLlmServer, type LlmServer } from "./fixtures/llm-server.mjs";
 import { makeE2eEnv, type E2eEnv } from "./helpers/e2e.js";
 import { RawRpc } from "./helpers/rpc.js";
+import { waitUntil } from "./helpers/system.js";
+import { storeDirFor } from "../plugins/checkpoints/store.js";
 
 let server: LlmServer;
 let e: E2eEnv;
@@ -44,6 +48,22 @@ async function call(cmd: Record<string, unknown>): Promise<any> {
 }
 
 describe("checkpoints over RPC", () => {
+  it("the first capture starts once the client's first commands are answered, without a prompt", async () => {
+    const quiet = makeE2eEnv(server.url);
+    const client = new RawRpc(quiet, ["--tools", "read,bash,edit,write"]);
+    try {
+      writeFileSync(join(quiet.cwd, "b.txt"), "b\n");
+      client.send({ id: "s", type: "get_state" });
+      expect((await client.response("s")).success).toBe(true);
+      client.send({ id: "m", type: "get_messages" });
+      expect((await client.response("m")).success).toBe(true);
+      await waitUntil(() => existsSync(storeDirFor(quiet.agentDir, quiet.cwd)), "the project's checkpoint store");
+    } finally {
+      await client.kill();
+      quiet.cleanup();
+    }
+  });
+
   it("lists, previews and restores a point; /rewind asks through the extension UI and undoes it", async () => {
     rpc = new RawRpc(e, ["--tools", "read,bash,edit,write"]);
     await call({ type: "prompt", message: "change the files" });

@@ -101,6 +101,13 @@ export interface KernelServices {
   shutdown: () => unknown;
   /** Shows the sessions and resolves with the chosen file (the interactive mode). */
   "session-picker": () => Promise<string | undefined>;
+  /**
+   * Runs background preparation (a project's first checkpoint capture) once the mode says the
+   * process is free for it: RPC holds it until its client has been quiet for a moment or starts a
+   * prompt, so the commands a client sends at start are answered without child processes being
+   * spawned in between. Absent: run it at once.
+   */
+  "background-work": (work: () => void) => void;
   // -- provided by plugins, used by the session, the CLI or other plugins
   /** Expands /template and /skill:name input. */
   "expand-prompt": (text: string) => string | Promise<string>;

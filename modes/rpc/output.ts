@@ -5,7 +5,8 @@
  *
  * - takes stdout over with the stdout guard (every record through `write`, awaitable),
  * - turns kernel diagnostics into `extension_error` records,
- * - provides the kernel services "ui" (the RPC ExtensionUI) and "shutdown" (ctx.shutdown()).
+ * - provides the kernel services "ui" (the RPC ExtensionUI), "shutdown" (ctx.shutdown()) and
+ *   "background-work" (held until the server calls startBackgroundWork()).
  *
  * The input side (stdin, commands, events) is server.ts, started by the mode's run().
  * Small on purpose: it is imported at start-up by the plugin's index.
@@ -23,6 +24,8 @@ export interface RpcOutput {
   readonly shutdownRequested: boolean;
   /** The server's reaction to ctx.shutdown() (called after the request is recorded). */
   onShutdownRequest?: () => void;
+  /** Runs the background work held so far, and any later at once (the client is quiet or prompting). */
+  startBackgroundWork(): void;
   /** Withdraws the services and the diagnostics subscription, flushes and releases stdout. */
   close(): Promise<void>;
 }
@@ -65,6 +68,9 @@ export function openRpcOutput(kernel: Kernel): RpcOutput {
     "mode-rpc",
   );
 
+  let held: (() => void)[] | undefined = [];
+  const unBackground = kernel.provide("background-work", (work) => (held ? held.push(work) : work()), "mode-rpc");
+
   let closing: Promise<void> | undefined;
   const out: RpcOutput = {
     guard,
@@ -73,12 +79,18 @@ export function openRpcOutput(kernel: Kernel): RpcOutput {
     get shutdownRequested() {
       return requested;
     },
+    startBackgroundWork() {
+      const works = held;
+      held = undefined;
+      for (const work of works ?? []) work();
+    },
     close() {
       closing ??= (async () => {
         ui.cancelAll();
         unDiag();
         unUi();
         unShutdown();
+        unBackground();
         await guard.flush();
         guard.release();
         outputs.delete(kernel);

@@ -41,9 +41,12 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
   const stderr = (s: string) => process.stderr.write(s.endsWith("\n") ? s : s + "\n");
 
   // Once the client has had an answer and sent nothing for WARM_UP_IDLE_MS, load the model's
-  // provider module, off the first prompt's path. Not at once after the first answer: the
-  // commands a client sends at start (get_messages of a long session, get_commands) would wait
-  // behind ~1 MB of module compilation. A command arriving meanwhile re-arms the wait.
+  // provider module, off the first prompt's path, and start the background work plugins asked
+  // for ("background-work": a project's first checkpoint capture, whose git children block the
+  // loop while they are spawned). Not at once after the first answer: the commands a client
+  // sends at start (get_messages of a long session, get_commands) would wait behind ~1 MB of
+  // module compilation, or be written in stalls. A command arriving meanwhile re-arms the wait;
+  // a prompt starts the background work at once (its first tool call may need the capture).
   let warmed = false;
   let warmTimer: NodeJS.Timeout | undefined;
   const warmUp = () => {
@@ -54,6 +57,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
       if (inflight > 0) return warmUp();
       warmed = true;
       session().warmUp();
+      out.startBackgroundWork();
     }, WARM_UP_IDLE_MS);
     warmTimer.unref();
   };
@@ -149,6 +153,7 @@ export async function runRpc(ctx: ModeContext): Promise<number> {
     opts: { images?: RpcCommandMap["prompt"]["images"]; streamingBehavior?: "steer" | "followUp" },
   ): Promise<typeof NO_RESPONSE> {
     let accepted = false;
+    out.startBackgroundWork();
     return new Promise((resolveAnswered) => {
       session()
         .prompt(message, {

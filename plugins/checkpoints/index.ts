@@ -155,11 +155,14 @@ export default definePlugin({
       await service.settle();
       service.flushLater(refsFailed);
     });
-    // The first capture of a big project takes seconds: start it with the session, not with its first prompt.
+    // The first capture of a big project takes seconds: start it with the session, not with its
+    // first prompt — as background work, which the mode may hold a moment (RPC: until its client's
+    // first commands are answered).
     api.on("session_start", () => {
       const session = currentSession();
       if (!service.settings().enabled || !session || notAProject(session.cwd)) return;
-      service.warm(session.cwd).catch(() => undefined); // a failure is reported by the first real capture
+      const start = api.kernel.service("background-work") ?? ((work: () => void) => work());
+      start(() => void service.warm(session.cwd).catch(() => undefined)); // a failure is reported by the first real capture
     });
     // Leaving the session: its captures finish and the refs are written (at process exit, git
     // children still running are ended: git-children.ts).
