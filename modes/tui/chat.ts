@@ -211,7 +211,9 @@ export class AssistantBlock extends Block {
     return out;
   }
 
-  render(width: number, ctx: ChatContext): string[] {
+  /** Drawn one column in from each side, as pi 1.6 draws an answer. */
+  render(outer: number, ctx: ChatContext): string[] {
+    const width = Math.max(1, outer - 2);
     const t = ctx.theme;
     if (t !== this.theme) {
       this.theme = t;
@@ -244,7 +246,7 @@ export class AssistantBlock extends Block {
     const out: string[] = [];
     for (const p of parts) {
       if (out.length) out.push("");
-      out.push(...p);
+      for (const line of p) out.push(line ? ` ${line}` : line);
     }
     return out;
   }

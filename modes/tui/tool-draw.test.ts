@@ -15,6 +15,7 @@ describe("toolCallLines", () => {
     expect(call("bash", { command: "ls -la" }, "running")).toBe("● bash $ ls -la");
     expect(call("read", { path: "/proj/a.ts", offset: 2 })).toBe("✓ read a.ts:2");
     expect(call("write", { path: "/proj/b.md", content: "1\n2\n3" })).toBe("✓ write b.md (3 lines)");
+    expect(call("write", { path: "/proj/b.md", content: "1\n2\n3\n" })).toBe("✓ write b.md (3 lines)"); // the final newline ends line 3
     expect(call("grep", { pattern: "TODO", path: "/proj/src", glob: "*.ts" })).toBe("✓ grep /TODO/ in src (*.ts)");
     expect(call("find", { pattern: "*.json" })).toBe("✓ find *.json");
     expect(call("ls", {})).toBe("✓ ls .");
@@ -33,7 +34,7 @@ describe("toolCallLines", () => {
 describe("toolResultLines", () => {
   it("bash keeps the last lines with a note of those above", () => {
     const text = Array.from({ length: 9 }, (_, i) => `l${i + 1}`).join("\n");
-    expect(output({ name: "bash", result: textResult(text) })).toEqual(["… 3 more lines above (ctrl+o to expand)", "l4", "l5", "l6", "l7", "l8", "l9"]);
+    expect(output({ name: "bash", result: textResult(text) })).toEqual(["… 4 more lines above (ctrl+o to expand)", "l5", "l6", "l7", "l8", "l9"]);
     expect(output({ name: "bash", result: textResult("") })).toEqual(["(no output)"]);
     expect(output({ name: "bash", result: textResult(text) }, 80, { ...env, expanded: true })).toHaveLength(9);
   });
@@ -43,7 +44,13 @@ describe("toolResultLines", () => {
     expect(err.map(stripAnsi)).toEqual(["failed"]);
     expect(err[0]).toContain(t.getFgAnsi("error"));
   });
+  it("a file that was read is shown only expanded (as pi 1.6)", () => {
+    const read = { name: "read", args: { path: "notes.txt" }, result: textResult("alpha\nbeta\n") };
+    expect(output(read)).toEqual([]);
+    expect(output(read, 80, { ...env, expanded: true })).toEqual(["alpha", "beta"]);
+  });
   it("write shows the file's content, and the tool's message only when it is not the usual one", () => {
+    expect(output({ name: "write", args: { content: "a\nb\n", path: "x.txt" }, result: textResult("Successfully wrote 4 bytes") })).toEqual(["a", "b"]);
     expect(output({ name: "write", args: { content: "a\nb", path: "x.txt" }, result: textResult("Successfully wrote 3 bytes") })).toEqual(["a", "b"]);
     expect(output({ name: "write", args: { content: "a", path: "x.txt" }, result: textResult("created parent folders") })).toEqual(["a", "created parent folders"]);
   });

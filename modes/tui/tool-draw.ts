@@ -114,7 +114,7 @@ export function toolCallLines(tool: ToolView, width: number, env: ToolDrawEnv): 
     case "edit":
     case "write": {
       detail = t.fg("accent", shortPath(a.path, env.cwd));
-      if (tool.name === "write" && typeof a.content === "string") detail += t.fg("muted", ` (${a.content.split("\n").length} lines)`);
+      if (tool.name === "write" && typeof a.content === "string") detail += t.fg("muted", ` (${lineCount(a.content)} lines)`);
       break;
     }
     case "grep":
@@ -156,7 +156,7 @@ export function toolResultLines(tool: ToolView, width: number, env: ToolDrawEnv)
     case "bash": {
       if (!text) return tool.status === "done" ? [t.fg("dim", "(no output)")] : [];
       const lines = wrapText(text, width).map((l) => t.fg("toolOutput", l));
-      const out = limitLines(lines, expand ? 500 : 6, "tail", t, hint, width);
+      const out = limitLines(lines, expand ? 500 : 5, "tail", t, hint, width); // pi 1.6's last five
       if (details.fullOutputPath && tool.status === "done") out.push(t.fg("dim", truncate(`full output: ${String(details.fullOutputPath)}`, width)));
       return out;
     }
@@ -167,13 +167,15 @@ export function toolResultLines(tool: ToolView, width: number, env: ToolDrawEnv)
       return limitLines(lines, expand ? 1000 : 24, "head", t, hint, width);
     }
     case "read": {
+      // As pi 1.6: a file that was read is not shown until the output is expanded.
+      if (!expand) return [];
       const lang = languageFromPath(String(tool.args.path ?? ""));
       const hl = lang ? highlightCode(text, lang, t) : text.split("\n").map((l) => t.fg("toolOutput", l));
       const lines = hl.flatMap((l) => wrapText(l, width));
       return limitLines(lines, expand ? 1000 : 10, "head", t, hint, width);
     }
     case "write": {
-      const content = typeof tool.args.content === "string" ? sanitize(tool.args.content) : "";
+      const content = typeof tool.args.content === "string" ? sanitize(tool.args.content).replace(/\n$/, "") : ""; // a final newline ends the last line
       const lang = languageFromPath(String(tool.args.path ?? ""));
       const hl = content ? (lang ? highlightCode(content, lang, t) : content.split("\n")) : [];
       const lines = hl.flatMap((l) => wrapText(l, width));
@@ -187,6 +189,12 @@ export function toolResultLines(tool: ToolView, width: number, env: ToolDrawEnv)
       return limitLines(lines, expand ? 1000 : 10, "head", t, hint, width);
     }
   }
+}
+
+/** The lines of a text: a final newline ends the last line, it does not start another. */
+function lineCount(text: string): number {
+  const n = text.split("\n").length;
+  return text.endsWith("\n") ? n - 1 : n;
 }
 
 /** Keep `max` lines from the head or the tail, with a note of what was left out (cut to `width`). */

@@ -54,6 +54,10 @@ describe("generateDiffString", () => {
 
   it("reports the first changed line of an insertion", () => {
     expect(generateDiffString("a\nb", "a\nnew\nb").firstChangedLine).toBe(2);
+    // a file's final newline ends its last line: no empty line numbered after it (as pi 1.6)
+    expect(generateDiffString("w1\nw2\nw3\n", "w1\nW2\nw3\n").diff).toBe(" 1 w1\n-2 w2\n+2 W2\n 3 w3");
+    expect(generateDiffString("a\nb\n", "a\nb\nc\n").diff).toBe(" 1 a\n 2 b\n+3 c");
+    expect(generateDiffString("a\nb", "a\nb\n").firstChangedLine).toBe(3); // only one side: the newline is the change
   });
 });
 

@@ -325,8 +325,13 @@ export function diffLines(before: string, after: string): DiffPart[] {
  * A unified-style diff with line numbers, as pi's edit tool reports it: "+N text" for added
  * lines (new numbering), "-N text" for removed (old numbering), " N text" for context, and
  * " … ..." where unchanged lines are skipped. Also returns the first changed line (new file).
+ * A newline that ends both texts ends their last line; it does not start one more, empty line.
  */
 export function generateDiffString(before: string, after: string, contextLines = 4): { diff: string; firstChangedLine: number | undefined } {
+  if (before.endsWith("\n") && after.endsWith("\n")) {
+    before = before.slice(0, -1);
+    after = after.slice(0, -1);
+  }
   const parts = diffLines(before, after);
   const width = String(Math.max(before.split("\n").length, after.split("\n").length)).length;
   const num = (n: number) => String(n).padStart(width, " ");

@@ -28,7 +28,7 @@ describe("edit: exact replacement", () => {
     expect(get("a.ts")).toBe("line 1\nline 2\nline 3\nnew\nline 5\n");
     expect(text(r)).toBe("Replaced 1 block(s) in a.ts.");
     expect(r.details).toEqual({
-      diff: [" 1 line 1", " 2 line 2", " 3 line 3", "-4 old", "+4 new", " 5 line 5", " 6 "].join("\n"),
+      diff: [" 1 line 1", " 2 line 2", " 3 line 3", "-4 old", "+4 new", " 5 line 5"].join("\n"),
       firstChangedLine: 4,
     });
   });
