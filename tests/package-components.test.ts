@@ -113,13 +113,14 @@ describe("tool components", () => {
     expect(f.afterArgs).toContain("   query: changed");
   });
 
-  it("a built-in tool's own definition (no renderers): the chat's drawing — title per tool, output cut to 10 lines, diff, errors", () => {
+  it("a built-in tool's own definition (no renderers): the chat's drawing — title per tool, a read's text only expanded, diff, errors", () => {
     const b = probe.toolBuiltIn;
     expect(b.readPending).toContain(" ○ read src/a.ts:5-16");
     expect(b.readRunning).toContain(" ● read src/a.ts:5-16");
     expect(b.readDone).toContain(" ✓ read src/a.ts:5-16");
-    expect(b.readDone).toContain(" line 14\n … 2 more lines below (ctrl+o to expand)");
-    expect(b.readDone).not.toContain("line 15");
+    // as pi 1.6: the file's text is not shown until the output is expanded
+    expect(b.readDone).not.toContain("line 5");
+    expect(b.readOpen).toContain(" line 5\n");
     expect(b.readOpen).toContain(" line 16");
     expect(b.edit).toContain("-3 let x = 1;\n +3 let x = 2;");
     expect(b.editInverse).toBe(true);
