@@ -226,24 +226,20 @@ describe("a loaded file's bytes are read again from it, while it is the file tha
     };
     return { file, sm, loaded, check };
   }
-  /** rawMessageJson holds the bytes for one turn of the event loop: ask again after it. */
-  const nextTurn = () => new Promise((r) => setImmediate(r));
 
-  it("across the session's own appends", async () => {
+  it("across the session's own appends", () => {
     const { sm, loaded, check } = opened();
     expect(Buffer.from(sm.rawMessageJson(loaded[1]!)!).toString("utf8")).toBe(JSON.stringify(ms[1]));
     sm.appendMessage({ role: "user", content: "three", timestamp: 3 });
     sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "four" }], timestamp: 4 } as never);
-    await nextTurn();
     expect(Buffer.from(sm.rawMessageJson(loaded[0]!)!).toString("utf8")).toBe(JSON.stringify(ms[0]));
     check();
   });
 
-  it("not after another process appended to the file, or rewrote it in place: every message is serialised", async () => {
+  it("not after another process appended to the file, or rewrote it in place: every message is serialised", () => {
     for (const change of ["append", "same size", "replace"] as const) {
       const { file, sm, loaded, check } = opened();
       expect(sm.rawMessageJson(loaded[0]!)).toBeDefined();
-      await nextTurn();
       const text = readFileSync(file, "utf8");
       if (change === "append") appendFileSync(file, entry({ role: "user", content: "elsewhere", timestamp: 5 }) + "\n");
       // the same length, other text: a message's bytes would now be wrong
@@ -258,7 +254,6 @@ describe("a loaded file's bytes are read again from it, while it is the file tha
       check();
       // and it stays untrusted after the session's own next append
       sm.appendMessage({ role: "user", content: "later", timestamp: 6 });
-      await nextTurn();
       expect(sm.rawMessageJson(loaded[0]!)).toBeUndefined();
       check();
       tmp!.cleanup();

@@ -28,7 +28,7 @@
  * from the appends this process made itself); otherwise every message is serialised again. The
  * message objects are not marked: they are found by identity.
  */
-import { closeSync, fstatSync, openSync, readSync, type BigIntStats } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync, type BigIntStats } from "node:fs";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -158,12 +158,7 @@ export class SessionFileBytes implements MessageBytesSource {
 
   private current(): FileState | undefined {
     try {
-      const fd = openSync(this.path, "r");
-      try {
-        return stateOf(fstatSync(fd, { bigint: true }));
-      } finally {
-        closeSync(fd);
-      }
+      return stateOf(statSync(this.path, { bigint: true }));
     } catch {
       return undefined;
     }
@@ -216,21 +211,6 @@ export class RawMessageJson {
   constructor(readonly source: MessageBytesSource) {}
 
   /**
-   * The source's bytes, read once per turn of the event loop (get() is asked message by message
-   * by a caller that builds one record).
-   */
-  private held: Buffer | undefined;
-  private bytesNow(): Buffer | undefined {
-    if (this.held) return this.held;
-    const data = this.source.bytes();
-    if (data && !(this.source instanceof MemoryBytes)) {
-      this.held = data;
-      setImmediate(() => (this.held = undefined));
-    }
-    return data;
-  }
-
-  /**
    * Run `write`, this process appending to its session file `file`: when the bytes are read again
    * from that file, it stays trusted across the append (and only if nobody else changed it before).
    */
@@ -268,9 +248,9 @@ export class RawMessageJson {
   private next = 0;
   private index: Map<object, number> | undefined;
 
-  /** The JSON text `message` was parsed from, as bytes (a view into the file), or undefined. */
+  /** The JSON text `message` was parsed from, as bytes (read from the source each call: record() is the bulk path), or undefined. */
   get(message: object): Buffer | undefined {
-    const data = this.bytesNow();
+    const data = this.source.bytes();
     const k = data ? this.locate(message, data) : -1;
     return k < 0 ? undefined : data!.subarray(this.ranges[k + 1]!, this.ranges[k + 2]!);
   }
@@ -307,7 +287,7 @@ export class RawMessageJson {
    * trusted bytes (the file changed), every message is serialised.
    */
   record(prefix: string, messages: readonly unknown[], suffix: string): Buffer {
-    const data = this.bytesNow();
+    const data = this.source.bytes();
     if (!data) return messagesRecord(prefix, messages, () => undefined, suffix);
     const head = Buffer.from(prefix, "utf8");
     const tail = Buffer.from(suffix, "utf8");
